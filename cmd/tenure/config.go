@@ -1,0 +1,128 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// defaultDataDir is where the private PostgreSQL cluster lives when neither
+// --data-dir nor TENURE_DATA_DIR says otherwise.
+const defaultDataDir = ".data/pg"
+
+// baseConfig is the configuration every subcommand that touches the
+// database shares. Flags win over environment variables, which win over
+// defaults.
+type baseConfig struct {
+	databaseURL string
+	dataDir     string
+	logLevel    string
+	logFormat   string
+}
+
+func envOr(getenv func(string) string, key, def string) string {
+	if v := strings.TrimSpace(getenv(key)); v != "" {
+		return v
+	}
+	return def
+}
+
+func (c *baseConfig) register(fs *flag.FlagSet, getenv func(string) string) {
+	fs.StringVar(&c.databaseURL, "database-url", envOr(getenv, "DATABASE_URL", ""),
+		"PostgreSQL URL (env DATABASE_URL); when empty a private cluster is started under --data-dir")
+	fs.StringVar(&c.dataDir, "data-dir", envOr(getenv, "TENURE_DATA_DIR", defaultDataDir),
+		"data folder of the private PostgreSQL cluster (env TENURE_DATA_DIR)")
+	fs.StringVar(&c.logLevel, "log-level", envOr(getenv, "TENURE_LOG_LEVEL", "info"),
+		"log level: debug, info, warn or error (env TENURE_LOG_LEVEL)")
+	fs.StringVar(&c.logFormat, "log-format", envOr(getenv, "TENURE_LOG_FORMAT", "text"),
+		"log format: text or json (env TENURE_LOG_FORMAT)")
+}
+
+// validate checks the configuration before anything starts, so a mistake is
+// reported at once with what is allowed.
+func (c *baseConfig) validate() error {
+	if _, err := parseLevel(c.logLevel); err != nil {
+		return err
+	}
+	if c.logFormat != "text" && c.logFormat != "json" {
+		return usagef("invalid log format %q: allowed values are text, json", c.logFormat)
+	}
+	if c.databaseURL != "" {
+		if _, err := pgxpool.ParseConfig(c.databaseURL); err != nil {
+			return usagef("invalid DATABASE_URL: %v (expected postgres://user:password@host:port/database)", redactURLError(err))
+		}
+	} else if strings.TrimSpace(c.dataDir) == "" {
+		return usagef("the data folder is empty: set --data-dir or TENURE_DATA_DIR, or set DATABASE_URL")
+	}
+	return nil
+}
+
+// redactURLError keeps a connection-string parse error without echoing a
+// password back into the logs.
+func redactURLError(err error) string {
+	msg := err.Error()
+	if i := strings.Index(msg, "cannot parse"); i >= 0 {
+		return "cannot parse the URL"
+	}
+	return msg
+}
+
+func parseLevel(s string) (slog.Level, error) {
+	switch strings.ToLower(s) {
+	case "debug":
+		return slog.LevelDebug, nil
+	case "info":
+		return slog.LevelInfo, nil
+	case "warn", "warning":
+		return slog.LevelWarn, nil
+	case "error":
+		return slog.LevelError, nil
+	}
+	return 0, usagef("invalid log level %q: allowed values are debug, info, warn, error", s)
+}
+
+// logger builds the process logger; validate has already checked the values.
+func (c *baseConfig) logger(w io.Writer) *slog.Logger {
+	level, _ := parseLevel(c.logLevel)
+	opts := &slog.HandlerOptions{Level: level}
+	if c.logFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// validateAddr checks a listen address such as 127.0.0.1:8080 or :8080.
+func validateAddr(addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return usagef("invalid listen address %q: use host:port, for example 127.0.0.1:8080 or :8080", addr)
+	}
+	if host != "" && host != "localhost" && net.ParseIP(host) == nil {
+		return usagef("invalid listen address %q: the host must be an IP address, localhost or empty", addr)
+	}
+	var p int
+	if _, err := fmt.Sscanf(port, "%d", &p); err != nil || p < 0 || p > 65535 || fmt.Sprint(p) != port {
+		return usagef("invalid listen address %q: the port must be a number from 0 to 65535", addr)
+	}
+	return nil
+}
+
+// parseFlags parses args into fs, turning flag errors into usage errors and
+// refusing stray arguments.
+func parseFlags(fs *flag.FlagSet, args []string, maxArgs int) error {
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return err
+		}
+		return usagef("%s: %v", fs.Name(), err)
+	}
+	if fs.NArg() > maxArgs {
+		return usagef("%s: unexpected arguments: %s", fs.Name(), strings.Join(fs.Args()[maxArgs:], " "))
+	}
+	return nil
+}

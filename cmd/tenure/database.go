@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/tenurehq/tenure/pglocal"
+)
+
+// database is the open connection pool and, when Tenure runs on its own
+// embedded default, the private cluster behind it.
+type database struct {
+	pool    *pgxpool.Pool
+	cluster *pglocal.Cluster
+	logger  *slog.Logger
+}
+
+// openDatabase connects to DATABASE_URL, or starts the private cluster under
+// the data folder and connects to it.
+func openDatabase(ctx context.Context, cfg *baseConfig, getenv func(string) string, logger *slog.Logger) (*database, error) {
+	db := &database{logger: logger}
+	url := cfg.databaseURL
+	if url == "" {
+		cluster, err := pglocal.Start(ctx, pglocal.Options{
+			DataDir: cfg.dataDir, Logger: logger, Getenv: getenv,
+		})
+		if err != nil {
+			return nil, err
+		}
+		db.cluster = cluster
+		url = cluster.URL()
+	}
+	pcfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		db.close()
+		return nil, fmt.Errorf("database: %w", err)
+	}
+	pcfg.ConnConfig.RuntimeParams["application_name"] = "tenure"
+	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
+	if err != nil {
+		db.close()
+		return nil, fmt.Errorf("database: %w", err)
+	}
+	db.pool = pool
+	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := pool.Ping(pingCtx); err != nil {
+		db.close()
+		return nil, fmt.Errorf("database: cannot reach PostgreSQL at %s:%d: %w",
+			pcfg.ConnConfig.Host, pcfg.ConnConfig.Port, err)
+	}
+	return db, nil
+}
+
+// close closes the pool, then stops the private cluster if there is one.
+func (db *database) close() {
+	if db.pool != nil {
+		db.pool.Close()
+	}
+	if db.cluster != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := db.cluster.Stop(ctx); err != nil {
+			db.logger.Error("pglocal.stop", "err", err)
+		}
+	}
+}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/tenurehq/tenure/demo"
+	"github.com/tenurehq/tenure/migrations"
+	"github.com/tenurehq/tenure/static"
+	"github.com/tenurehq/tenure/web"
+)
+
+type serveConfig struct {
+	baseConfig
+	addr string
+	demo bool
+}
+
+func runServe(ctx context.Context, env *environment, args []string) error {
+	var cfg serveConfig
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(env.stderr)
+	cfg.register(fs, env.getenv)
+	fs.StringVar(&cfg.addr, "addr", envOr(env.getenv, "TENURE_ADDR", "127.0.0.1:8080"),
+		"address to listen on (env TENURE_ADDR)")
+	fs.BoolVar(&cfg.demo, "demo", envOr(env.getenv, "TENURE_DEMO", "") == "1",
+		"load demo data into an empty database and create a demo admin (env TENURE_DEMO=1)")
+	if err := parseFlags(fs, args, 0); err != nil {
+		return err
+	}
+	if err := cfg.validate(); err != nil {
+		return err
+	}
+	if err := validateAddr(cfg.addr); err != nil {
+		return err
+	}
+	logger := cfg.logger(env.stderr)
+
+	assets, err := static.New()
+	if err != nil {
+		return err
+	}
+	// Listen before starting anything slow, so a taken port fails at once.
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return fmt.Errorf("serve: listen on %s: %w (is another server using it? set --addr or TENURE_ADDR)", cfg.addr, err)
+	}
+	defer ln.Close()
+
+	db, err := openDatabase(ctx, &cfg.baseConfig, env.getenv, logger)
+	if err != nil {
+		return err
+	}
+	defer db.close()
+	if err := migrations.Up(ctx, db.pool, logger); err != nil {
+		return err
+	}
+	if cfg.demo {
+		if err := loadDemo(ctx, env, db); err != nil {
+			return err
+		}
+	}
+
+	app := web.New(web.Config{Pool: db.pool, Logger: logger, Assets: assets})
+	srv := app.HTTPServer(cfg.addr)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	url := "http://" + ln.Addr().String()
+	logger.Info("serve.listening", "addr", ln.Addr().String())
+	fmt.Fprintf(env.stdout, "Tenure is serving at %s (Ctrl-C stops it)\n", url)
+
+	select {
+	case err := <-errc:
+		if !errors.Is(err, http.ErrServerClosed) {
+			return fmt.Errorf("serve: %w", err)
+		}
+		return nil
+	case <-ctx.Done():
+	}
+	// Shut down in order: HTTP first (finish in-flight requests), then the
+	// pool and the private cluster (deferred above).
+	logger.Info("serve.shutdown")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		logger.Error("serve.shutdown", "err", err)
+	}
+	return nil
+}
+
+// loadDemo fills an empty database with the demo memory and prints the demo
+// admin's login once; a database that already holds data is left alone.
+func loadDemo(ctx context.Context, env *environment, db *database) error {
+	sum, err := demo.Load(ctx, db.pool, time.Now())
+	if errors.Is(err, demo.ErrNotEmpty) {
+		fmt.Fprintf(env.stdout, "Demo data not loaded: the database already holds data.\n"+
+			"Sign in as %s with the password printed on the first run, or create a user:\n"+
+			"  tenure user create --email you@example.com --role admin --password-stdin\n", demo.AdminEmail)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stdout, "Demo data loaded: %d scopes, %d entities, %d facts (%d archived), %d decisions, %d obligations, %d working rows.\n",
+		sum.Scopes, sum.Entities, sum.Facts, sum.Archived, sum.Decisions, sum.Obligations, sum.Nodes)
+	fmt.Fprintf(env.stdout, "Demo login: %s  password: %s  (shown once; stored only as a hash)\n",
+		sum.AdminEmail, sum.AdminPassword)
+	return nil
+}

@@ -1,0 +1,33 @@
+-- name: UpsertEntity :one
+-- UpsertEntity returns the entity named name in scope, creating it when missing.
+INSERT INTO entities (scope, name, kind)
+VALUES (@scope, @name, @kind)
+ON CONFLICT (scope, name) DO UPDATE SET name = excluded.name
+RETURNING id, scope, name, kind, created_at, updated_at;
+
+-- name: GetEntity :one
+SELECT id, scope, name, kind, created_at, updated_at
+FROM entities
+WHERE id = @id;
+
+-- name: ListEntities :many
+SELECT id, scope, name, kind, created_at, updated_at
+FROM entities
+WHERE scope = @scope
+ORDER BY name;
+
+-- name: ListScopes :many
+-- ListScopes returns every scope that holds entities or working rows.
+SELECT scope FROM entities
+UNION
+SELECT scope FROM memory_nodes
+ORDER BY scope;
+
+-- name: DatabaseHoldsMemory :one
+-- DatabaseHoldsMemory reports what has been written yet; the demo data is only
+-- ever loaded into a database that holds nothing.
+SELECT EXISTS (SELECT 1 FROM entities) AS entities,
+    EXISTS (SELECT 1 FROM memory_nodes) AS memory_nodes,
+    EXISTS (SELECT 1 FROM users) AS users,
+    EXISTS (SELECT 1 FROM consolidation_runs) AS consolidation_runs,
+    EXISTS (SELECT 1 FROM api_tokens) AS api_tokens;

@@ -1,0 +1,155 @@
+package web
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/tenurehq/tenure/memory"
+	"github.com/tenurehq/tenure/queries"
+	"github.com/tenurehq/tenure/views/pages"
+)
+
+const factsPageSize = 50
+
+// factList shows facts, newest first, filtered by the query string, one
+// keyset page at a time.
+func (s *Server) factList(c echo.Context) error {
+	ctx := c.Request().Context()
+	filter, before, err := parseFactsFilter(c.QueryParams())
+	if err != nil {
+		return err
+	}
+	params := queries.ListFactsParams{Now: s.now(), BeforeID: before, PageSize: factsPageSize + 1}
+	if filter.Scope != "" {
+		params.Scope = &filter.Scope
+	}
+	if filter.Durability != "" {
+		params.Durability = &filter.Durability
+	}
+	if filter.Category != "" {
+		params.Category = &filter.Category
+	}
+	if filter.Status != "all" {
+		params.Status = &filter.Status
+	}
+	if filter.Query != "" {
+		params.Query = &filter.Query
+	}
+	rows, err := s.q.ListFacts(ctx, params)
+	if err != nil {
+		return err
+	}
+	view := pages.FactsPage{Filter: filter, Now: params.Now}
+	for _, d := range memory.Durabilities() {
+		view.Durabilities = append(view.Durabilities, string(d))
+	}
+	if len(rows) > factsPageSize {
+		rows = rows[:factsPageSize]
+		view.NextURL = factsURL(filter, rows[len(rows)-1].ID)
+	}
+	if before != 0 {
+		view.FirstURL = factsURL(filter, 0)
+	}
+	for _, r := range rows {
+		view.Facts = append(view.Facts, pages.FactRow{
+			ID: r.ID, Scope: r.Scope, Entity: r.EntityName, Key: r.Key, Content: r.Content,
+			Durability: r.Durability, Category: r.Category, Status: r.Status, Source: r.Source,
+			Confidence: r.Confidence, Effective: r.EffectiveConfidence, ConfirmedAt: r.ConfirmedAt,
+			ForgetAt: r.ForgetAt, Deadline: r.Deadline,
+		})
+	}
+	if isHTMX(c) {
+		return s.page(c, http.StatusOK, "Facts", "facts", nil, pages.FactsResults(view))
+	}
+	if view.Scopes, err = s.q.ListScopes(ctx); err != nil {
+		return err
+	}
+	cats, err := s.q.ListCategories(ctx)
+	if err != nil {
+		return err
+	}
+	view.Categories = mergeSorted(memory.SuggestedCategories(), cats)
+	return s.page(c, http.StatusOK, "Facts", "facts", pages.Facts(view), nil)
+}
+
+// parseFactsFilter reads and validates the facts filter; a bad value is a 400
+// that names the parameter and what it accepts.
+func parseFactsFilter(v url.Values) (pages.FactsFilter, int64, error) {
+	f := pages.FactsFilter{
+		Scope:      strings.TrimSpace(v.Get("scope")),
+		Durability: strings.TrimSpace(v.Get("durability")),
+		Category:   strings.TrimSpace(v.Get("category")),
+		Status:     strings.TrimSpace(v.Get("status")),
+		Query:      strings.TrimSpace(v.Get("q")),
+	}
+	if f.Scope != "" {
+		if _, err := memory.ParseScope(f.Scope); err != nil {
+			return f, 0, err
+		}
+	}
+	if f.Durability != "" {
+		if _, err := memory.ParseDurability(f.Durability); err != nil {
+			return f, 0, err
+		}
+	}
+	if f.Category != "" {
+		if _, err := memory.ParseCategory(f.Category); err != nil {
+			return f, 0, err
+		}
+	}
+	switch f.Status {
+	case "":
+		f.Status = string(memory.StatusActive)
+	case "all":
+	default:
+		if _, err := memory.ParseStatus(f.Status); err != nil {
+			return f, 0, memory.Invalidf("status", "unknown status %q: allowed values are active, archived, all", f.Status)
+		}
+	}
+	if utf8.RuneCountInString(f.Query) > 200 {
+		return f, 0, memory.Invalidf("q", "the text search is %d characters long: at most 200 are allowed", utf8.RuneCountInString(f.Query))
+	}
+	var before int64
+	if b := v.Get("before"); b != "" {
+		n, err := strconv.ParseInt(b, 10, 64)
+		if err != nil || n <= 0 {
+			return f, 0, memory.Invalidf("before", "invalid page cursor %q: it must be a positive fact id", b)
+		}
+		before = n
+	}
+	return f, before, nil
+}
+
+// factsURL is the facts list URL for filter, starting below fact id before.
+func factsURL(f pages.FactsFilter, before int64) string {
+	v := url.Values{}
+	for k, val := range map[string]string{"scope": f.Scope, "durability": f.Durability,
+		"category": f.Category, "q": f.Query} {
+		if val != "" {
+			v.Set(k, val)
+		}
+	}
+	if f.Status != string(memory.StatusActive) {
+		v.Set("status", f.Status)
+	}
+	if before > 0 {
+		v.Set("before", strconv.FormatInt(before, 10))
+	}
+	if len(v) == 0 {
+		return "/facts"
+	}
+	return "/facts?" + v.Encode()
+}
+
+// mergeSorted returns the sorted union of a and b without duplicates.
+func mergeSorted(a, b []string) []string {
+	out := slices.Concat(a, b)
+	slices.Sort(out)
+	return slices.Compact(out)
+}

@@ -1,0 +1,79 @@
+// Package web serves Tenure over HTTP: the review console's pages and the
+// health endpoints. Handlers translate requests into calls on the domain and
+// the generated queries, and render templ views; they hold no business rules.
+package web
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/labstack/echo/v4"
+
+	"github.com/tenurehq/tenure/queries"
+	"github.com/tenurehq/tenure/static"
+)
+
+// Config holds what the server depends on.
+type Config struct {
+	Pool   *pgxpool.Pool
+	Logger *slog.Logger
+	Assets *static.Assets
+	// Now returns the current time; tests inject a fixed clock.
+	Now func() time.Time
+}
+
+// Server is Tenure's HTTP application.
+type Server struct {
+	echo   *echo.Echo
+	pool   *pgxpool.Pool
+	q      *queries.Queries
+	logger *slog.Logger
+	assets *static.Assets
+	now    func() time.Time
+}
+
+// New builds the server and registers every route.
+func New(cfg Config) *Server {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	e := echo.New()
+	e.HideBanner = true
+	e.HidePort = true
+	s := &Server{
+		echo:   e,
+		pool:   cfg.Pool,
+		q:      queries.New(cfg.Pool),
+		logger: cfg.Logger,
+		assets: cfg.Assets,
+		now:    cfg.Now,
+	}
+	e.HTTPErrorHandler = s.handleError
+	s.routes()
+	return s
+}
+
+// ServeHTTP lets the server be used as an http.Handler (tests use httptest).
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.echo.ServeHTTP(w, r)
+}
+
+// HTTPServer wraps the application in an http.Server with explicit timeouts,
+// so that no slow client can hold a connection open for ever.
+func (s *Server) HTTPServer(addr string) *http.Server {
+	return &http.Server{
+		Addr:              addr,
+		Handler:           s,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    1 << 20,
+		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
+	}
+}
