@@ -7,6 +7,7 @@
 // sockets disabled, waits until it accepts connections, and creates the
 // requested database. Stop shuts the server down. When this process runs as
 // root, which PostgreSQL refuses, the server runs as the user postgres.
+// PostgreSQL 10 or later is required.
 package pglocal
 
 import (
@@ -560,14 +561,16 @@ func (c *Cluster) launch(ctx context.Context, binDir string, port int, acct *acc
 }
 
 // waitReady waits until the server process reports itself ready in
-// postmaster.pid and accepts a connection. Checking postmaster.pid ensures
-// the connection reached this server, not another one on the same port.
+// postmaster.pid (which PostgreSQL 10 and later do) and accepts a connection.
+// Checking postmaster.pid first ensures the connection reaches this server,
+// not another program on the same port: a program that accepts connections
+// but never answers would otherwise hold up each attempt until it times out.
 func (c *Cluster) waitReady(ctx context.Context, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, errStartTimeout)
 	defer cancel()
 	pid := c.proc.cmd.Process.Pid
 	for {
-		if pf, err := readPidFile(c.dataDir); err == nil && pf.pid == pid && (pf.status == "" || pf.status == "ready") {
+		if pf, err := readPidFile(c.dataDir); err == nil && pf.pid == pid && pf.status == "ready" {
 			if err := c.ping(ctx); err == nil {
 				return nil
 			}
@@ -601,16 +604,16 @@ func (c *Cluster) startupError(err error, logPath string, logOffset int64) error
 	switch {
 	case errors.Is(err, errExited):
 		if strings.Contains(tail, `lock file "postmaster.pid" already exists`) {
-			pid := ""
-			if p := hintPID(tail); p != "" {
-				pid = p
+			server := "another PostgreSQL server"
+			if pid := hintPID(tail); pid != "" {
+				server += " (pid " + pid + ")"
 			} else if pf, err := readPidFile(c.dataDir); err == nil {
-				pid = strconv.Itoa(pf.pid)
+				server += " (pid " + strconv.Itoa(pf.pid) + ")"
 			}
-			return fmt.Errorf("pglocal: data folder %s is in use by another PostgreSQL server (pid %s): stop that server or use another data folder", c.dataDir, pid)
+			return fmt.Errorf("pglocal: data folder %s is in use by %s: stop that server or use another data folder", c.dataDir, server)
 		}
 		if strings.Contains(tail, "Address already in use") {
-			return fmt.Errorf("pglocal: %w: port %d on 127.0.0.1 is taken by another program; last lines of %s:\n%s", errPortInUse, c.port, logPath, tail)
+			return fmt.Errorf("pglocal: listen on 127.0.0.1:%d: %w by another program; last lines of %s:\n%s", c.port, errPortInUse, logPath, tail)
 		}
 		return fmt.Errorf("pglocal: %w (%v); last lines of %s:\n%s", errExited, c.proc.err, logPath, tail)
 	case errors.Is(err, errStartTimeout):
@@ -670,7 +673,8 @@ func lastLines(b []byte, n int) string {
 // pidFile is the part of postmaster.pid pglocal uses.
 type pidFile struct {
 	pid int
-	// status is "starting", "ready" or "stopping"; "" when absent.
+	// status is "starting", "ready" or "stopping"; "" until the server
+	// has written it.
 	status string
 }
 

@@ -20,13 +20,13 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// requireBinaries returns the real PostgreSQL bin folder, skipping the test
-// when the machine has none.
+// requireBinaries returns the real PostgreSQL bin folder. A machine without
+// one fails the test loudly: these tests must run wherever the suite runs.
 func requireBinaries(t *testing.T) string {
 	t.Helper()
 	dir, err := FindBinDir(nil)
 	if errors.Is(err, ErrNoBinaries) {
-		t.Skipf("PostgreSQL server binaries not installed: %v", err)
+		t.Fatalf("PostgreSQL server binaries not installed (install PostgreSQL or set PG_BIN): %v", err)
 	}
 	if err != nil {
 		t.Fatalf("FindBinDir(nil) = %v", err)
@@ -87,7 +87,7 @@ func connect(t *testing.T, url string) *pgx.Conn {
 	return conn
 }
 
-// exec runs sql on url.
+// execSQL runs sql on url.
 func execSQL(t *testing.T, url, sql string) {
 	t.Helper()
 	if _, err := connect(t, url).Exec(t.Context(), sql); err != nil {
@@ -249,6 +249,7 @@ func TestFindBinDir(t *testing.T) {
 			if !errors.Is(err, ErrNoBinaries) {
 				t.Fatalf("find() = %q, %v, want an error wrapping ErrNoBinaries", got, err)
 			}
+			t.Logf("find() = %v", err)
 			for _, s := range tt.wantErrIn {
 				if !strings.Contains(err.Error(), s) {
 					t.Errorf("find() error = %q, want it to mention %q", err, s)
@@ -396,6 +397,7 @@ func TestStartParentNotTraversable(t *testing.T) {
 		c.Stop(context.Background())
 		t.Fatalf("Start(%s) = nil error, want an error naming %s", opts.DataDir, closed)
 	}
+	t.Logf("Start = %v", err)
 	for _, s := range []string{"cannot enter folder " + closed + " ", `user "postgres"`, "chmod o+x " + closed} {
 		if !strings.Contains(err.Error(), s) {
 			t.Errorf("Start(%s) = %v, want it to mention %q", opts.DataDir, err, s)
@@ -458,6 +460,23 @@ func TestRestartKeepsData(t *testing.T) {
 	}
 	assertPortClosed(t, firstPort, 0)
 
+	// A taken port given explicitly is reported as such.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	taken := opts
+	taken.Port = l.Addr().(*net.TCPAddr).Port
+	if c, err := Start(t.Context(), taken); err == nil {
+		c.Stop(context.Background())
+		t.Fatalf("Start(Port: %d, taken) = nil error, want a port-in-use error", taken.Port)
+	} else if !errors.Is(err, errPortInUse) || !strings.Contains(err.Error(), fmt.Sprintf("listen on 127.0.0.1:%d: port already in use", taken.Port)) {
+		t.Fatalf("Start(Port: %d, taken) = %v, want a port-in-use error", taken.Port, err)
+	} else {
+		t.Logf("Start(Port: taken) = %v", err)
+	}
+
 	c2 := startCluster(t, opts)
 	versionInfo2, err := os.Stat(filepath.Join(dataDir, "PG_VERSION"))
 	if err != nil {
@@ -492,10 +511,19 @@ func TestDataDirInUse(t *testing.T) {
 	if !strings.Contains(err.Error(), want) {
 		t.Fatalf("second Start(%s) = %v, want it to contain %q", dataDir, err, want)
 	}
+	t.Logf("second Start = %v", err)
 	// The first server is unharmed.
 	if got := queryString(t, c.URL(), "SELECT 'alive'"); got != "alive" {
 		t.Fatalf("first server answered %q, want alive", got)
 	}
+
+	// A Stop whose context has ended forces an immediate shutdown.
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := c.Stop(ctx); err == nil || !errors.Is(err, context.Canceled) {
+		t.Fatalf("Stop(canceled context) = %v, want an error wrapping context.Canceled", err)
+	}
+	assertPortClosed(t, c.Port(), 0)
 }
 
 func TestRestartAfterKill(t *testing.T) {
@@ -526,13 +554,13 @@ func TestRestartAfterKill(t *testing.T) {
 // start a cluster in the folder it names.
 const helperDirEnv = "PGLOCAL_TEST_HELPER_DATA_DIR"
 
-// TestHelperProcess is not a test: TestServerDiesWithParent runs the test
-// binary with helperDirEnv set, and this function then starts a cluster,
+// TestMain runs the tests, except when TestServerDiesWithParent starts the
+// test binary as its helper (helperDirEnv set): then it starts a cluster,
 // prints its port and waits to be killed.
-func TestHelperProcess(t *testing.T) {
+func TestMain(m *testing.M) {
 	dataDir := os.Getenv(helperDirEnv)
 	if dataDir == "" {
-		t.Skip("helper process for TestServerDiesWithParent")
+		os.Exit(m.Run())
 	}
 	c, err := Start(context.Background(), Options{DataDir: dataDir, Ephemeral: true, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
@@ -547,7 +575,7 @@ func TestServerDiesWithParent(t *testing.T) {
 	t.Parallel()
 	requireBinaries(t)
 	dataDir := filepath.Join(tempDir(t), "data")
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), helperDirEnv+"="+dataDir)
 	cmd.Stderr = t.Output()
 	stdout, err := cmd.StdoutPipe()

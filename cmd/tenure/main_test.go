@@ -1,0 +1,287 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tenurehq/tenure/internal/pgtest"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// lockedBuffer is a bytes.Buffer safe for the server goroutine and the test.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func envFrom(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func runCmd(t *testing.T, env map[string]string, stdin string, args ...string) (string, string, error) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), args, envFrom(env), strings.NewReader(stdin), &stdout, &stderr)
+	return stdout.String(), stderr.String(), err
+}
+
+func TestConfigErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{"no command", nil, nil, "no command given"},
+		{"unknown command", nil, []string{"frobnicate"}, `unknown command "frobnicate"`},
+		{"bad log level", nil, []string{"serve", "--log-level", "loud"}, "allowed values are debug, info, warn, error"},
+		{"bad log level env", map[string]string{"TENURE_LOG_LEVEL": "verbose"}, []string{"serve"}, `invalid log level "verbose"`},
+		{"bad log format", nil, []string{"serve", "--log-format", "xml"}, "allowed values are text, json"},
+		{"bad addr", nil, []string{"serve", "--addr", "localhost"}, "use host:port"},
+		{"bad addr env", map[string]string{"TENURE_ADDR": "127.0.0.1:99999"}, []string{"serve"}, "port must be a number from 0 to 65535"},
+		{"bad host", nil, []string{"serve", "--addr", "example.com:80"}, "host must be an IP address"},
+		{"bad database url", map[string]string{"DATABASE_URL": "postgres://x:y@host:notaport/db"}, []string{"serve"}, "invalid DATABASE_URL"},
+		{"empty data dir", nil, []string{"serve", "--data-dir", " "}, "data folder is empty"},
+		{"unknown flag", nil, []string{"serve", "--colour"}, "flag provided but not defined"},
+		{"stray argument", nil, []string{"serve", "now"}, "unexpected arguments: now"},
+		{"bad migrate action", nil, []string{"migrate", "sideways"}, "allowed actions are up, status, down, down-to"},
+		{"bad down-to", nil, []string{"migrate", "down-to", "x"}, `invalid version "x"`},
+		{"user without password-stdin", nil, []string{"user", "create", "--email", "a@b.c"}, "--password-stdin"},
+		{"user bad role", nil, []string{"user", "create", "--email", "a@b.c", "--role", "god", "--password-stdin"}, "allowed values are viewer, reviewer, admin"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := runCmd(t, tt.env, "", tt.args...)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("run(%q) error = %v, want it to contain %q", tt.args, err, tt.want)
+			}
+			if code := exitCode(err); code != 2 {
+				t.Errorf("exitCode(%v) = %d, want 2", err, code)
+			}
+		})
+	}
+}
+
+func TestMigrateCommand(t *testing.T) {
+	env := map[string]string{"DATABASE_URL": pgtest.NewEmptyURL(t)}
+	out, _, err := runCmd(t, env, "", "migrate", "status")
+	if err != nil || !strings.Contains(out, "pending") {
+		t.Fatalf("migrate status on an empty database = %q, %v; want pending migrations", out, err)
+	}
+	out, _, err = runCmd(t, env, "", "migrate")
+	if err != nil || !strings.Contains(out, "00001_memory.sql") {
+		t.Fatalf("migrate = %q, %v; want the applied files listed", out, err)
+	}
+	out, _, err = runCmd(t, env, "", "migrate", "up")
+	if err != nil || !strings.Contains(out, "no pending migrations") {
+		t.Errorf("second migrate up = %q, %v; want nothing pending", out, err)
+	}
+	out, _, err = runCmd(t, env, "", "migrate", "status")
+	if err != nil || strings.Contains(out, "pending") || !strings.Contains(out, "applied") {
+		t.Errorf("migrate status after up = %q, %v; want every migration applied", out, err)
+	}
+	out, _, err = runCmd(t, env, "", "migrate", "down")
+	if err != nil || !strings.Contains(out, "down") {
+		t.Errorf("migrate down = %q, %v", out, err)
+	}
+	out, _, err = runCmd(t, env, "", "migrate", "down-to", "0")
+	if err != nil {
+		t.Errorf("migrate down-to 0 = %q, %v", out, err)
+	}
+	out, _, _ = runCmd(t, env, "", "migrate", "status")
+	if strings.Contains(out, "applied") {
+		t.Errorf("migrate status after down-to 0 = %q, want nothing applied", out)
+	}
+}
+
+func TestUserCreate(t *testing.T) {
+	env := map[string]string{"DATABASE_URL": pgtest.NewURL(t)}
+	out, _, err := runCmd(t, env, "a long enough secret\n", "user", "create", "--email", "rev@example.com", "--role", "reviewer", "--password-stdin")
+	if err != nil || !strings.Contains(out, "created reviewer user rev@example.com") {
+		t.Fatalf("user create = %q, %v", out, err)
+	}
+	_, _, err = runCmd(t, env, "a long enough secret\n", "user", "create", "--email", "REV@example.com", "--password-stdin")
+	if err == nil || !strings.Contains(err.Error(), "already exists") {
+		t.Errorf("duplicate user create error = %v, want 'already exists'", err)
+	}
+	_, _, err = runCmd(t, env, "short\n", "user", "create", "--email", "x@example.com", "--password-stdin")
+	if err == nil || !strings.Contains(err.Error(), "at least 12 characters") {
+		t.Errorf("short password error = %v, want the minimum length named", err)
+	}
+	pool := pgtest.Connect(t, env["DATABASE_URL"])
+	var audits int
+	pool.QueryRow(context.Background(), `SELECT count(*) FROM audit_log WHERE action = 'user.create'`).Scan(&audits)
+	if audits != 1 {
+		t.Errorf("%d user.create audit rows, want 1", audits)
+	}
+}
+
+var servingLine = regexp.MustCompile(`serving at (http://[0-9.:]+)`)
+
+// startServe runs "tenure serve" with args until the returned stop is called,
+// and returns the address it printed.
+func startServe(t *testing.T, env map[string]string, args ...string) (url string, stdout *lockedBuffer, stop func() error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	stdout = &lockedBuffer{}
+	stderr := &lockedBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...), envFrom(env), strings.NewReader(""), stdout, stderr)
+	}()
+	deadline := time.After(60 * time.Second)
+	for {
+		if m := servingLine.FindStringSubmatch(stdout.String()); m != nil {
+			url = m[1]
+			break
+		}
+		select {
+		case err := <-done:
+			cancel()
+			t.Fatalf("serve exited early: %v\nstdout: %s\nstderr: %s", err, stdout, stderr)
+		case <-deadline:
+			cancel()
+			t.Fatalf("serve printed no address within 60 s\nstdout: %s\nstderr: %s", stdout, stderr)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	var once sync.Once
+	var stopErr error
+	stop = func() error {
+		once.Do(func() {
+			cancel()
+			select {
+			case stopErr = <-done:
+			case <-time.After(60 * time.Second):
+				t.Fatal("serve did not stop within 60 s of its context ending")
+			}
+		})
+		return stopErr
+	}
+	t.Cleanup(func() { stop() })
+	return url, stdout, stop
+}
+
+func getBody(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func TestServeWithDatabaseURL(t *testing.T) {
+	env := map[string]string{"DATABASE_URL": pgtest.NewEmptyURL(t)}
+	url, out, stop := startServe(t, env, "--demo")
+	if !strings.Contains(out.String(), "Demo login: admin@tenure.local") {
+		t.Errorf("serve --demo printed no login: %s", out)
+	}
+	if code, body := getBody(t, url+"/readyz"); code != 200 {
+		t.Errorf("GET /readyz = %d %s", code, body)
+	}
+	code, body := getBody(t, url+"/facts")
+	if code != 200 || !strings.Contains(body, `data-testid="fact-row"`) {
+		t.Errorf("GET /facts = %d, want demo facts listed", code)
+	}
+	if err := stop(); err != nil {
+		t.Errorf("serve returned %v after its context ended, want nil", err)
+	}
+	if _, err := http.Get(url + "/healthz"); err == nil {
+		t.Error("server still answers after shutdown")
+	}
+}
+
+// TestServeOnPrivateCluster is the default run: no DATABASE_URL, so serve
+// starts its own PostgreSQL under the data folder, loads the demo, and stops
+// the cluster on shutdown; a second run reuses the folder and its data.
+func TestServeOnPrivateCluster(t *testing.T) {
+	dir, err := os.MkdirTemp("", "tenure-serve-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"TENURE_DATA_DIR": filepath.Join(dir, "pg")}
+
+	url, out, stop := startServe(t, env, "--demo")
+	if !strings.Contains(out.String(), "Demo login:") {
+		t.Errorf("first run printed no demo login: %s", out)
+	}
+	code, body := getBody(t, url+"/facts?durability=permanent")
+	if code != 200 || !strings.Contains(body, `data-testid="fact-row"`) {
+		t.Fatalf("GET /facts = %d, want demo facts", code)
+	}
+	if err := stop(); err != nil {
+		t.Fatalf("first run: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pg", "postmaster.pid")); !os.IsNotExist(err) {
+		t.Errorf("postmaster.pid still present after shutdown (err %v): the cluster did not stop", err)
+	}
+
+	url, out, stop = startServe(t, env, "--demo")
+	if !strings.Contains(out.String(), "Demo data not loaded: the database already holds data") {
+		t.Errorf("second run: %s; want the demo skipped", out)
+	}
+	if code, body := getBody(t, url+"/facts"); code != 200 || !strings.Contains(body, `data-testid="fact-row"`) {
+		t.Errorf("second run GET /facts = %d, want the first run's facts", code)
+	}
+	if err := stop(); err != nil {
+		t.Errorf("second run: %v", err)
+	}
+}
+
+func TestServeRefusesTakenPort(t *testing.T) {
+	env := map[string]string{"DATABASE_URL": pgtest.NewURL(t)}
+	url, _, _ := startServe(t, env)
+	addr := strings.TrimPrefix(url, "http://")
+	_, _, err := runCmd(t, env, "", "serve", "--addr", addr)
+	if err == nil || !strings.Contains(err.Error(), "listen on "+addr) {
+		t.Errorf("serve on a taken port: %v, want a listen error naming the address", err)
+	}
+}
+
+func TestVersionAndHelp(t *testing.T) {
+	out, _, err := runCmd(t, nil, "", "version")
+	if err != nil || !strings.HasPrefix(out, "tenure ") {
+		t.Errorf("version = %q, %v", out, err)
+	}
+	out, _, err = runCmd(t, nil, "", "help")
+	sc := bufio.NewScanner(strings.NewReader(out))
+	var commands int
+	for sc.Scan() {
+		if strings.HasPrefix(sc.Text(), "  ") {
+			commands++
+		}
+	}
+	if err != nil || commands < 4 {
+		t.Errorf("help = %q, %v; want every command listed", out, err)
+	}
+}

@@ -1,0 +1,298 @@
+package web_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/tenurehq/tenure/demo"
+	"github.com/tenurehq/tenure/internal/pgtest"
+	"github.com/tenurehq/tenure/static"
+	"github.com/tenurehq/tenure/web"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+var now = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+
+type fixture struct {
+	pool   *pgxpool.Pool
+	server *web.Server
+}
+
+func newFixture(t *testing.T, withDemo bool) fixture {
+	t.Helper()
+	pool := pgtest.NewPool(t)
+	if withDemo {
+		if _, err := demo.Load(context.Background(), pool, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	assets, err := static.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := web.New(web.Config{
+		Pool: pool, Assets: assets, Now: func() time.Time { return now },
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	return fixture{pool: pool, server: srv}
+}
+
+func (f fixture) get(t *testing.T, target string, header ...string) *httptest.ResponseRecorder {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodGet, target, nil)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	rec := httptest.NewRecorder()
+	f.server.ServeHTTP(rec, req)
+	return rec
+}
+
+func parse(t *testing.T, rec *httptest.ResponseRecorder) *goquery.Document {
+	t.Helper()
+	doc, err := goquery.NewDocumentFromReader(rec.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+type row struct {
+	id                   int64
+	durability, category string
+}
+
+func rows(t *testing.T, doc *goquery.Document) []row {
+	t.Helper()
+	var out []row
+	doc.Find(`[data-testid="fact-row"]`).Each(func(_ int, s *goquery.Selection) {
+		id, err := strconv.ParseInt(s.AttrOr("data-fact-id", ""), 10, 64)
+		if err != nil {
+			t.Errorf("fact row without a numeric data-fact-id: %v", err)
+		}
+		out = append(out, row{
+			id:         id,
+			durability: strings.TrimSpace(s.Find(`[data-testid="durability"]`).Text()),
+			category:   strings.TrimSpace(s.Find(`[data-testid="category"]`).Text()),
+		})
+	})
+	return out
+}
+
+func TestFactsPageListsDemoFactsNewestFirst(t *testing.T) {
+	f := newFixture(t, true)
+	rec := f.get(t, "/facts")
+	if rec.Code != http.StatusOK {
+		t.Fatalf("GET /facts = %d, want 200; body: %s", rec.Code, rec.Body)
+	}
+	doc := parse(t, rec)
+	got := rows(t, doc)
+	if len(got) != 50 {
+		t.Fatalf("GET /facts shows %d facts, want a full page of 50", len(got))
+	}
+	for i, r := range got {
+		if r.durability == "" || r.category == "" {
+			t.Errorf("row %d (fact %d) shows durability %q, category %q; want both", i, r.id, r.durability, r.category)
+		}
+		if i > 0 && r.id >= got[i-1].id {
+			t.Errorf("row %d: fact %d after fact %d, want newest (highest id) first", i, r.id, got[i-1].id)
+		}
+	}
+	var newest int64
+	if err := f.pool.QueryRow(context.Background(), `SELECT max(id) FROM entity_facts WHERE status = 'active'`).Scan(&newest); err != nil {
+		t.Fatal(err)
+	}
+	if got[0].id != newest {
+		t.Errorf("first row is fact %d, want the newest active fact %d", got[0].id, newest)
+	}
+	if title := doc.Find("title").Text(); !strings.Contains(title, "Facts") {
+		t.Errorf("title = %q, want it to name the page", title)
+	}
+
+	next, ok := doc.Find(`[data-testid="next-page"]`).Attr("href")
+	if !ok {
+		t.Fatal("no link to the next page")
+	}
+	older := rows(t, parse(t, f.get(t, next)))
+	if len(older) == 0 || older[0].id >= got[len(got)-1].id {
+		t.Errorf("next page starts at fact %v, want facts older than %d", older, got[len(got)-1].id)
+	}
+}
+
+func TestFactsPageFilters(t *testing.T) {
+	f := newFixture(t, true)
+	tests := []struct {
+		query      string
+		durability string
+		category   string
+	}{
+		{"durability=permanent", "permanent", ""},
+		{"durability=long_term", "long-term", ""},
+		{"durability=short_term", "short-term", ""},
+		{"durability=ephemeral", "ephemeral", ""},
+		{"category=mood", "", "mood"},
+		{"category=decision", "", "decision"},
+		{"durability=ephemeral&category=mood", "ephemeral", "mood"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			rec := f.get(t, "/facts?"+tt.query)
+			if rec.Code != http.StatusOK {
+				t.Fatalf("GET /facts?%s = %d", tt.query, rec.Code)
+			}
+			got := rows(t, parse(t, rec))
+			if len(got) == 0 {
+				t.Fatalf("GET /facts?%s shows no facts; the demo has some", tt.query)
+			}
+			for _, r := range got {
+				if tt.durability != "" && r.durability != tt.durability {
+					t.Errorf("fact %d durability = %s, want %s", r.id, r.durability, tt.durability)
+				}
+				if tt.category != "" && r.category != tt.category {
+					t.Errorf("fact %d category = %s, want %s", r.id, r.category, tt.category)
+				}
+			}
+		})
+	}
+
+	t.Run("filter kept in the form", func(t *testing.T) {
+		doc := parse(t, f.get(t, "/facts?durability=ephemeral&category=mood"))
+		if v := doc.Find(`[data-testid="filter-durability"] option[selected]`).AttrOr("value", ""); v != "ephemeral" {
+			t.Errorf("selected durability = %q, want ephemeral", v)
+		}
+		if v := doc.Find(`[data-testid="filter-category"] option[selected]`).AttrOr("value", ""); v != "mood" {
+			t.Errorf("selected category = %q, want mood", v)
+		}
+	})
+
+	t.Run("archived", func(t *testing.T) {
+		doc := parse(t, f.get(t, "/facts?status=archived"))
+		statuses := doc.Find(`[data-testid="fact-row"] [data-testid="status"]`)
+		if statuses.Length() == 0 || statuses.Length() != doc.Find(`[data-testid="fact-row"]`).Length() {
+			t.Errorf("status=archived: %d rows marked archived of %d", statuses.Length(), doc.Find(`[data-testid="fact-row"]`).Length())
+		}
+	})
+
+	t.Run("text search", func(t *testing.T) {
+		got := parse(t, f.get(t, "/facts?q=penicillin"))
+		contents := got.Find(`[data-testid="fact-content"]`)
+		if contents.Length() != 1 || !strings.Contains(contents.Text(), "penicillin") {
+			t.Errorf("q=penicillin: %d rows (%q), want the one allergy fact", contents.Length(), contents.Text())
+		}
+	})
+
+	t.Run("no match", func(t *testing.T) {
+		doc := parse(t, f.get(t, "/facts?category=nonexistent"))
+		if doc.Find(`[data-testid="facts-empty"]`).Length() != 1 {
+			t.Error("an empty result shows no empty-state message")
+		}
+	})
+}
+
+func TestFactsPageRefusesBadFilters(t *testing.T) {
+	f := newFixture(t, false)
+	tests := []struct{ query, want string }{
+		{"durability=forever", "allowed values are permanent, long_term, short_term, ephemeral"},
+		{"category=Not%20A%20Slug", "lowercase slug"},
+		{"status=deleted", "allowed values are active, archived, all"},
+		{"scope=Bad%20Scope", "invalid scope"},
+		{"before=-3", "positive fact id"},
+		{"q=" + strings.Repeat("x", 201), "at most 200"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query[:min(len(tt.query), 20)], func(t *testing.T) {
+			rec := f.get(t, "/facts?"+tt.query)
+			if rec.Code != http.StatusBadRequest {
+				t.Errorf("GET /facts?%s = %d, want 400", tt.query, rec.Code)
+			}
+			msg := parse(t, rec).Find(`[data-testid="error-message"]`).Text()
+			if !strings.Contains(msg, tt.want) {
+				t.Errorf("GET /facts?%s message = %q, want it to contain %q", tt.query, msg, tt.want)
+			}
+		})
+	}
+}
+
+func TestFactsPageHTMXFragment(t *testing.T) {
+	f := newFixture(t, true)
+	rec := f.get(t, "/facts?durability=ephemeral", "HX-Request", "true")
+	if rec.Code != http.StatusOK {
+		t.Fatalf("htmx GET = %d", rec.Code)
+	}
+	body := rec.Body.String()
+	if strings.Contains(body, "<html") || !strings.Contains(body, `id="facts-results"`) {
+		t.Errorf("htmx response is not the results fragment: %.200s", body)
+	}
+	if !strings.Contains(rec.Header().Get("Vary"), "HX-Request") {
+		t.Errorf("Vary = %q, want HX-Request", rec.Header().Get("Vary"))
+	}
+}
+
+func TestFactContentIsEscaped(t *testing.T) {
+	f := newFixture(t, false)
+	ctx := context.Background()
+	var entity int64
+	if err := f.pool.QueryRow(ctx, `INSERT INTO entities (scope, name) VALUES ('x', '<b>Eve</b>') RETURNING id`).Scan(&entity); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.pool.Exec(ctx, `INSERT INTO entity_facts (scope, entity_id, content) VALUES ('x', $1, '<script>alert(1)</script>')`, entity); err != nil {
+		t.Fatal(err)
+	}
+	rec := f.get(t, "/facts")
+	body := rec.Body.String()
+	if strings.Contains(body, "<script>alert(1)</script>") || strings.Contains(body, "<b>Eve</b>") {
+		t.Error("memory text rendered as markup")
+	}
+	if !strings.Contains(body, "&lt;script&gt;alert(1)&lt;/script&gt;") {
+		t.Error("escaped script text not found in the page")
+	}
+}
+
+func TestHealth(t *testing.T) {
+	f := newFixture(t, false)
+	for _, path := range []string{"/healthz", "/readyz"} {
+		if rec := f.get(t, path); rec.Code != http.StatusOK {
+			t.Errorf("GET %s = %d, want 200", path, rec.Code)
+		}
+	}
+	f.pool.Close()
+	rec := f.get(t, "/readyz")
+	if rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), "unreachable") {
+		t.Errorf("GET /readyz with the database gone = %d %s, want 503 naming the database", rec.Code, rec.Body)
+	}
+	if rec := f.get(t, "/healthz"); rec.Code != http.StatusOK {
+		t.Errorf("GET /healthz with the database gone = %d, want 200 (liveness ignores the database)", rec.Code)
+	}
+}
+
+func TestStaticAndErrors(t *testing.T) {
+	f := newFixture(t, false)
+	doc := parse(t, f.get(t, "/facts"))
+	css, ok := doc.Find(`link[rel="stylesheet"]`).Attr("href")
+	if !ok {
+		t.Fatal("page links no stylesheet")
+	}
+	rec := f.get(t, css)
+	if rec.Code != http.StatusOK || !strings.Contains(rec.Header().Get("Cache-Control"), "immutable") {
+		t.Errorf("GET %s = %d, Cache-Control %q; want 200 and immutable", css, rec.Code, rec.Header().Get("Cache-Control"))
+	}
+	rec = f.get(t, "/no/such/page")
+	if rec.Code != http.StatusNotFound || parse(t, rec).Find(`[data-testid="error-page"]`).Length() != 1 {
+		t.Errorf("GET /no/such/page = %d, want 404 with the error page", rec.Code)
+	}
+	rec = f.get(t, "/")
+	if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/facts" {
+		t.Errorf("GET / = %d to %q, want 303 to /facts", rec.Code, rec.Header().Get("Location"))
+	}
+}
