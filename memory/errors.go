@@ -50,5 +50,23 @@ func ErrorCode(err error) Code {
 	if errors.As(err, &e) {
 		return e.Code
 	}
+	var l *LockedError
+	if errors.As(err, &l) {
+		return CodeDecisionLocked
+	}
 	return ""
+}
+
+// LockedError is the error of a write refused because a decision with
+// do_not_reopen holds the same scope, entity and key. Its Code is
+// CodeDecisionLocked; callers show the decision's id and reasoning.
+type LockedError struct {
+	DecisionID int64
+	Decision   string
+	Reasoning  string
+}
+
+func (e *LockedError) Error() string {
+	return fmt.Sprintf("decision_locked: decision %d (%q) is settled and may not be reopened by an automated writer; reasoning: %s",
+		e.DecisionID, e.Decision, e.Reasoning)
 }
