@@ -99,3 +99,14 @@ func ParseScope(s string) (string, error) {
 	}
 	return s, nil
 }
+
+var factKeyPattern = regexp.MustCompile(`^[a-z0-9_.:-]{0,64}$`)
+
+// ParseKey validates a fact's key, the short predicate such as lives_in; the
+// empty key is allowed.
+func ParseKey(s string) (string, error) {
+	if !factKeyPattern.MatchString(s) {
+		return "", Invalidf("key", "invalid key %q: use up to 64 lowercase letters, digits, '_', '.', ':' or '-' (for example lives_in)", s)
+	}
+	return s, nil
+}

@@ -11,11 +11,50 @@ import (
 	"time"
 )
 
+const getNodesByID = `-- name: GetNodesByID :many
+SELECT id, scope, content, properties, importance, ttl_seconds, created_at, promoted_at,
+    promoted_fact_id, promoted_run_id
+FROM memory_nodes
+WHERE id = ANY($1::bigint[])
+ORDER BY id
+`
+
+func (q *Queries) GetNodesByID(ctx context.Context, ids []int64) ([]MemoryNode, error) {
+	rows, err := q.db.Query(ctx, getNodesByID, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []MemoryNode{}
+	for rows.Next() {
+		var i MemoryNode
+		if err := rows.Scan(
+			&i.ID,
+			&i.Scope,
+			&i.Content,
+			&i.Properties,
+			&i.Importance,
+			&i.TtlSeconds,
+			&i.CreatedAt,
+			&i.PromotedAt,
+			&i.PromotedFactID,
+			&i.PromotedRunID,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const insertNode = `-- name: InsertNode :one
 INSERT INTO memory_nodes (scope, content, properties, importance, ttl_seconds, created_at)
 VALUES ($1, $2, $3, $4, $5, $6)
 RETURNING id, scope, content, properties, importance, ttl_seconds, created_at, promoted_at,
-    promoted_fact_id
+    promoted_fact_id, promoted_run_id
 `
 
 type InsertNodeParams struct {
@@ -47,6 +86,165 @@ func (q *Queries) InsertNode(ctx context.Context, arg InsertNodeParams) (MemoryN
 		&i.CreatedAt,
 		&i.PromotedAt,
 		&i.PromotedFactID,
+		&i.PromotedRunID,
 	)
 	return i, err
+}
+
+const insertNodes = `-- name: InsertNodes :many
+INSERT INTO memory_nodes (scope, content, properties, importance, ttl_seconds, created_at)
+SELECT $1::text, t.content, t.properties, t.importance, nullif(t.ttl, 0), $2
+FROM (
+    SELECT unnest($3::text[]) AS content, unnest($4::jsonb[]) AS properties,
+        unnest($5::float8[]) AS importance, unnest($6::int4[]) AS ttl
+) t
+RETURNING id
+`
+
+type InsertNodesParams struct {
+	Scope       string
+	CreatedAt   time.Time
+	Contents    []string
+	Properties  []json.RawMessage
+	Importances []float64
+	Ttls        []int32
+}
+
+// InsertNodes writes a whole batch in one statement; ttl 0 means none. The ids
+// come back in the order of the input arrays.
+func (q *Queries) InsertNodes(ctx context.Context, arg InsertNodesParams) ([]int64, error) {
+	rows, err := q.db.Query(ctx, insertNodes,
+		arg.Scope,
+		arg.CreatedAt,
+		arg.Contents,
+		arg.Properties,
+		arg.Importances,
+		arg.Ttls,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []int64{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const listNodes = `-- name: ListNodes :many
+SELECT id, scope, content, properties, importance, ttl_seconds, created_at, promoted_at,
+    promoted_fact_id, promoted_run_id
+FROM memory_nodes
+WHERE ($1::text IS NULL OR scope = $1)
+  AND ($2::text IS NULL
+       OR coalesce(properties->>'durability', 'durable') = $2)
+  AND (NOT $3::boolean OR promoted_at IS NULL)
+  AND ($4::bigint = 0 OR id < $4)
+ORDER BY id DESC
+LIMIT $5
+`
+
+type ListNodesParams struct {
+	Scope       *string
+	Marker      *string
+	PendingOnly bool
+	BeforeID    int64
+	PageSize    int32
+}
+
+// ListNodes pages through working rows, newest first; a marker filter reads
+// an absent key as durable.
+func (q *Queries) ListNodes(ctx context.Context, arg ListNodesParams) ([]MemoryNode, error) {
+	rows, err := q.db.Query(ctx, listNodes,
+		arg.Scope,
+		arg.Marker,
+		arg.PendingOnly,
+		arg.BeforeID,
+		arg.PageSize,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []MemoryNode{}
+	for rows.Next() {
+		var i MemoryNode
+		if err := rows.Scan(
+			&i.ID,
+			&i.Scope,
+			&i.Content,
+			&i.Properties,
+			&i.Importance,
+			&i.TtlSeconds,
+			&i.CreatedAt,
+			&i.PromotedAt,
+			&i.PromotedFactID,
+			&i.PromotedRunID,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const setNodeMarkers = `-- name: SetNodeMarkers :many
+UPDATE memory_nodes n
+SET properties = jsonb_set(n.properties, '{durability}', to_jsonb($1::text))
+FROM (
+    SELECT m.id, m.properties->>'durability' AS old_marker
+    FROM memory_nodes m
+    WHERE m.id = ANY($2::bigint[]) AND ($3::text = '' OR m.scope = $3::text)
+        AND m.promoted_at IS NULL
+    ORDER BY m.id
+    FOR UPDATE
+) o
+WHERE n.id = o.id
+RETURNING n.id, n.scope, coalesce(o.old_marker, '')::text AS old_marker
+`
+
+type SetNodeMarkersParams struct {
+	Marker string
+	Ids    []int64
+	Scope  string
+}
+
+type SetNodeMarkersRow struct {
+	ID        int64
+	Scope     string
+	OldMarker string
+}
+
+// SetNodeMarkers writes properties.durability on each row, keeping every other
+// property, and returns each row's marker before and after. An empty scope
+// matches rows of every scope (reviewers act across scopes).
+func (q *Queries) SetNodeMarkers(ctx context.Context, arg SetNodeMarkersParams) ([]SetNodeMarkersRow, error) {
+	rows, err := q.db.Query(ctx, setNodeMarkers, arg.Marker, arg.Ids, arg.Scope)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []SetNodeMarkersRow{}
+	for rows.Next() {
+		var i SetNodeMarkersRow
+		if err := rows.Scan(&i.ID, &i.Scope, &i.OldMarker); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }

@@ -141,6 +141,7 @@ type MemoryNode struct {
 	CreatedAt      time.Time
 	PromotedAt     *time.Time
 	PromotedFactID *int64
+	PromotedRunID  *int64
 }
 
 type NodeTombstone struct {

@@ -1,0 +1,453 @@
+package memory
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/tenurehq/tenure/queries"
+)
+
+// Marker is a working row's durability marker, kept at properties.durability.
+// It is not importance: a transient row may matter a great deal right now and
+// still must never become a fact.
+type Marker string
+
+// The three markers. A row without one reads as MarkerDurable.
+const (
+	MarkerDurable   Marker = "durable"   // a fact about the world; promoted freely
+	MarkerTransient Marker = "transient" // a state that will be wrong soon; refused, pruned after min(ttl, 1 h)
+	MarkerExpired   Marker = "expired"   // a transient row whose moment has passed; refused, pruned next cleanup
+)
+
+// Markers lists the three markers.
+func Markers() []Marker { return []Marker{MarkerDurable, MarkerTransient, MarkerExpired} }
+
+// ParseMarker validates a marker value.
+func ParseMarker(s string) (Marker, error) {
+	switch Marker(s) {
+	case MarkerDurable, MarkerTransient, MarkerExpired:
+		return Marker(s), nil
+	}
+	return "", Invalidf("durability", "invalid durability %q: allowed values are durable, transient, expired", s)
+}
+
+// MaxPushBatch is the most rows one push may carry.
+const MaxPushBatch = 1000
+
+// maxTTL bounds an explicit ttl.
+const maxTTL = 365 * 24 * 3600
+
+// NewNode is one working row to push.
+type NewNode struct {
+	Content string
+	// Durability is the explicit marker argument; "" means none given. It
+	// wins over Metadata["durability"].
+	Durability string
+	// Metadata is free-form; its "durability" key may carry the marker.
+	// It is kept at properties.metadata.
+	Metadata map[string]any
+	// Properties are kept as they are, besides the marker. The keys entity,
+	// key, category, fact_durability, confidence, deadline, alternatives,
+	// reasoning and decided_by guide consolidation and are validated here.
+	Properties map[string]any
+	Importance *float64 // default 0.5
+	TTLSeconds *int32   // optional; the row is pruned once it is older
+}
+
+// Node is a working row.
+type Node struct {
+	ID             int64
+	Scope          string
+	Content        string
+	Properties     map[string]any
+	Marker         Marker // read from properties; durable when absent
+	MarkerExplicit bool   // whether properties hold a marker at all
+	Importance     float64
+	TTLSeconds     *int32
+	CreatedAt      time.Time
+	PromotedAt     *time.Time
+	PromotedFactID *int64
+	PromotedRunID  *int64
+}
+
+// Push writes a batch of working rows to scope in one round trip and returns
+// their ids in order. Every row is validated first; one bad row refuses the
+// whole batch and nothing is written. The error names the row (rows[3]) and
+// what is allowed.
+func (s *Store) Push(ctx context.Context, actor Actor, scope string, nodes []NewNode) ([]int64, error) {
+	if _, err := ParseScope(scope); err != nil {
+		return nil, err
+	}
+	if len(nodes) == 0 {
+		return nil, Invalidf("nodes", "the batch is empty: push at least one row")
+	}
+	if len(nodes) > MaxPushBatch {
+		return nil, Invalidf("nodes", "the batch holds %d rows: at most %d are allowed per push", len(nodes), MaxPushBatch)
+	}
+	params := queries.InsertNodesParams{
+		Scope:       scope,
+		CreatedAt:   s.Now(),
+		Contents:    make([]string, len(nodes)),
+		Properties:  make([]json.RawMessage, len(nodes)),
+		Importances: make([]float64, len(nodes)),
+		Ttls:        make([]int32, len(nodes)),
+	}
+	for i, n := range nodes {
+		props, err := nodeProperties(n)
+		if err == nil {
+			err = validateNodeFields(n)
+		}
+		if err != nil {
+			if len(nodes) > 1 {
+				return nil, prefixField(err, fmt.Sprintf("nodes[%d]", i))
+			}
+			return nil, err
+		}
+		params.Contents[i] = strings.TrimSpace(n.Content)
+		params.Properties[i] = props
+		params.Importances[i] = 0.5
+		if n.Importance != nil {
+			params.Importances[i] = *n.Importance
+		}
+		if n.TTLSeconds != nil {
+			params.Ttls[i] = *n.TTLSeconds
+		}
+	}
+	var ids []int64
+	err := s.tx(ctx, func(q *queries.Queries, _ pgx.Tx) error {
+		var err error
+		if ids, err = q.InsertNodes(ctx, params); err != nil {
+			return fmt.Errorf("push: %w", err)
+		}
+		slices.Sort(ids)
+		return s.audit(ctx, q, auditEntry{
+			actor: actor, action: "node.push", targetType: "node", targetID: fmt.Sprint(ids[0]),
+			scope: scope, after: map[string]any{"count": len(ids), "first_id": ids[0], "last_id": ids[len(ids)-1]},
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return ids, nil
+}
+
+// prefixField puts the row's position in front of a validation error's field.
+func prefixField(err error, prefix string) error {
+	if e, ok := err.(*Error); ok {
+		c := *e
+		if c.Field == "" {
+			c.Field = prefix
+		} else {
+			c.Field = prefix + "." + c.Field
+		}
+		return &c
+	}
+	return err
+}
+
+func validateNodeFields(n NewNode) error {
+	content := strings.TrimSpace(n.Content)
+	if content == "" {
+		return Invalidf("content", "content is empty: a working row needs text")
+	}
+	if l := utf8.RuneCountInString(content); l > 10000 {
+		return Invalidf("content", "content is %d characters long: at most 10000 are allowed", l)
+	}
+	if n.Importance != nil && (*n.Importance < 0 || *n.Importance > 1) {
+		return Invalidf("importance", "importance %v is out of range: use a number from 0 to 1", *n.Importance)
+	}
+	if n.TTLSeconds != nil && (*n.TTLSeconds <= 0 || *n.TTLSeconds > maxTTL) {
+		return Invalidf("ttl_seconds", "ttl_seconds %d is out of range: use 1 to %d seconds (one year)", *n.TTLSeconds, maxTTL)
+	}
+	return nil
+}
+
+// nodeProperties builds the stored properties of a pushed row: its
+// properties, its metadata under "metadata", and the marker at "durability"
+// when one was given (explicitly, or in metadata; the explicit one wins).
+// Every value the marker could come from must be valid: a typo never slips
+// past the gate.
+func nodeProperties(n NewNode) (json.RawMessage, error) {
+	props := make(map[string]any, len(n.Properties)+2)
+	for k, v := range n.Properties {
+		props[k] = v
+	}
+	if _, ok := props["durability"]; ok {
+		return nil, Invalidf("properties.durability", "the marker is not set through properties: pass durability (durable, transient or expired) as the durability argument or in metadata.durability")
+	}
+	if _, ok := props["metadata"]; ok {
+		return nil, Invalidf("properties.metadata", "properties.metadata is reserved: pass metadata as its own field")
+	}
+	if err := validateGuidance(props); err != nil {
+		return nil, err
+	}
+	var marker Marker
+	if v, ok := n.Metadata["durability"]; ok {
+		str, isString := v.(string)
+		if !isString {
+			return nil, Invalidf("metadata.durability", "metadata.durability must be a string: allowed values are durable, transient, expired")
+		}
+		m, err := ParseMarker(str)
+		if err != nil {
+			return nil, prefixField(err, "metadata")
+		}
+		marker = m
+	}
+	if n.Durability != "" {
+		m, err := ParseMarker(n.Durability)
+		if err != nil {
+			return nil, err
+		}
+		marker = m
+	}
+	if marker != "" {
+		props["durability"] = string(marker)
+	}
+	if len(n.Metadata) > 0 {
+		props["metadata"] = n.Metadata
+	}
+	raw, err := json.Marshal(props)
+	if err != nil {
+		return nil, Invalidf("properties", "properties cannot be stored as JSON: %v", err)
+	}
+	return raw, nil
+}
+
+// validateGuidance checks the property keys consolidation reads, so that a
+// bad value is refused at push time, not discovered by a later run.
+func validateGuidance(props map[string]any) error {
+	str := func(key string) (string, bool, error) {
+		v, ok := props[key]
+		if !ok || v == nil {
+			return "", false, nil
+		}
+		s, isString := v.(string)
+		if !isString {
+			return "", false, Invalidf("properties."+key, "properties.%s must be a string", key)
+		}
+		return s, true, nil
+	}
+	if v, ok, err := str("fact_durability"); err != nil {
+		return err
+	} else if ok {
+		if _, err := ParseDurability(v); err != nil {
+			return Invalidf("properties.fact_durability", "invalid fact_durability %q: allowed values are permanent, long_term, short_term, ephemeral", v)
+		}
+	}
+	if v, ok, err := str("category"); err != nil {
+		return err
+	} else if ok {
+		if _, err := ParseCategory(v); err != nil {
+			return prefixField(err, "properties")
+		}
+	}
+	if v, ok, err := str("entity"); err != nil {
+		return err
+	} else if ok && (strings.TrimSpace(v) == "" || utf8.RuneCountInString(v) > 200) {
+		return Invalidf("properties.entity", "properties.entity must be a name of 1 to 200 characters")
+	}
+	if v, ok, err := str("key"); err != nil {
+		return err
+	} else if ok && !factKeyPattern.MatchString(v) {
+		return Invalidf("properties.key", "invalid key %q: use up to 64 lowercase letters, digits, '_', '.', ':' or '-'", v)
+	}
+	if v, ok, err := str("deadline"); err != nil {
+		return err
+	} else if ok {
+		if _, err := time.Parse(time.RFC3339, v); err != nil {
+			return Invalidf("properties.deadline", "invalid deadline %q: use an RFC 3339 time such as 2026-12-31T17:00:00Z", v)
+		}
+	}
+	for _, key := range []string{"reasoning", "decided_by"} {
+		if _, _, err := str(key); err != nil {
+			return err
+		}
+	}
+	if v, ok := props["confidence"]; ok {
+		c, isNumber := v.(float64)
+		if !isNumber || c < 0 || c > 1 {
+			return Invalidf("properties.confidence", "properties.confidence must be a number from 0 to 1")
+		}
+	}
+	if v, ok := props["alternatives"]; ok {
+		list, isList := v.([]any)
+		if !isList {
+			if ss, isStrings := v.([]string); isStrings {
+				for _, s := range ss {
+					list = append(list, s)
+				}
+			} else {
+				return Invalidf("properties.alternatives", "properties.alternatives must be a list of strings")
+			}
+		}
+		for _, a := range list {
+			if _, isString := a.(string); !isString {
+				return Invalidf("properties.alternatives", "properties.alternatives must be a list of strings")
+			}
+		}
+	}
+	return nil
+}
+
+// UpgradeDurability sets the marker of one row in scope: the explicit
+// promotion (durable) or retirement (expired) of a row. Every other property
+// is kept; the change is audited.
+func (s *Store) UpgradeDurability(ctx context.Context, actor Actor, scope string, nodeID int64, value string) error {
+	if _, err := ParseScope(scope); err != nil {
+		return err
+	}
+	_, err := s.SetMarkers(ctx, actor, scope, []int64{nodeID}, value, "")
+	return err
+}
+
+// SetMarkers sets the marker of many rows at once (the console's promote and
+// expire buttons); an empty scope matches every scope. All rows must exist and
+// be unpromoted, or nothing is written. It returns how many rows changed.
+func (s *Store) SetMarkers(ctx context.Context, actor Actor, scope string, ids []int64, value, reason string) (int, error) {
+	marker, err := ParseMarker(value)
+	if err != nil {
+		return 0, err
+	}
+	if len(ids) == 0 {
+		return 0, Invalidf("ids", "no working rows selected")
+	}
+	if len(ids) > MaxPushBatch {
+		return 0, Invalidf("ids", "%d rows selected: at most %d at once", len(ids), MaxPushBatch)
+	}
+	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
+	var changed int
+	err = s.tx(ctx, func(q *queries.Queries, _ pgx.Tx) error {
+		rows, err := q.SetNodeMarkers(ctx, queries.SetNodeMarkersParams{Marker: string(marker), Ids: ids, Scope: scope})
+		if err != nil {
+			return fmt.Errorf("set markers: %w", err)
+		}
+		if len(rows) != len(ids) {
+			return s.missingNodes(ctx, q, scope, ids, rows)
+		}
+		for _, r := range rows {
+			before := r.OldMarker
+			if before == "" {
+				before = "(none: reads as durable)"
+			}
+			if err := s.audit(ctx, q, auditEntry{
+				actor: actor, action: "node.durability", targetType: "node", targetID: fmt.Sprint(r.ID),
+				scope: r.Scope, before: map[string]string{"durability": before},
+				after: map[string]string{"durability": string(marker)}, reason: reason,
+			}); err != nil {
+				return err
+			}
+		}
+		changed = len(rows)
+		return nil
+	})
+	return changed, err
+}
+
+// missingNodes explains which of ids could not be changed, and why.
+func (s *Store) missingNodes(ctx context.Context, q *queries.Queries, scope string, ids []int64, got []queries.SetNodeMarkersRow) error {
+	found, err := q.GetNodesByID(ctx, ids)
+	if err != nil {
+		return err
+	}
+	byID := make(map[int64]queries.MemoryNode, len(found))
+	for _, n := range found {
+		byID[n.ID] = n
+	}
+	for _, id := range ids {
+		n, ok := byID[id]
+		switch {
+		case !ok || (scope != "" && n.Scope != scope):
+			where := ""
+			if scope != "" {
+				where = " in scope " + scope
+			}
+			return NotFoundf("working row %d not found%s; nothing was changed", id, where)
+		case n.PromotedAt != nil:
+			return &Error{Code: CodeConflict, Field: "ids", Message: fmt.Sprintf(
+				"working row %d was already promoted into fact %d; its marker can no longer change, nothing was changed", id, deref(n.PromotedFactID))}
+		}
+	}
+	return fmt.Errorf("set markers: %d of %d rows changed", len(got), len(ids))
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
+// NodeFilter selects working rows.
+type NodeFilter struct {
+	Scope       string
+	Marker      string // "" for all
+	PendingOnly bool
+	BeforeID    int64
+	Limit       int32 // default 50, at most 500
+}
+
+// ListNodes returns working rows newest first.
+func (s *Store) ListNodes(ctx context.Context, f NodeFilter) ([]Node, error) {
+	p := queries.ListNodesParams{PendingOnly: f.PendingOnly, BeforeID: f.BeforeID, PageSize: f.Limit}
+	if p.PageSize <= 0 {
+		p.PageSize = 50
+	}
+	if p.PageSize > 500 {
+		return nil, Invalidf("limit", "limit %d is too large: at most 500", p.PageSize)
+	}
+	if f.Scope != "" {
+		if _, err := ParseScope(f.Scope); err != nil {
+			return nil, err
+		}
+		p.Scope = &f.Scope
+	}
+	if f.Marker != "" {
+		if _, err := ParseMarker(f.Marker); err != nil {
+			return nil, err
+		}
+		p.Marker = &f.Marker
+	}
+	rows, err := s.q.ListNodes(ctx, p)
+	if err != nil {
+		return nil, fmt.Errorf("list nodes: %w", err)
+	}
+	out := make([]Node, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, newNode(r))
+	}
+	return out, nil
+}
+
+// GetNodes returns the rows with ids that exist, in id order.
+func (s *Store) GetNodes(ctx context.Context, ids []int64) ([]Node, error) {
+	rows, err := s.q.GetNodesByID(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("get nodes: %w", err)
+	}
+	out := make([]Node, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, newNode(r))
+	}
+	return out, nil
+}
+
+func newNode(r queries.MemoryNode) Node {
+	n := Node{
+		ID: r.ID, Scope: r.Scope, Content: r.Content, Importance: r.Importance, TTLSeconds: r.TtlSeconds,
+		CreatedAt: r.CreatedAt, PromotedAt: r.PromotedAt, PromotedFactID: r.PromotedFactID,
+		PromotedRunID: r.PromotedRunID, Marker: MarkerDurable,
+	}
+	_ = json.Unmarshal(r.Properties, &n.Properties)
+	if m, ok := n.Properties["durability"].(string); ok {
+		n.Marker, n.MarkerExplicit = Marker(m), true
+	}
+	return n
+}
