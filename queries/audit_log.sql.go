@@ -43,3 +43,56 @@ func (q *Queries) InsertAudit(ctx context.Context, arg InsertAuditParams) error 
 	)
 	return err
 }
+
+const listAuditForTarget = `-- name: ListAuditForTarget :many
+SELECT id, at, actor, action, scope, before, after, reason
+FROM audit_log
+WHERE target_type = $1 AND target_id = $2
+ORDER BY id DESC
+`
+
+type ListAuditForTargetParams struct {
+	TargetType string
+	TargetID   string
+}
+
+type ListAuditForTargetRow struct {
+	ID     int64
+	At     time.Time
+	Actor  string
+	Action string
+	Scope  *string
+	Before json.RawMessage
+	After  json.RawMessage
+	Reason string
+}
+
+// ListAuditForTarget returns the history of one row, newest first.
+func (q *Queries) ListAuditForTarget(ctx context.Context, arg ListAuditForTargetParams) ([]ListAuditForTargetRow, error) {
+	rows, err := q.db.Query(ctx, listAuditForTarget, arg.TargetType, arg.TargetID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ListAuditForTargetRow{}
+	for rows.Next() {
+		var i ListAuditForTargetRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.At,
+			&i.Actor,
+			&i.Action,
+			&i.Scope,
+			&i.Before,
+			&i.After,
+			&i.Reason,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}

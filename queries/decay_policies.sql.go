@@ -7,7 +7,33 @@ package queries
 
 import (
 	"context"
+	"time"
 )
+
+const decayPolicyForUpdate = `-- name: DecayPolicyForUpdate :one
+SELECT id, durability, category, half_life_seconds, anchor, floor, description, updated_at,
+    updated_by
+FROM decay_policies
+WHERE id = $1
+FOR UPDATE
+`
+
+func (q *Queries) DecayPolicyForUpdate(ctx context.Context, id int64) (DecayPolicy, error) {
+	row := q.db.QueryRow(ctx, decayPolicyForUpdate, id)
+	var i DecayPolicy
+	err := row.Scan(
+		&i.ID,
+		&i.Durability,
+		&i.Category,
+		&i.HalfLifeSeconds,
+		&i.Anchor,
+		&i.Floor,
+		&i.Description,
+		&i.UpdatedAt,
+		&i.UpdatedBy,
+	)
+	return i, err
+}
 
 const listDecayPolicies = `-- name: ListDecayPolicies :many
 SELECT id, durability, category, half_life_seconds, anchor, floor, description, updated_at,
@@ -45,4 +71,44 @@ func (q *Queries) ListDecayPolicies(ctx context.Context) ([]DecayPolicy, error) 
 		return nil, err
 	}
 	return items, nil
+}
+
+const updateDecayPolicy = `-- name: UpdateDecayPolicy :one
+UPDATE decay_policies
+SET half_life_seconds = $1, floor = $2,
+    updated_at = $3::timestamptz, updated_by = $4::text
+WHERE id = $5
+RETURNING id, durability, category, half_life_seconds, anchor, floor, description, updated_at,
+    updated_by
+`
+
+type UpdateDecayPolicyParams struct {
+	HalfLifeSeconds *float64
+	Floor           float64
+	Now             time.Time
+	UpdatedBy       string
+	ID              int64
+}
+
+func (q *Queries) UpdateDecayPolicy(ctx context.Context, arg UpdateDecayPolicyParams) (DecayPolicy, error) {
+	row := q.db.QueryRow(ctx, updateDecayPolicy,
+		arg.HalfLifeSeconds,
+		arg.Floor,
+		arg.Now,
+		arg.UpdatedBy,
+		arg.ID,
+	)
+	var i DecayPolicy
+	err := row.Scan(
+		&i.ID,
+		&i.Durability,
+		&i.Category,
+		&i.HalfLifeSeconds,
+		&i.Anchor,
+		&i.Floor,
+		&i.Description,
+		&i.UpdatedAt,
+		&i.UpdatedBy,
+	)
+	return i, err
 }

@@ -71,3 +71,609 @@ func (q *Queries) CreateDecision(ctx context.Context, arg CreateDecisionParams) 
 	)
 	return i, err
 }
+
+const decisionByID = `-- name: DecisionByID :one
+
+SELECT d.id, d.fact_id, d.scope, d.entity_id, e.name AS entity_name, d.key, d.decision,
+    d.alternatives, d.reasoning, d.decided_by, d.decided_at, d.do_not_reopen, d.reopened_at,
+    d.reopened_by, d.reopen_reason, d.version, d.created_at, d.updated_at
+FROM decisions d
+JOIN entities e ON e.id = d.entity_id
+WHERE d.id = $1
+`
+
+type DecisionByIDRow struct {
+	ID           int64
+	FactID       int64
+	Scope        string
+	EntityID     int64
+	EntityName   string
+	Key          string
+	Decision     string
+	Alternatives []string
+	Reasoning    string
+	DecidedBy    string
+	DecidedAt    time.Time
+	DoNotReopen  bool
+	ReopenedAt   *time.Time
+	ReopenedBy   *string
+	ReopenReason *string
+	Version      int32
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+// The queries below all return the same columns in the same order (a decision
+// and its entity's name), so that the memory package converts every row type
+// to one.
+func (q *Queries) DecisionByID(ctx context.Context, id int64) (DecisionByIDRow, error) {
+	row := q.db.QueryRow(ctx, decisionByID, id)
+	var i DecisionByIDRow
+	err := row.Scan(
+		&i.ID,
+		&i.FactID,
+		&i.Scope,
+		&i.EntityID,
+		&i.EntityName,
+		&i.Key,
+		&i.Decision,
+		&i.Alternatives,
+		&i.Reasoning,
+		&i.DecidedBy,
+		&i.DecidedAt,
+		&i.DoNotReopen,
+		&i.ReopenedAt,
+		&i.ReopenedBy,
+		&i.ReopenReason,
+		&i.Version,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+	)
+	return i, err
+}
+
+const decisionByIDForUpdate = `-- name: DecisionByIDForUpdate :one
+SELECT d.id, d.fact_id, d.scope, d.entity_id, e.name AS entity_name, d.key, d.decision,
+    d.alternatives, d.reasoning, d.decided_by, d.decided_at, d.do_not_reopen, d.reopened_at,
+    d.reopened_by, d.reopen_reason, d.version, d.created_at, d.updated_at
+FROM decisions d
+JOIN entities e ON e.id = d.entity_id
+WHERE d.id = $1
+FOR UPDATE OF d
+`
+
+type DecisionByIDForUpdateRow struct {
+	ID           int64
+	FactID       int64
+	Scope        string
+	EntityID     int64
+	EntityName   string
+	Key          string
+	Decision     string
+	Alternatives []string
+	Reasoning    string
+	DecidedBy    string
+	DecidedAt    time.Time
+	DoNotReopen  bool
+	ReopenedAt   *time.Time
+	ReopenedBy   *string
+	ReopenReason *string
+	Version      int32
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+func (q *Queries) DecisionByIDForUpdate(ctx context.Context, id int64) (DecisionByIDForUpdateRow, error) {
+	row := q.db.QueryRow(ctx, decisionByIDForUpdate, id)
+	var i DecisionByIDForUpdateRow
+	err := row.Scan(
+		&i.ID,
+		&i.FactID,
+		&i.Scope,
+		&i.EntityID,
+		&i.EntityName,
+		&i.Key,
+		&i.Decision,
+		&i.Alternatives,
+		&i.Reasoning,
+		&i.DecidedBy,
+		&i.DecidedAt,
+		&i.DoNotReopen,
+		&i.ReopenedAt,
+		&i.ReopenedBy,
+		&i.ReopenReason,
+		&i.Version,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+	)
+	return i, err
+}
+
+const decisionsBackingFacts = `-- name: DecisionsBackingFacts :many
+SELECT d.fact_id, d.id
+FROM decisions d
+WHERE d.fact_id = ANY($1::bigint[])
+ORDER BY d.fact_id
+`
+
+type DecisionsBackingFactsRow struct {
+	FactID int64
+	ID     int64
+}
+
+// DecisionsBackingFacts returns the decisions recorded by the named facts.
+func (q *Queries) DecisionsBackingFacts(ctx context.Context, factIds []int64) ([]DecisionsBackingFactsRow, error) {
+	rows, err := q.db.Query(ctx, decisionsBackingFacts, factIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []DecisionsBackingFactsRow{}
+	for rows.Next() {
+		var i DecisionsBackingFactsRow
+		if err := rows.Scan(&i.FactID, &i.ID); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const listDecisionsPage = `-- name: ListDecisionsPage :many
+SELECT d.id, d.fact_id, d.scope, d.entity_id, e.name AS entity_name, d.key, d.decision,
+    d.alternatives, d.reasoning, d.decided_by, d.decided_at, d.do_not_reopen, d.reopened_at,
+    d.reopened_by, d.reopen_reason, d.version, d.created_at, d.updated_at
+FROM decisions d
+JOIN entities e ON e.id = d.entity_id
+WHERE ($1::text IS NULL OR d.scope = $1::text)
+  AND ($2::text IS NULL OR e.name = $2::text)
+  AND ($3::boolean IS NULL OR d.do_not_reopen = $3::boolean)
+  AND ($4::text IS NULL
+       OR concat_ws(' ', d.decision, d.reasoning, d.key, array_to_string(d.alternatives, ' '))
+          ILIKE $4::text)
+  AND ($5::bigint = 0 OR d.id < $5::bigint)
+ORDER BY d.id DESC
+LIMIT $6
+`
+
+type ListDecisionsPageParams struct {
+	Scope    *string
+	Entity   *string
+	Locked   *bool
+	Pattern  *string
+	BeforeID int64
+	PageSize int32
+}
+
+type ListDecisionsPageRow struct {
+	ID           int64
+	FactID       int64
+	Scope        string
+	EntityID     int64
+	EntityName   string
+	Key          string
+	Decision     string
+	Alternatives []string
+	Reasoning    string
+	DecidedBy    string
+	DecidedAt    time.Time
+	DoNotReopen  bool
+	ReopenedAt   *time.Time
+	ReopenedBy   *string
+	ReopenReason *string
+	Version      int32
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+// ListDecisionsPage returns one page of decisions, newest first, after the
+// keyset cursor before_id (0 for the first page). Every filter is optional.
+// query is an ILIKE pattern over the decision, its reasoning, alternatives and key.
+func (q *Queries) ListDecisionsPage(ctx context.Context, arg ListDecisionsPageParams) ([]ListDecisionsPageRow, error) {
+	rows, err := q.db.Query(ctx, listDecisionsPage,
+		arg.Scope,
+		arg.Entity,
+		arg.Locked,
+		arg.Pattern,
+		arg.BeforeID,
+		arg.PageSize,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ListDecisionsPageRow{}
+	for rows.Next() {
+		var i ListDecisionsPageRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.FactID,
+			&i.Scope,
+			&i.EntityID,
+			&i.EntityName,
+			&i.Key,
+			&i.Decision,
+			&i.Alternatives,
+			&i.Reasoning,
+			&i.DecidedBy,
+			&i.DecidedAt,
+			&i.DoNotReopen,
+			&i.ReopenedAt,
+			&i.ReopenedBy,
+			&i.ReopenReason,
+			&i.Version,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const lockingDecision = `-- name: LockingDecision :one
+SELECT d.id, d.fact_id, d.scope, d.entity_id, e.name AS entity_name, d.key, d.decision,
+    d.alternatives, d.reasoning, d.decided_by, d.decided_at, d.do_not_reopen, d.reopened_at,
+    d.reopened_by, d.reopen_reason, d.version, d.created_at, d.updated_at
+FROM decisions d
+JOIN entities e ON e.id = d.entity_id
+WHERE d.scope = $1 AND d.entity_id = $2 AND d.key = $3 AND d.do_not_reopen
+ORDER BY d.id DESC
+LIMIT 1
+`
+
+type LockingDecisionParams struct {
+	Scope    string
+	EntityID int64
+	Key      string
+}
+
+type LockingDecisionRow struct {
+	ID           int64
+	FactID       int64
+	Scope        string
+	EntityID     int64
+	EntityName   string
+	Key          string
+	Decision     string
+	Alternatives []string
+	Reasoning    string
+	DecidedBy    string
+	DecidedAt    time.Time
+	DoNotReopen  bool
+	ReopenedAt   *time.Time
+	ReopenedBy   *string
+	ReopenReason *string
+	Version      int32
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+// LockingDecision returns the newest do_not_reopen decision on one
+// (scope, entity, key), the lock every automated writer must respect.
+func (q *Queries) LockingDecision(ctx context.Context, arg LockingDecisionParams) (LockingDecisionRow, error) {
+	row := q.db.QueryRow(ctx, lockingDecision, arg.Scope, arg.EntityID, arg.Key)
+	var i LockingDecisionRow
+	err := row.Scan(
+		&i.ID,
+		&i.FactID,
+		&i.Scope,
+		&i.EntityID,
+		&i.EntityName,
+		&i.Key,
+		&i.Decision,
+		&i.Alternatives,
+		&i.Reasoning,
+		&i.DecidedBy,
+		&i.DecidedAt,
+		&i.DoNotReopen,
+		&i.ReopenedAt,
+		&i.ReopenedBy,
+		&i.ReopenReason,
+		&i.Version,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+	)
+	return i, err
+}
+
+const lockingDecisionsForFacts = `-- name: LockingDecisionsForFacts :many
+SELECT DISTINCT ON (f.id) f.id AS fact_id, d.id AS decision_id, d.decision, d.reasoning
+FROM entity_facts f
+JOIN decisions d ON d.scope = f.scope AND d.entity_id = f.entity_id AND d.key = f.key
+WHERE f.id = ANY($1::bigint[]) AND f.key <> '' AND d.do_not_reopen
+ORDER BY f.id, d.id DESC
+`
+
+type LockingDecisionsForFactsRow struct {
+	FactID     int64
+	DecisionID int64
+	Decision   string
+	Reasoning  string
+}
+
+// LockingDecisionsForFacts returns, for each of the named facts that has a
+// key, the newest do_not_reopen decision on its scope, entity and key.
+func (q *Queries) LockingDecisionsForFacts(ctx context.Context, factIds []int64) ([]LockingDecisionsForFactsRow, error) {
+	rows, err := q.db.Query(ctx, lockingDecisionsForFacts, factIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []LockingDecisionsForFactsRow{}
+	for rows.Next() {
+		var i LockingDecisionsForFactsRow
+		if err := rows.Scan(
+			&i.FactID,
+			&i.DecisionID,
+			&i.Decision,
+			&i.Reasoning,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const openDecisionFactsOnKey = `-- name: OpenDecisionFactsOnKey :many
+SELECT d.fact_id
+FROM decisions d
+JOIN entity_facts f ON f.id = d.fact_id
+WHERE d.scope = $1 AND d.entity_id = $2 AND d.key = $3
+  AND NOT d.do_not_reopen AND f.status = 'active'
+ORDER BY d.fact_id
+`
+
+type OpenDecisionFactsOnKeyParams struct {
+	Scope    string
+	EntityID int64
+	Key      string
+}
+
+// OpenDecisionFactsOnKey returns the active facts of reopened decisions on one
+// (scope, entity, key): a new decision there supersedes them.
+func (q *Queries) OpenDecisionFactsOnKey(ctx context.Context, arg OpenDecisionFactsOnKeyParams) ([]int64, error) {
+	rows, err := q.db.Query(ctx, openDecisionFactsOnKey, arg.Scope, arg.EntityID, arg.Key)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []int64{}
+	for rows.Next() {
+		var fact_id int64
+		if err := rows.Scan(&fact_id); err != nil {
+			return nil, err
+		}
+		items = append(items, fact_id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const relockDecisionByID = `-- name: RelockDecisionByID :one
+UPDATE decisions d
+SET do_not_reopen = true, version = d.version + 1, updated_at = $1::timestamptz
+FROM entities e
+WHERE e.id = d.entity_id AND d.id = $2
+RETURNING d.id, d.fact_id, d.scope, d.entity_id, e.name AS entity_name, d.key, d.decision,
+    d.alternatives, d.reasoning, d.decided_by, d.decided_at, d.do_not_reopen, d.reopened_at,
+    d.reopened_by, d.reopen_reason, d.version, d.created_at, d.updated_at
+`
+
+type RelockDecisionByIDParams struct {
+	Now time.Time
+	ID  int64
+}
+
+type RelockDecisionByIDRow struct {
+	ID           int64
+	FactID       int64
+	Scope        string
+	EntityID     int64
+	EntityName   string
+	Key          string
+	Decision     string
+	Alternatives []string
+	Reasoning    string
+	DecidedBy    string
+	DecidedAt    time.Time
+	DoNotReopen  bool
+	ReopenedAt   *time.Time
+	ReopenedBy   *string
+	ReopenReason *string
+	Version      int32
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+// RelockDecisionByID sets do_not_reopen again; the last reopening stays on the
+// row as history.
+func (q *Queries) RelockDecisionByID(ctx context.Context, arg RelockDecisionByIDParams) (RelockDecisionByIDRow, error) {
+	row := q.db.QueryRow(ctx, relockDecisionByID, arg.Now, arg.ID)
+	var i RelockDecisionByIDRow
+	err := row.Scan(
+		&i.ID,
+		&i.FactID,
+		&i.Scope,
+		&i.EntityID,
+		&i.EntityName,
+		&i.Key,
+		&i.Decision,
+		&i.Alternatives,
+		&i.Reasoning,
+		&i.DecidedBy,
+		&i.DecidedAt,
+		&i.DoNotReopen,
+		&i.ReopenedAt,
+		&i.ReopenedBy,
+		&i.ReopenReason,
+		&i.Version,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+	)
+	return i, err
+}
+
+const reopenDecisionByID = `-- name: ReopenDecisionByID :one
+UPDATE decisions d
+SET do_not_reopen = false, reopened_at = $1::timestamptz, reopened_by = $2::text,
+    reopen_reason = $3::text, version = d.version + 1, updated_at = $1::timestamptz
+FROM entities e
+WHERE e.id = d.entity_id AND d.id = $4
+RETURNING d.id, d.fact_id, d.scope, d.entity_id, e.name AS entity_name, d.key, d.decision,
+    d.alternatives, d.reasoning, d.decided_by, d.decided_at, d.do_not_reopen, d.reopened_at,
+    d.reopened_by, d.reopen_reason, d.version, d.created_at, d.updated_at
+`
+
+type ReopenDecisionByIDParams struct {
+	Now          time.Time
+	ReopenedBy   string
+	ReopenReason string
+	ID           int64
+}
+
+type ReopenDecisionByIDRow struct {
+	ID           int64
+	FactID       int64
+	Scope        string
+	EntityID     int64
+	EntityName   string
+	Key          string
+	Decision     string
+	Alternatives []string
+	Reasoning    string
+	DecidedBy    string
+	DecidedAt    time.Time
+	DoNotReopen  bool
+	ReopenedAt   *time.Time
+	ReopenedBy   *string
+	ReopenReason *string
+	Version      int32
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+func (q *Queries) ReopenDecisionByID(ctx context.Context, arg ReopenDecisionByIDParams) (ReopenDecisionByIDRow, error) {
+	row := q.db.QueryRow(ctx, reopenDecisionByID,
+		arg.Now,
+		arg.ReopenedBy,
+		arg.ReopenReason,
+		arg.ID,
+	)
+	var i ReopenDecisionByIDRow
+	err := row.Scan(
+		&i.ID,
+		&i.FactID,
+		&i.Scope,
+		&i.EntityID,
+		&i.EntityName,
+		&i.Key,
+		&i.Decision,
+		&i.Alternatives,
+		&i.Reasoning,
+		&i.DecidedBy,
+		&i.DecidedAt,
+		&i.DoNotReopen,
+		&i.ReopenedAt,
+		&i.ReopenedBy,
+		&i.ReopenReason,
+		&i.Version,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+	)
+	return i, err
+}
+
+const updateDecisionFields = `-- name: UpdateDecisionFields :one
+UPDATE decisions d
+SET decision = $1, alternatives = $2::text[], reasoning = $3,
+    decided_by = $4, decided_at = $5,
+    version = d.version + 1, updated_at = $6::timestamptz
+FROM entities e
+WHERE e.id = d.entity_id AND d.id = $7 AND d.version = $8
+RETURNING d.id, d.fact_id, d.scope, d.entity_id, e.name AS entity_name, d.key, d.decision,
+    d.alternatives, d.reasoning, d.decided_by, d.decided_at, d.do_not_reopen, d.reopened_at,
+    d.reopened_by, d.reopen_reason, d.version, d.created_at, d.updated_at
+`
+
+type UpdateDecisionFieldsParams struct {
+	Decision     string
+	Alternatives []string
+	Reasoning    string
+	DecidedBy    string
+	DecidedAt    time.Time
+	Now          time.Time
+	ID           int64
+	Version      int32
+}
+
+type UpdateDecisionFieldsRow struct {
+	ID           int64
+	FactID       int64
+	Scope        string
+	EntityID     int64
+	EntityName   string
+	Key          string
+	Decision     string
+	Alternatives []string
+	Reasoning    string
+	DecidedBy    string
+	DecidedAt    time.Time
+	DoNotReopen  bool
+	ReopenedAt   *time.Time
+	ReopenedBy   *string
+	ReopenReason *string
+	Version      int32
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+// UpdateDecisionFields writes every editable field of one decision if it is
+// still at @version; no row comes back when someone else changed it first.
+func (q *Queries) UpdateDecisionFields(ctx context.Context, arg UpdateDecisionFieldsParams) (UpdateDecisionFieldsRow, error) {
+	row := q.db.QueryRow(ctx, updateDecisionFields,
+		arg.Decision,
+		arg.Alternatives,
+		arg.Reasoning,
+		arg.DecidedBy,
+		arg.DecidedAt,
+		arg.Now,
+		arg.ID,
+		arg.Version,
+	)
+	var i UpdateDecisionFieldsRow
+	err := row.Scan(
+		&i.ID,
+		&i.FactID,
+		&i.Scope,
+		&i.EntityID,
+		&i.EntityName,
+		&i.Key,
+		&i.Decision,
+		&i.Alternatives,
+		&i.Reasoning,
+		&i.DecidedBy,
+		&i.DecidedAt,
+		&i.DoNotReopen,
+		&i.ReopenedAt,
+		&i.ReopenedBy,
+		&i.ReopenReason,
+		&i.Version,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+	)
+	return i, err
+}

@@ -31,3 +31,8 @@ SELECT EXISTS (SELECT 1 FROM entities) AS entities,
     EXISTS (SELECT 1 FROM users) AS users,
     EXISTS (SELECT 1 FROM consolidation_runs) AS consolidation_runs,
     EXISTS (SELECT 1 FROM api_tokens) AS api_tokens;
+
+-- name: EntityByName :one
+SELECT id, scope, name, kind, created_at, updated_at
+FROM entities
+WHERE scope = @scope AND name = @name;

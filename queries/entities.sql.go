@@ -40,6 +40,31 @@ func (q *Queries) DatabaseHoldsMemory(ctx context.Context) (DatabaseHoldsMemoryR
 	return i, err
 }
 
+const entityByName = `-- name: EntityByName :one
+SELECT id, scope, name, kind, created_at, updated_at
+FROM entities
+WHERE scope = $1 AND name = $2
+`
+
+type EntityByNameParams struct {
+	Scope string
+	Name  string
+}
+
+func (q *Queries) EntityByName(ctx context.Context, arg EntityByNameParams) (Entity, error) {
+	row := q.db.QueryRow(ctx, entityByName, arg.Scope, arg.Name)
+	var i Entity
+	err := row.Scan(
+		&i.ID,
+		&i.Scope,
+		&i.Name,
+		&i.Kind,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+	)
+	return i, err
+}
+
 const getEntity = `-- name: GetEntity :one
 SELECT id, scope, name, kind, created_at, updated_at
 FROM entities

@@ -63,3 +63,316 @@ WITH RECURSIVE c AS (
     WHERE c.category IS NOT NULL
 )
 SELECT category::text FROM c WHERE category IS NOT NULL;
+
+-- The queries below all return the same columns in the same order (a fact,
+-- its entity's name and its effective confidence at @now), so that the memory
+-- package converts every row type to one.
+
+-- name: FactByID :one
+SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
+    f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
+    f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
+    f.extraction_count, f.version, f.created_at, f.updated_at,
+    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
+        f.deadline, @now::timestamptz)::double precision AS effective_confidence
+FROM entity_facts f
+JOIN entities e ON e.id = f.entity_id
+WHERE f.id = @id;
+
+-- name: FactByIDForUpdate :one
+SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
+    f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
+    f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
+    f.extraction_count, f.version, f.created_at, f.updated_at,
+    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
+        f.deadline, @now::timestamptz)::double precision AS effective_confidence
+FROM entity_facts f
+JOIN entities e ON e.id = f.entity_id
+WHERE f.id = @id
+FOR UPDATE OF f;
+
+-- name: FactsByIDForUpdate :many
+-- FactsByIDForUpdate locks the named facts, in id order so that concurrent
+-- bulk edits cannot deadlock.
+SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
+    f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
+    f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
+    f.extraction_count, f.version, f.created_at, f.updated_at,
+    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
+        f.deadline, @now::timestamptz)::double precision AS effective_confidence
+FROM entity_facts f
+JOIN entities e ON e.id = f.entity_id
+WHERE f.id = ANY(@ids::bigint[])
+ORDER BY f.id
+FOR UPDATE OF f;
+
+-- name: SameActiveFact :one
+-- SameActiveFact finds the active fact that states the same thing (same scope,
+-- entity and key, content equal after trimming and ignoring case), to be
+-- reinforced rather than written twice.
+SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
+    f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
+    f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
+    f.extraction_count, f.version, f.created_at, f.updated_at,
+    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
+        f.deadline, @now::timestamptz)::double precision AS effective_confidence
+FROM entity_facts f
+JOIN entities e ON e.id = f.entity_id
+WHERE f.entity_id = @entity_id
+  AND f.key = @key
+  AND f.status = 'active'
+  AND f.scope = @scope
+  AND lower(btrim(f.content)) = lower(btrim(@content::text))
+ORDER BY f.id
+LIMIT 1
+FOR UPDATE OF f;
+
+-- name: LockFactKey :exec
+-- LockFactKey serialises writers of one (scope, entity, key) until the end of
+-- the transaction, so that two identical writes reinforce one fact rather than
+-- insert two, and a decision and a write against it cannot cross. The two-key
+-- form keeps these locks apart from single-key advisory locks (leader election).
+SELECT pg_advisory_xact_lock(7321, hashtext(@lock_key::text));
+
+-- name: InsertFact :one
+-- InsertFact inserts a fact; the entity_facts_forget_at trigger sets forget_at.
+WITH f AS (
+    INSERT INTO entity_facts (
+        scope, entity_id, key, content, durability, category, confidence, importance,
+        confirmed_at, expires_at, deadline, source, source_node_id, created_at, updated_at
+    ) VALUES (
+        @scope, @entity_id, @key, @content, @durability, @category, @confidence, @importance,
+        @now::timestamptz, sqlc.narg('expires_at'), sqlc.narg('deadline'), @source,
+        sqlc.narg('source_node_id'), @now::timestamptz, @now::timestamptz
+    )
+    RETURNING id, scope, entity_id, key, content, durability, category, confidence, importance,
+        confirmed_at, expires_at, deadline, forget_at, status, archived_at, archive_reason,
+        source, source_node_id, extraction_count, version, created_at, updated_at
+)
+SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
+    f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
+    f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
+    f.extraction_count, f.version, f.created_at, f.updated_at,
+    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
+        f.deadline, @now::timestamptz)::double precision AS effective_confidence
+FROM f
+JOIN entities e ON e.id = f.entity_id;
+
+-- name: ReinforceFactByID :one
+-- ReinforceFactByID applies DESIGN 3: confidence becomes 1 - (1 - c_now)(1 - c_new)
+-- where c_now is the effective confidence at @now; confirmed_at becomes @now.
+-- Durability and category never change here.
+UPDATE entity_facts f
+SET confidence = least(1, greatest(0, 1 - (1 - tenure_effective_confidence(
+        f.durability, f.category, f.confidence, f.confirmed_at, f.deadline, @now::timestamptz))
+        * (1 - @confidence::double precision))),
+    confirmed_at = @now::timestamptz,
+    extraction_count = f.extraction_count + 1,
+    version = f.version + 1,
+    updated_at = @now::timestamptz
+FROM entities e
+WHERE e.id = f.entity_id AND f.id = @id
+RETURNING f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
+    f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
+    f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
+    f.extraction_count, f.version, f.created_at, f.updated_at,
+    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
+        f.deadline, @now::timestamptz)::double precision AS effective_confidence;
+
+-- name: UpdateFactFields :one
+-- UpdateFactFields writes every editable field of one fact if it is still at
+-- @version; no row comes back when someone else changed it first.
+UPDATE entity_facts f
+SET key = @key, content = @content, durability = @durability, category = @category,
+    confidence = @confidence, importance = @importance, confirmed_at = @confirmed_at,
+    expires_at = sqlc.narg('expires_at'), deadline = sqlc.narg('deadline'),
+    version = f.version + 1, updated_at = @now::timestamptz
+FROM entities e
+WHERE e.id = f.entity_id AND f.id = @id AND f.version = @version
+RETURNING f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
+    f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
+    f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
+    f.extraction_count, f.version, f.created_at, f.updated_at,
+    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
+        f.deadline, @now::timestamptz)::double precision AS effective_confidence;
+
+-- name: ReclassifyFactsByID :many
+-- ReclassifyFactsByID moves the named facts to a durability and/or category
+-- (NULL keeps each fact's own) and writes one audit row per changed fact, all in
+-- one statement. Facts already there are left alone and not returned.
+WITH old AS (
+    SELECT o.id, o.durability, o.category, o.forget_at
+    FROM entity_facts o
+    WHERE o.id = ANY(@ids::bigint[])
+), upd AS (
+    UPDATE entity_facts f
+    SET durability = coalesce(sqlc.narg('durability')::text, f.durability),
+        category = coalesce(sqlc.narg('category')::text, f.category),
+        version = f.version + 1,
+        updated_at = @now::timestamptz
+    FROM old
+    WHERE f.id = old.id
+      AND (f.durability, f.category) IS DISTINCT FROM
+          (coalesce(sqlc.narg('durability')::text, f.durability),
+           coalesce(sqlc.narg('category')::text, f.category))
+    RETURNING f.id, f.scope, f.entity_id, f.key, f.content, f.durability, f.category,
+        f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline, f.forget_at,
+        f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
+        f.extraction_count, f.version, f.created_at, f.updated_at,
+        old.durability AS old_durability, old.category AS old_category,
+        old.forget_at AS old_forget_at
+), audit AS (
+    INSERT INTO audit_log (at, actor, action, target_type, target_id, scope, before, after, reason)
+    SELECT @now::timestamptz, @actor::text, 'fact.reclassify', 'fact', u.id::text, u.scope,
+        CASE WHEN u.old_durability <> u.durability
+             THEN jsonb_build_object('durability', u.old_durability) ELSE '{}'::jsonb END
+        || CASE WHEN u.old_category <> u.category
+                THEN jsonb_build_object('category', u.old_category) ELSE '{}'::jsonb END
+        || jsonb_build_object('forget_at', u.old_forget_at, 'version', u.version - 1),
+        CASE WHEN u.old_durability <> u.durability
+             THEN jsonb_build_object('durability', u.durability) ELSE '{}'::jsonb END
+        || CASE WHEN u.old_category <> u.category
+                THEN jsonb_build_object('category', u.category) ELSE '{}'::jsonb END
+        || jsonb_build_object('forget_at', u.forget_at, 'version', u.version),
+        @reason::text
+    FROM upd u
+)
+SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
+    f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
+    f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
+    f.extraction_count, f.version, f.created_at, f.updated_at,
+    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
+        f.deadline, @now::timestamptz)::double precision AS effective_confidence
+FROM upd f
+JOIN entities e ON e.id = f.entity_id
+ORDER BY f.id;
+
+-- name: ArchiveFactsByID :many
+-- ArchiveFactsByID archives the named active facts (archived ones are left
+-- alone and not returned) and writes one audit row per fact, in one statement.
+WITH upd AS (
+    UPDATE entity_facts f
+    SET status = 'archived', archived_at = @now::timestamptz,
+        archive_reason = @archive_reason::text,
+        version = f.version + 1, updated_at = @now::timestamptz
+    WHERE f.id = ANY(@ids::bigint[]) AND f.status = 'active'
+    RETURNING f.id, f.scope, f.entity_id, f.key, f.content, f.durability, f.category,
+        f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline, f.forget_at,
+        f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
+        f.extraction_count, f.version, f.created_at, f.updated_at
+), audit AS (
+    INSERT INTO audit_log (at, actor, action, target_type, target_id, scope, before, after, reason)
+    SELECT @now::timestamptz, @actor::text, 'fact.archive', 'fact', u.id::text, u.scope,
+        jsonb_build_object('status', 'active', 'version', u.version - 1),
+        jsonb_build_object('status', u.status, 'archived_at', u.archived_at,
+            'archive_reason', u.archive_reason, 'version', u.version),
+        @reason::text
+    FROM upd u
+)
+SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
+    f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
+    f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
+    f.extraction_count, f.version, f.created_at, f.updated_at,
+    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
+        f.deadline, @now::timestamptz)::double precision AS effective_confidence
+FROM upd f
+JOIN entities e ON e.id = f.entity_id
+ORDER BY f.id;
+
+-- name: RestoreFactsByID :many
+-- RestoreFactsByID makes the named archived facts active again (active ones
+-- are left alone and not returned) and writes one audit row per fact. A fact
+-- that would be due for decay at once is re-confirmed (confirmed_at = @now) and
+-- a passed expires_at is cleared, so the next decay tick does not archive it
+-- again. Listing confirmed_at and expires_at makes the forget_at trigger
+-- recompute forget_at under the current policies.
+WITH old AS (
+    SELECT o.id, o.status, o.archived_at, o.archive_reason, o.confirmed_at, o.expires_at,
+        o.forget_at
+    FROM entity_facts o
+    WHERE o.id = ANY(@ids::bigint[]) AND o.status = 'archived'
+), upd AS (
+    UPDATE entity_facts f
+    SET status = 'active', archived_at = NULL, archive_reason = NULL,
+        expires_at = CASE WHEN f.expires_at <= @now::timestamptz THEN NULL ELSE f.expires_at END,
+        confirmed_at = CASE
+            WHEN tenure_forget_at(f.durability, f.category, f.confidence, f.confirmed_at,
+                    CASE WHEN f.expires_at <= @now::timestamptz THEN NULL ELSE f.expires_at END,
+                    f.deadline) <= @now::timestamptz
+            THEN @now::timestamptz ELSE f.confirmed_at END,
+        version = f.version + 1, updated_at = @now::timestamptz
+    FROM old
+    WHERE f.id = old.id
+    RETURNING f.id, f.scope, f.entity_id, f.key, f.content, f.durability, f.category,
+        f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline, f.forget_at,
+        f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
+        f.extraction_count, f.version, f.created_at, f.updated_at,
+        old.archived_at AS old_archived_at, old.archive_reason AS old_archive_reason,
+        old.confirmed_at AS old_confirmed_at, old.expires_at AS old_expires_at,
+        old.forget_at AS old_forget_at
+), audit AS (
+    INSERT INTO audit_log (at, actor, action, target_type, target_id, scope, before, after, reason)
+    SELECT @now::timestamptz, @actor::text, 'fact.restore', 'fact', u.id::text, u.scope,
+        jsonb_build_object('status', 'archived', 'archived_at', u.old_archived_at,
+            'archive_reason', u.old_archive_reason, 'forget_at', u.old_forget_at,
+            'version', u.version - 1)
+        || CASE WHEN u.old_confirmed_at <> u.confirmed_at
+                THEN jsonb_build_object('confirmed_at', u.old_confirmed_at) ELSE '{}'::jsonb END
+        || CASE WHEN u.old_expires_at IS DISTINCT FROM u.expires_at
+                THEN jsonb_build_object('expires_at', u.old_expires_at) ELSE '{}'::jsonb END,
+        jsonb_build_object('status', u.status, 'forget_at', u.forget_at, 'version', u.version)
+        || CASE WHEN u.old_confirmed_at <> u.confirmed_at
+                THEN jsonb_build_object('confirmed_at', u.confirmed_at) ELSE '{}'::jsonb END
+        || CASE WHEN u.old_expires_at IS DISTINCT FROM u.expires_at
+                THEN jsonb_build_object('expires_at', u.expires_at) ELSE '{}'::jsonb END,
+        @reason::text
+    FROM upd u
+)
+SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
+    f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
+    f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
+    f.extraction_count, f.version, f.created_at, f.updated_at,
+    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
+        f.deadline, @now::timestamptz)::double precision AS effective_confidence
+FROM upd f
+JOIN entities e ON e.id = f.entity_id
+ORDER BY f.id;
+
+-- name: SetFactContent :one
+-- SetFactContent keeps a decision's fact in step with the decision's text.
+UPDATE entity_facts f
+SET content = @content, version = f.version + 1, updated_at = @now::timestamptz
+FROM entities e
+WHERE e.id = f.entity_id AND f.id = @id
+RETURNING f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
+    f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
+    f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
+    f.extraction_count, f.version, f.created_at, f.updated_at,
+    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
+        f.deadline, @now::timestamptz)::double precision AS effective_confidence;
+
+-- name: RecomputeForgetAtForCategory :execrows
+-- RecomputeForgetAtForCategory recomputes forget_at for the active facts a
+-- category policy governs: every fact of the category, or for a
+-- deadline-anchored policy only those with a deadline. It leaves version alone:
+-- forget_at is derived, and a policy change must not make reviewers' open
+-- forms stale.
+UPDATE entity_facts f
+SET forget_at = tenure_forget_at(f.durability, f.category, f.confidence, f.confirmed_at,
+    f.expires_at, f.deadline)
+WHERE f.status = 'active'
+  AND f.category = @category::text
+  AND (@anchor::text <> 'deadline' OR f.deadline IS NOT NULL);
+
+-- name: RecomputeForgetAtForDurability :execrows
+-- RecomputeForgetAtForDurability recomputes forget_at for the active facts a
+-- durability policy governs: those of the durability that no category policy
+-- overrides (tenure_decay_policy's rule).
+UPDATE entity_facts f
+SET forget_at = tenure_forget_at(f.durability, f.category, f.confidence, f.confirmed_at,
+    f.expires_at, f.deadline)
+WHERE f.status = 'active'
+  AND f.durability = @durability::text
+  AND NOT EXISTS (
+      SELECT 1 FROM decay_policies dp
+      WHERE dp.category = f.category AND (dp.anchor <> 'deadline' OR f.deadline IS NOT NULL));

@@ -10,6 +10,125 @@ import (
 	"time"
 )
 
+const archiveFactsByID = `-- name: ArchiveFactsByID :many
+WITH upd AS (
+    UPDATE entity_facts f
+    SET status = 'archived', archived_at = $1::timestamptz,
+        archive_reason = $2::text,
+        version = f.version + 1, updated_at = $1::timestamptz
+    WHERE f.id = ANY($3::bigint[]) AND f.status = 'active'
+    RETURNING f.id, f.scope, f.entity_id, f.key, f.content, f.durability, f.category,
+        f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline, f.forget_at,
+        f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
+        f.extraction_count, f.version, f.created_at, f.updated_at
+), audit AS (
+    INSERT INTO audit_log (at, actor, action, target_type, target_id, scope, before, after, reason)
+    SELECT $1::timestamptz, $4::text, 'fact.archive', 'fact', u.id::text, u.scope,
+        jsonb_build_object('status', 'active', 'version', u.version - 1),
+        jsonb_build_object('status', u.status, 'archived_at', u.archived_at,
+            'archive_reason', u.archive_reason, 'version', u.version),
+        $5::text
+    FROM upd u
+)
+SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
+    f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
+    f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
+    f.extraction_count, f.version, f.created_at, f.updated_at,
+    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
+        f.deadline, $1::timestamptz)::double precision AS effective_confidence
+FROM upd f
+JOIN entities e ON e.id = f.entity_id
+ORDER BY f.id
+`
+
+type ArchiveFactsByIDParams struct {
+	Now           time.Time
+	ArchiveReason string
+	Ids           []int64
+	Actor         string
+	Reason        string
+}
+
+type ArchiveFactsByIDRow struct {
+	ID                  int64
+	Scope               string
+	EntityID            int64
+	EntityName          string
+	Key                 string
+	Content             string
+	Durability          string
+	Category            string
+	Confidence          float64
+	Importance          float64
+	ConfirmedAt         time.Time
+	ExpiresAt           *time.Time
+	Deadline            *time.Time
+	ForgetAt            *time.Time
+	Status              string
+	ArchivedAt          *time.Time
+	ArchiveReason       *string
+	Source              string
+	SourceNodeID        *int64
+	ExtractionCount     int32
+	Version             int32
+	CreatedAt           time.Time
+	UpdatedAt           time.Time
+	EffectiveConfidence float64
+}
+
+// ArchiveFactsByID archives the named active facts (archived ones are left
+// alone and not returned) and writes one audit row per fact, in one statement.
+func (q *Queries) ArchiveFactsByID(ctx context.Context, arg ArchiveFactsByIDParams) ([]ArchiveFactsByIDRow, error) {
+	rows, err := q.db.Query(ctx, archiveFactsByID,
+		arg.Now,
+		arg.ArchiveReason,
+		arg.Ids,
+		arg.Actor,
+		arg.Reason,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ArchiveFactsByIDRow{}
+	for rows.Next() {
+		var i ArchiveFactsByIDRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Scope,
+			&i.EntityID,
+			&i.EntityName,
+			&i.Key,
+			&i.Content,
+			&i.Durability,
+			&i.Category,
+			&i.Confidence,
+			&i.Importance,
+			&i.ConfirmedAt,
+			&i.ExpiresAt,
+			&i.Deadline,
+			&i.ForgetAt,
+			&i.Status,
+			&i.ArchivedAt,
+			&i.ArchiveReason,
+			&i.Source,
+			&i.SourceNodeID,
+			&i.ExtractionCount,
+			&i.Version,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.EffectiveConfidence,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const countFactsByAxes = `-- name: CountFactsByAxes :many
 SELECT durability, category, count(*)::bigint AS facts
 FROM entity_facts
@@ -147,6 +266,256 @@ func (q *Queries) CreateFact(ctx context.Context, arg CreateFactParams) (CreateF
 	return i, err
 }
 
+const factByID = `-- name: FactByID :one
+
+SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
+    f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
+    f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
+    f.extraction_count, f.version, f.created_at, f.updated_at,
+    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
+        f.deadline, $1::timestamptz)::double precision AS effective_confidence
+FROM entity_facts f
+JOIN entities e ON e.id = f.entity_id
+WHERE f.id = $2
+`
+
+type FactByIDParams struct {
+	Now time.Time
+	ID  int64
+}
+
+type FactByIDRow struct {
+	ID                  int64
+	Scope               string
+	EntityID            int64
+	EntityName          string
+	Key                 string
+	Content             string
+	Durability          string
+	Category            string
+	Confidence          float64
+	Importance          float64
+	ConfirmedAt         time.Time
+	ExpiresAt           *time.Time
+	Deadline            *time.Time
+	ForgetAt            *time.Time
+	Status              string
+	ArchivedAt          *time.Time
+	ArchiveReason       *string
+	Source              string
+	SourceNodeID        *int64
+	ExtractionCount     int32
+	Version             int32
+	CreatedAt           time.Time
+	UpdatedAt           time.Time
+	EffectiveConfidence float64
+}
+
+// The queries below all return the same columns in the same order (a fact,
+// its entity's name and its effective confidence at @now), so that the memory
+// package converts every row type to one.
+func (q *Queries) FactByID(ctx context.Context, arg FactByIDParams) (FactByIDRow, error) {
+	row := q.db.QueryRow(ctx, factByID, arg.Now, arg.ID)
+	var i FactByIDRow
+	err := row.Scan(
+		&i.ID,
+		&i.Scope,
+		&i.EntityID,
+		&i.EntityName,
+		&i.Key,
+		&i.Content,
+		&i.Durability,
+		&i.Category,
+		&i.Confidence,
+		&i.Importance,
+		&i.ConfirmedAt,
+		&i.ExpiresAt,
+		&i.Deadline,
+		&i.ForgetAt,
+		&i.Status,
+		&i.ArchivedAt,
+		&i.ArchiveReason,
+		&i.Source,
+		&i.SourceNodeID,
+		&i.ExtractionCount,
+		&i.Version,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.EffectiveConfidence,
+	)
+	return i, err
+}
+
+const factByIDForUpdate = `-- name: FactByIDForUpdate :one
+SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
+    f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
+    f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
+    f.extraction_count, f.version, f.created_at, f.updated_at,
+    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
+        f.deadline, $1::timestamptz)::double precision AS effective_confidence
+FROM entity_facts f
+JOIN entities e ON e.id = f.entity_id
+WHERE f.id = $2
+FOR UPDATE OF f
+`
+
+type FactByIDForUpdateParams struct {
+	Now time.Time
+	ID  int64
+}
+
+type FactByIDForUpdateRow struct {
+	ID                  int64
+	Scope               string
+	EntityID            int64
+	EntityName          string
+	Key                 string
+	Content             string
+	Durability          string
+	Category            string
+	Confidence          float64
+	Importance          float64
+	ConfirmedAt         time.Time
+	ExpiresAt           *time.Time
+	Deadline            *time.Time
+	ForgetAt            *time.Time
+	Status              string
+	ArchivedAt          *time.Time
+	ArchiveReason       *string
+	Source              string
+	SourceNodeID        *int64
+	ExtractionCount     int32
+	Version             int32
+	CreatedAt           time.Time
+	UpdatedAt           time.Time
+	EffectiveConfidence float64
+}
+
+func (q *Queries) FactByIDForUpdate(ctx context.Context, arg FactByIDForUpdateParams) (FactByIDForUpdateRow, error) {
+	row := q.db.QueryRow(ctx, factByIDForUpdate, arg.Now, arg.ID)
+	var i FactByIDForUpdateRow
+	err := row.Scan(
+		&i.ID,
+		&i.Scope,
+		&i.EntityID,
+		&i.EntityName,
+		&i.Key,
+		&i.Content,
+		&i.Durability,
+		&i.Category,
+		&i.Confidence,
+		&i.Importance,
+		&i.ConfirmedAt,
+		&i.ExpiresAt,
+		&i.Deadline,
+		&i.ForgetAt,
+		&i.Status,
+		&i.ArchivedAt,
+		&i.ArchiveReason,
+		&i.Source,
+		&i.SourceNodeID,
+		&i.ExtractionCount,
+		&i.Version,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.EffectiveConfidence,
+	)
+	return i, err
+}
+
+const factsByIDForUpdate = `-- name: FactsByIDForUpdate :many
+SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
+    f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
+    f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
+    f.extraction_count, f.version, f.created_at, f.updated_at,
+    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
+        f.deadline, $1::timestamptz)::double precision AS effective_confidence
+FROM entity_facts f
+JOIN entities e ON e.id = f.entity_id
+WHERE f.id = ANY($2::bigint[])
+ORDER BY f.id
+FOR UPDATE OF f
+`
+
+type FactsByIDForUpdateParams struct {
+	Now time.Time
+	Ids []int64
+}
+
+type FactsByIDForUpdateRow struct {
+	ID                  int64
+	Scope               string
+	EntityID            int64
+	EntityName          string
+	Key                 string
+	Content             string
+	Durability          string
+	Category            string
+	Confidence          float64
+	Importance          float64
+	ConfirmedAt         time.Time
+	ExpiresAt           *time.Time
+	Deadline            *time.Time
+	ForgetAt            *time.Time
+	Status              string
+	ArchivedAt          *time.Time
+	ArchiveReason       *string
+	Source              string
+	SourceNodeID        *int64
+	ExtractionCount     int32
+	Version             int32
+	CreatedAt           time.Time
+	UpdatedAt           time.Time
+	EffectiveConfidence float64
+}
+
+// FactsByIDForUpdate locks the named facts, in id order so that concurrent
+// bulk edits cannot deadlock.
+func (q *Queries) FactsByIDForUpdate(ctx context.Context, arg FactsByIDForUpdateParams) ([]FactsByIDForUpdateRow, error) {
+	rows, err := q.db.Query(ctx, factsByIDForUpdate, arg.Now, arg.Ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []FactsByIDForUpdateRow{}
+	for rows.Next() {
+		var i FactsByIDForUpdateRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Scope,
+			&i.EntityID,
+			&i.EntityName,
+			&i.Key,
+			&i.Content,
+			&i.Durability,
+			&i.Category,
+			&i.Confidence,
+			&i.Importance,
+			&i.ConfirmedAt,
+			&i.ExpiresAt,
+			&i.Deadline,
+			&i.ForgetAt,
+			&i.Status,
+			&i.ArchivedAt,
+			&i.ArchiveReason,
+			&i.Source,
+			&i.SourceNodeID,
+			&i.ExtractionCount,
+			&i.Version,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.EffectiveConfidence,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const getFact = `-- name: GetFact :one
 SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
     f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
@@ -210,6 +579,120 @@ func (q *Queries) GetFact(ctx context.Context, id int64) (GetFactRow, error) {
 		&i.Version,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+	)
+	return i, err
+}
+
+const insertFact = `-- name: InsertFact :one
+WITH f AS (
+    INSERT INTO entity_facts (
+        scope, entity_id, key, content, durability, category, confidence, importance,
+        confirmed_at, expires_at, deadline, source, source_node_id, created_at, updated_at
+    ) VALUES (
+        $2, $3, $4, $5, $6, $7, $8, $9,
+        $1::timestamptz, $10, $11, $12,
+        $13, $1::timestamptz, $1::timestamptz
+    )
+    RETURNING id, scope, entity_id, key, content, durability, category, confidence, importance,
+        confirmed_at, expires_at, deadline, forget_at, status, archived_at, archive_reason,
+        source, source_node_id, extraction_count, version, created_at, updated_at
+)
+SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
+    f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
+    f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
+    f.extraction_count, f.version, f.created_at, f.updated_at,
+    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
+        f.deadline, $1::timestamptz)::double precision AS effective_confidence
+FROM f
+JOIN entities e ON e.id = f.entity_id
+`
+
+type InsertFactParams struct {
+	Now          time.Time
+	Scope        string
+	EntityID     int64
+	Key          string
+	Content      string
+	Durability   string
+	Category     string
+	Confidence   float64
+	Importance   float64
+	ExpiresAt    *time.Time
+	Deadline     *time.Time
+	Source       string
+	SourceNodeID *int64
+}
+
+type InsertFactRow struct {
+	ID                  int64
+	Scope               string
+	EntityID            int64
+	EntityName          string
+	Key                 string
+	Content             string
+	Durability          string
+	Category            string
+	Confidence          float64
+	Importance          float64
+	ConfirmedAt         time.Time
+	ExpiresAt           *time.Time
+	Deadline            *time.Time
+	ForgetAt            *time.Time
+	Status              string
+	ArchivedAt          *time.Time
+	ArchiveReason       *string
+	Source              string
+	SourceNodeID        *int64
+	ExtractionCount     int32
+	Version             int32
+	CreatedAt           time.Time
+	UpdatedAt           time.Time
+	EffectiveConfidence float64
+}
+
+// InsertFact inserts a fact; the entity_facts_forget_at trigger sets forget_at.
+func (q *Queries) InsertFact(ctx context.Context, arg InsertFactParams) (InsertFactRow, error) {
+	row := q.db.QueryRow(ctx, insertFact,
+		arg.Now,
+		arg.Scope,
+		arg.EntityID,
+		arg.Key,
+		arg.Content,
+		arg.Durability,
+		arg.Category,
+		arg.Confidence,
+		arg.Importance,
+		arg.ExpiresAt,
+		arg.Deadline,
+		arg.Source,
+		arg.SourceNodeID,
+	)
+	var i InsertFactRow
+	err := row.Scan(
+		&i.ID,
+		&i.Scope,
+		&i.EntityID,
+		&i.EntityName,
+		&i.Key,
+		&i.Content,
+		&i.Durability,
+		&i.Category,
+		&i.Confidence,
+		&i.Importance,
+		&i.ConfirmedAt,
+		&i.ExpiresAt,
+		&i.Deadline,
+		&i.ForgetAt,
+		&i.Status,
+		&i.ArchivedAt,
+		&i.ArchiveReason,
+		&i.Source,
+		&i.SourceNodeID,
+		&i.ExtractionCount,
+		&i.Version,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.EffectiveConfidence,
 	)
 	return i, err
 }
@@ -353,4 +836,716 @@ func (q *Queries) ListFacts(ctx context.Context, arg ListFactsParams) ([]ListFac
 		return nil, err
 	}
 	return items, nil
+}
+
+const lockFactKey = `-- name: LockFactKey :exec
+SELECT pg_advisory_xact_lock(7321, hashtext($1::text))
+`
+
+// LockFactKey serialises writers of one (scope, entity, key) until the end of
+// the transaction, so that two identical writes reinforce one fact rather than
+// insert two, and a decision and a write against it cannot cross. The two-key
+// form keeps these locks apart from single-key advisory locks (leader election).
+func (q *Queries) LockFactKey(ctx context.Context, lockKey string) error {
+	_, err := q.db.Exec(ctx, lockFactKey, lockKey)
+	return err
+}
+
+const reclassifyFactsByID = `-- name: ReclassifyFactsByID :many
+WITH old AS (
+    SELECT o.id, o.durability, o.category, o.forget_at
+    FROM entity_facts o
+    WHERE o.id = ANY($2::bigint[])
+), upd AS (
+    UPDATE entity_facts f
+    SET durability = coalesce($3::text, f.durability),
+        category = coalesce($4::text, f.category),
+        version = f.version + 1,
+        updated_at = $1::timestamptz
+    FROM old
+    WHERE f.id = old.id
+      AND (f.durability, f.category) IS DISTINCT FROM
+          (coalesce($3::text, f.durability),
+           coalesce($4::text, f.category))
+    RETURNING f.id, f.scope, f.entity_id, f.key, f.content, f.durability, f.category,
+        f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline, f.forget_at,
+        f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
+        f.extraction_count, f.version, f.created_at, f.updated_at,
+        old.durability AS old_durability, old.category AS old_category,
+        old.forget_at AS old_forget_at
+), audit AS (
+    INSERT INTO audit_log (at, actor, action, target_type, target_id, scope, before, after, reason)
+    SELECT $1::timestamptz, $5::text, 'fact.reclassify', 'fact', u.id::text, u.scope,
+        CASE WHEN u.old_durability <> u.durability
+             THEN jsonb_build_object('durability', u.old_durability) ELSE '{}'::jsonb END
+        || CASE WHEN u.old_category <> u.category
+                THEN jsonb_build_object('category', u.old_category) ELSE '{}'::jsonb END
+        || jsonb_build_object('forget_at', u.old_forget_at, 'version', u.version - 1),
+        CASE WHEN u.old_durability <> u.durability
+             THEN jsonb_build_object('durability', u.durability) ELSE '{}'::jsonb END
+        || CASE WHEN u.old_category <> u.category
+                THEN jsonb_build_object('category', u.category) ELSE '{}'::jsonb END
+        || jsonb_build_object('forget_at', u.forget_at, 'version', u.version),
+        $6::text
+    FROM upd u
+)
+SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
+    f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
+    f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
+    f.extraction_count, f.version, f.created_at, f.updated_at,
+    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
+        f.deadline, $1::timestamptz)::double precision AS effective_confidence
+FROM upd f
+JOIN entities e ON e.id = f.entity_id
+ORDER BY f.id
+`
+
+type ReclassifyFactsByIDParams struct {
+	Now        time.Time
+	Ids        []int64
+	Durability *string
+	Category   *string
+	Actor      string
+	Reason     string
+}
+
+type ReclassifyFactsByIDRow struct {
+	ID                  int64
+	Scope               string
+	EntityID            int64
+	EntityName          string
+	Key                 string
+	Content             string
+	Durability          string
+	Category            string
+	Confidence          float64
+	Importance          float64
+	ConfirmedAt         time.Time
+	ExpiresAt           *time.Time
+	Deadline            *time.Time
+	ForgetAt            *time.Time
+	Status              string
+	ArchivedAt          *time.Time
+	ArchiveReason       *string
+	Source              string
+	SourceNodeID        *int64
+	ExtractionCount     int32
+	Version             int32
+	CreatedAt           time.Time
+	UpdatedAt           time.Time
+	EffectiveConfidence float64
+}
+
+// ReclassifyFactsByID moves the named facts to a durability and/or category
+// (NULL keeps each fact's own) and writes one audit row per changed fact, all in
+// one statement. Facts already there are left alone and not returned.
+func (q *Queries) ReclassifyFactsByID(ctx context.Context, arg ReclassifyFactsByIDParams) ([]ReclassifyFactsByIDRow, error) {
+	rows, err := q.db.Query(ctx, reclassifyFactsByID,
+		arg.Now,
+		arg.Ids,
+		arg.Durability,
+		arg.Category,
+		arg.Actor,
+		arg.Reason,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ReclassifyFactsByIDRow{}
+	for rows.Next() {
+		var i ReclassifyFactsByIDRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Scope,
+			&i.EntityID,
+			&i.EntityName,
+			&i.Key,
+			&i.Content,
+			&i.Durability,
+			&i.Category,
+			&i.Confidence,
+			&i.Importance,
+			&i.ConfirmedAt,
+			&i.ExpiresAt,
+			&i.Deadline,
+			&i.ForgetAt,
+			&i.Status,
+			&i.ArchivedAt,
+			&i.ArchiveReason,
+			&i.Source,
+			&i.SourceNodeID,
+			&i.ExtractionCount,
+			&i.Version,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.EffectiveConfidence,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const recomputeForgetAtForCategory = `-- name: RecomputeForgetAtForCategory :execrows
+UPDATE entity_facts f
+SET forget_at = tenure_forget_at(f.durability, f.category, f.confidence, f.confirmed_at,
+    f.expires_at, f.deadline)
+WHERE f.status = 'active'
+  AND f.category = $1::text
+  AND ($2::text <> 'deadline' OR f.deadline IS NOT NULL)
+`
+
+type RecomputeForgetAtForCategoryParams struct {
+	Category string
+	Anchor   string
+}
+
+// RecomputeForgetAtForCategory recomputes forget_at for the active facts a
+// category policy governs: every fact of the category, or for a
+// deadline-anchored policy only those with a deadline. It leaves version alone:
+// forget_at is derived, and a policy change must not make reviewers' open
+// forms stale.
+func (q *Queries) RecomputeForgetAtForCategory(ctx context.Context, arg RecomputeForgetAtForCategoryParams) (int64, error) {
+	result, err := q.db.Exec(ctx, recomputeForgetAtForCategory, arg.Category, arg.Anchor)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const recomputeForgetAtForDurability = `-- name: RecomputeForgetAtForDurability :execrows
+UPDATE entity_facts f
+SET forget_at = tenure_forget_at(f.durability, f.category, f.confidence, f.confirmed_at,
+    f.expires_at, f.deadline)
+WHERE f.status = 'active'
+  AND f.durability = $1::text
+  AND NOT EXISTS (
+      SELECT 1 FROM decay_policies dp
+      WHERE dp.category = f.category AND (dp.anchor <> 'deadline' OR f.deadline IS NOT NULL))
+`
+
+// RecomputeForgetAtForDurability recomputes forget_at for the active facts a
+// durability policy governs: those of the durability that no category policy
+// overrides (tenure_decay_policy's rule).
+func (q *Queries) RecomputeForgetAtForDurability(ctx context.Context, durability string) (int64, error) {
+	result, err := q.db.Exec(ctx, recomputeForgetAtForDurability, durability)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const reinforceFactByID = `-- name: ReinforceFactByID :one
+UPDATE entity_facts f
+SET confidence = least(1, greatest(0, 1 - (1 - tenure_effective_confidence(
+        f.durability, f.category, f.confidence, f.confirmed_at, f.deadline, $1::timestamptz))
+        * (1 - $2::double precision))),
+    confirmed_at = $1::timestamptz,
+    extraction_count = f.extraction_count + 1,
+    version = f.version + 1,
+    updated_at = $1::timestamptz
+FROM entities e
+WHERE e.id = f.entity_id AND f.id = $3
+RETURNING f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
+    f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
+    f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
+    f.extraction_count, f.version, f.created_at, f.updated_at,
+    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
+        f.deadline, $1::timestamptz)::double precision AS effective_confidence
+`
+
+type ReinforceFactByIDParams struct {
+	Now        time.Time
+	Confidence float64
+	ID         int64
+}
+
+type ReinforceFactByIDRow struct {
+	ID                  int64
+	Scope               string
+	EntityID            int64
+	EntityName          string
+	Key                 string
+	Content             string
+	Durability          string
+	Category            string
+	Confidence          float64
+	Importance          float64
+	ConfirmedAt         time.Time
+	ExpiresAt           *time.Time
+	Deadline            *time.Time
+	ForgetAt            *time.Time
+	Status              string
+	ArchivedAt          *time.Time
+	ArchiveReason       *string
+	Source              string
+	SourceNodeID        *int64
+	ExtractionCount     int32
+	Version             int32
+	CreatedAt           time.Time
+	UpdatedAt           time.Time
+	EffectiveConfidence float64
+}
+
+// ReinforceFactByID applies DESIGN 3: confidence becomes 1 - (1 - c_now)(1 - c_new)
+// where c_now is the effective confidence at @now; confirmed_at becomes @now.
+// Durability and category never change here.
+func (q *Queries) ReinforceFactByID(ctx context.Context, arg ReinforceFactByIDParams) (ReinforceFactByIDRow, error) {
+	row := q.db.QueryRow(ctx, reinforceFactByID, arg.Now, arg.Confidence, arg.ID)
+	var i ReinforceFactByIDRow
+	err := row.Scan(
+		&i.ID,
+		&i.Scope,
+		&i.EntityID,
+		&i.EntityName,
+		&i.Key,
+		&i.Content,
+		&i.Durability,
+		&i.Category,
+		&i.Confidence,
+		&i.Importance,
+		&i.ConfirmedAt,
+		&i.ExpiresAt,
+		&i.Deadline,
+		&i.ForgetAt,
+		&i.Status,
+		&i.ArchivedAt,
+		&i.ArchiveReason,
+		&i.Source,
+		&i.SourceNodeID,
+		&i.ExtractionCount,
+		&i.Version,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.EffectiveConfidence,
+	)
+	return i, err
+}
+
+const restoreFactsByID = `-- name: RestoreFactsByID :many
+WITH old AS (
+    SELECT o.id, o.status, o.archived_at, o.archive_reason, o.confirmed_at, o.expires_at,
+        o.forget_at
+    FROM entity_facts o
+    WHERE o.id = ANY($2::bigint[]) AND o.status = 'archived'
+), upd AS (
+    UPDATE entity_facts f
+    SET status = 'active', archived_at = NULL, archive_reason = NULL,
+        expires_at = CASE WHEN f.expires_at <= $1::timestamptz THEN NULL ELSE f.expires_at END,
+        confirmed_at = CASE
+            WHEN tenure_forget_at(f.durability, f.category, f.confidence, f.confirmed_at,
+                    CASE WHEN f.expires_at <= $1::timestamptz THEN NULL ELSE f.expires_at END,
+                    f.deadline) <= $1::timestamptz
+            THEN $1::timestamptz ELSE f.confirmed_at END,
+        version = f.version + 1, updated_at = $1::timestamptz
+    FROM old
+    WHERE f.id = old.id
+    RETURNING f.id, f.scope, f.entity_id, f.key, f.content, f.durability, f.category,
+        f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline, f.forget_at,
+        f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
+        f.extraction_count, f.version, f.created_at, f.updated_at,
+        old.archived_at AS old_archived_at, old.archive_reason AS old_archive_reason,
+        old.confirmed_at AS old_confirmed_at, old.expires_at AS old_expires_at,
+        old.forget_at AS old_forget_at
+), audit AS (
+    INSERT INTO audit_log (at, actor, action, target_type, target_id, scope, before, after, reason)
+    SELECT $1::timestamptz, $3::text, 'fact.restore', 'fact', u.id::text, u.scope,
+        jsonb_build_object('status', 'archived', 'archived_at', u.old_archived_at,
+            'archive_reason', u.old_archive_reason, 'forget_at', u.old_forget_at,
+            'version', u.version - 1)
+        || CASE WHEN u.old_confirmed_at <> u.confirmed_at
+                THEN jsonb_build_object('confirmed_at', u.old_confirmed_at) ELSE '{}'::jsonb END
+        || CASE WHEN u.old_expires_at IS DISTINCT FROM u.expires_at
+                THEN jsonb_build_object('expires_at', u.old_expires_at) ELSE '{}'::jsonb END,
+        jsonb_build_object('status', u.status, 'forget_at', u.forget_at, 'version', u.version)
+        || CASE WHEN u.old_confirmed_at <> u.confirmed_at
+                THEN jsonb_build_object('confirmed_at', u.confirmed_at) ELSE '{}'::jsonb END
+        || CASE WHEN u.old_expires_at IS DISTINCT FROM u.expires_at
+                THEN jsonb_build_object('expires_at', u.expires_at) ELSE '{}'::jsonb END,
+        $4::text
+    FROM upd u
+)
+SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
+    f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
+    f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
+    f.extraction_count, f.version, f.created_at, f.updated_at,
+    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
+        f.deadline, $1::timestamptz)::double precision AS effective_confidence
+FROM upd f
+JOIN entities e ON e.id = f.entity_id
+ORDER BY f.id
+`
+
+type RestoreFactsByIDParams struct {
+	Now    time.Time
+	Ids    []int64
+	Actor  string
+	Reason string
+}
+
+type RestoreFactsByIDRow struct {
+	ID                  int64
+	Scope               string
+	EntityID            int64
+	EntityName          string
+	Key                 string
+	Content             string
+	Durability          string
+	Category            string
+	Confidence          float64
+	Importance          float64
+	ConfirmedAt         time.Time
+	ExpiresAt           *time.Time
+	Deadline            *time.Time
+	ForgetAt            *time.Time
+	Status              string
+	ArchivedAt          *time.Time
+	ArchiveReason       *string
+	Source              string
+	SourceNodeID        *int64
+	ExtractionCount     int32
+	Version             int32
+	CreatedAt           time.Time
+	UpdatedAt           time.Time
+	EffectiveConfidence float64
+}
+
+// RestoreFactsByID makes the named archived facts active again (active ones
+// are left alone and not returned) and writes one audit row per fact. A fact
+// that would be due for decay at once is re-confirmed (confirmed_at = @now) and
+// a passed expires_at is cleared, so the next decay tick does not archive it
+// again. Listing confirmed_at and expires_at makes the forget_at trigger
+// recompute forget_at under the current policies.
+func (q *Queries) RestoreFactsByID(ctx context.Context, arg RestoreFactsByIDParams) ([]RestoreFactsByIDRow, error) {
+	rows, err := q.db.Query(ctx, restoreFactsByID,
+		arg.Now,
+		arg.Ids,
+		arg.Actor,
+		arg.Reason,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []RestoreFactsByIDRow{}
+	for rows.Next() {
+		var i RestoreFactsByIDRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Scope,
+			&i.EntityID,
+			&i.EntityName,
+			&i.Key,
+			&i.Content,
+			&i.Durability,
+			&i.Category,
+			&i.Confidence,
+			&i.Importance,
+			&i.ConfirmedAt,
+			&i.ExpiresAt,
+			&i.Deadline,
+			&i.ForgetAt,
+			&i.Status,
+			&i.ArchivedAt,
+			&i.ArchiveReason,
+			&i.Source,
+			&i.SourceNodeID,
+			&i.ExtractionCount,
+			&i.Version,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.EffectiveConfidence,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const sameActiveFact = `-- name: SameActiveFact :one
+SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
+    f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
+    f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
+    f.extraction_count, f.version, f.created_at, f.updated_at,
+    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
+        f.deadline, $1::timestamptz)::double precision AS effective_confidence
+FROM entity_facts f
+JOIN entities e ON e.id = f.entity_id
+WHERE f.entity_id = $2
+  AND f.key = $3
+  AND f.status = 'active'
+  AND f.scope = $4
+  AND lower(btrim(f.content)) = lower(btrim($5::text))
+ORDER BY f.id
+LIMIT 1
+FOR UPDATE OF f
+`
+
+type SameActiveFactParams struct {
+	Now      time.Time
+	EntityID int64
+	Key      string
+	Scope    string
+	Content  string
+}
+
+type SameActiveFactRow struct {
+	ID                  int64
+	Scope               string
+	EntityID            int64
+	EntityName          string
+	Key                 string
+	Content             string
+	Durability          string
+	Category            string
+	Confidence          float64
+	Importance          float64
+	ConfirmedAt         time.Time
+	ExpiresAt           *time.Time
+	Deadline            *time.Time
+	ForgetAt            *time.Time
+	Status              string
+	ArchivedAt          *time.Time
+	ArchiveReason       *string
+	Source              string
+	SourceNodeID        *int64
+	ExtractionCount     int32
+	Version             int32
+	CreatedAt           time.Time
+	UpdatedAt           time.Time
+	EffectiveConfidence float64
+}
+
+// SameActiveFact finds the active fact that states the same thing (same scope,
+// entity and key, content equal after trimming and ignoring case), to be
+// reinforced rather than written twice.
+func (q *Queries) SameActiveFact(ctx context.Context, arg SameActiveFactParams) (SameActiveFactRow, error) {
+	row := q.db.QueryRow(ctx, sameActiveFact,
+		arg.Now,
+		arg.EntityID,
+		arg.Key,
+		arg.Scope,
+		arg.Content,
+	)
+	var i SameActiveFactRow
+	err := row.Scan(
+		&i.ID,
+		&i.Scope,
+		&i.EntityID,
+		&i.EntityName,
+		&i.Key,
+		&i.Content,
+		&i.Durability,
+		&i.Category,
+		&i.Confidence,
+		&i.Importance,
+		&i.ConfirmedAt,
+		&i.ExpiresAt,
+		&i.Deadline,
+		&i.ForgetAt,
+		&i.Status,
+		&i.ArchivedAt,
+		&i.ArchiveReason,
+		&i.Source,
+		&i.SourceNodeID,
+		&i.ExtractionCount,
+		&i.Version,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.EffectiveConfidence,
+	)
+	return i, err
+}
+
+const setFactContent = `-- name: SetFactContent :one
+UPDATE entity_facts f
+SET content = $1, version = f.version + 1, updated_at = $2::timestamptz
+FROM entities e
+WHERE e.id = f.entity_id AND f.id = $3
+RETURNING f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
+    f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
+    f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
+    f.extraction_count, f.version, f.created_at, f.updated_at,
+    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
+        f.deadline, $2::timestamptz)::double precision AS effective_confidence
+`
+
+type SetFactContentParams struct {
+	Content string
+	Now     time.Time
+	ID      int64
+}
+
+type SetFactContentRow struct {
+	ID                  int64
+	Scope               string
+	EntityID            int64
+	EntityName          string
+	Key                 string
+	Content             string
+	Durability          string
+	Category            string
+	Confidence          float64
+	Importance          float64
+	ConfirmedAt         time.Time
+	ExpiresAt           *time.Time
+	Deadline            *time.Time
+	ForgetAt            *time.Time
+	Status              string
+	ArchivedAt          *time.Time
+	ArchiveReason       *string
+	Source              string
+	SourceNodeID        *int64
+	ExtractionCount     int32
+	Version             int32
+	CreatedAt           time.Time
+	UpdatedAt           time.Time
+	EffectiveConfidence float64
+}
+
+// SetFactContent keeps a decision's fact in step with the decision's text.
+func (q *Queries) SetFactContent(ctx context.Context, arg SetFactContentParams) (SetFactContentRow, error) {
+	row := q.db.QueryRow(ctx, setFactContent, arg.Content, arg.Now, arg.ID)
+	var i SetFactContentRow
+	err := row.Scan(
+		&i.ID,
+		&i.Scope,
+		&i.EntityID,
+		&i.EntityName,
+		&i.Key,
+		&i.Content,
+		&i.Durability,
+		&i.Category,
+		&i.Confidence,
+		&i.Importance,
+		&i.ConfirmedAt,
+		&i.ExpiresAt,
+		&i.Deadline,
+		&i.ForgetAt,
+		&i.Status,
+		&i.ArchivedAt,
+		&i.ArchiveReason,
+		&i.Source,
+		&i.SourceNodeID,
+		&i.ExtractionCount,
+		&i.Version,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.EffectiveConfidence,
+	)
+	return i, err
+}
+
+const updateFactFields = `-- name: UpdateFactFields :one
+UPDATE entity_facts f
+SET key = $1, content = $2, durability = $3, category = $4,
+    confidence = $5, importance = $6, confirmed_at = $7,
+    expires_at = $8, deadline = $9,
+    version = f.version + 1, updated_at = $10::timestamptz
+FROM entities e
+WHERE e.id = f.entity_id AND f.id = $11 AND f.version = $12
+RETURNING f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
+    f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
+    f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
+    f.extraction_count, f.version, f.created_at, f.updated_at,
+    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
+        f.deadline, $10::timestamptz)::double precision AS effective_confidence
+`
+
+type UpdateFactFieldsParams struct {
+	Key         string
+	Content     string
+	Durability  string
+	Category    string
+	Confidence  float64
+	Importance  float64
+	ConfirmedAt time.Time
+	ExpiresAt   *time.Time
+	Deadline    *time.Time
+	Now         time.Time
+	ID          int64
+	Version     int32
+}
+
+type UpdateFactFieldsRow struct {
+	ID                  int64
+	Scope               string
+	EntityID            int64
+	EntityName          string
+	Key                 string
+	Content             string
+	Durability          string
+	Category            string
+	Confidence          float64
+	Importance          float64
+	ConfirmedAt         time.Time
+	ExpiresAt           *time.Time
+	Deadline            *time.Time
+	ForgetAt            *time.Time
+	Status              string
+	ArchivedAt          *time.Time
+	ArchiveReason       *string
+	Source              string
+	SourceNodeID        *int64
+	ExtractionCount     int32
+	Version             int32
+	CreatedAt           time.Time
+	UpdatedAt           time.Time
+	EffectiveConfidence float64
+}
+
+// UpdateFactFields writes every editable field of one fact if it is still at
+// @version; no row comes back when someone else changed it first.
+func (q *Queries) UpdateFactFields(ctx context.Context, arg UpdateFactFieldsParams) (UpdateFactFieldsRow, error) {
+	row := q.db.QueryRow(ctx, updateFactFields,
+		arg.Key,
+		arg.Content,
+		arg.Durability,
+		arg.Category,
+		arg.Confidence,
+		arg.Importance,
+		arg.ConfirmedAt,
+		arg.ExpiresAt,
+		arg.Deadline,
+		arg.Now,
+		arg.ID,
+		arg.Version,
+	)
+	var i UpdateFactFieldsRow
+	err := row.Scan(
+		&i.ID,
+		&i.Scope,
+		&i.EntityID,
+		&i.EntityName,
+		&i.Key,
+		&i.Content,
+		&i.Durability,
+		&i.Category,
+		&i.Confidence,
+		&i.Importance,
+		&i.ConfirmedAt,
+		&i.ExpiresAt,
+		&i.Deadline,
+		&i.ForgetAt,
+		&i.Status,
+		&i.ArchivedAt,
+		&i.ArchiveReason,
+		&i.Source,
+		&i.SourceNodeID,
+		&i.ExtractionCount,
+		&i.Version,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.EffectiveConfidence,
+	)
+	return i, err
 }

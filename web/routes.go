@@ -60,6 +60,9 @@ func (s *Server) routes() {
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
+	if s.metrics != nil {
+		e.GET("/metrics", echo.WrapHandler(s.metrics))
+	}
 	e.GET("/static/*", echo.WrapHandler(s.assets.Handler()))
 	e.GET("/favicon.ico", func(c echo.Context) error {
 		return c.Redirect(http.StatusMovedPermanently, s.assets.Path("favicon.svg"))

@@ -22,16 +22,19 @@ type Config struct {
 	Assets *static.Assets
 	// Now returns the current time; tests inject a fixed clock.
 	Now func() time.Time
+	// Metrics serves /metrics; nil serves none.
+	Metrics http.Handler
 }
 
 // Server is Tenure's HTTP application.
 type Server struct {
-	echo   *echo.Echo
-	pool   *pgxpool.Pool
-	q      *queries.Queries
-	logger *slog.Logger
-	assets *static.Assets
-	now    func() time.Time
+	echo    *echo.Echo
+	pool    *pgxpool.Pool
+	q       *queries.Queries
+	logger  *slog.Logger
+	assets  *static.Assets
+	now     func() time.Time
+	metrics http.Handler
 }
 
 // New builds the server and registers every route.
@@ -46,12 +49,13 @@ func New(cfg Config) *Server {
 	e.HideBanner = true
 	e.HidePort = true
 	s := &Server{
-		echo:   e,
-		pool:   cfg.Pool,
-		q:      queries.New(cfg.Pool),
-		logger: cfg.Logger,
-		assets: cfg.Assets,
-		now:    cfg.Now,
+		echo:    e,
+		pool:    cfg.Pool,
+		q:       queries.New(cfg.Pool),
+		logger:  cfg.Logger,
+		assets:  cfg.Assets,
+		now:     cfg.Now,
+		metrics: cfg.Metrics,
 	}
 	e.HTTPErrorHandler = s.handleError
 	s.routes()

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"os"
@@ -70,6 +71,8 @@ func TestConfigErrors(t *testing.T) {
 		{"bad migrate action", nil, []string{"migrate", "sideways"}, "allowed actions are up, status, down, down-to"},
 		{"bad down-to", nil, []string{"migrate", "down-to", "x"}, `invalid version "x"`},
 		{"user without password-stdin", nil, []string{"user", "create", "--email", "a@b.c"}, "--password-stdin"},
+		{"bad job interval", nil, []string{"serve", "--decay-every", "10ms"}, "at least 1s"},
+		{"bad job interval env", map[string]string{"TENURE_CONSOLIDATE_EVERY": "often"}, []string{"serve"}, "invalid consolidate-every"},
 		{"user bad role", nil, []string{"user", "create", "--email", "a@b.c", "--role", "god", "--password-stdin"}, "allowed values are viewer, reviewer, admin"},
 	}
 	for _, tt := range tests {
@@ -283,5 +286,51 @@ func TestVersionAndHelp(t *testing.T) {
 	}
 	if err != nil || commands < 4 {
 		t.Errorf("help = %q, %v; want every command listed", out, err)
+	}
+}
+
+func TestConsolidateAndDecayCommands(t *testing.T) {
+	url := pgtest.NewURL(t)
+	env := map[string]string{"DATABASE_URL": url}
+	pool := pgtest.Connect(t, url)
+	ctx := context.Background()
+	if _, err := pool.Exec(ctx, `INSERT INTO memory_nodes (scope, content, properties) VALUES
+		('ops', 'Deploy 4812 completed; error rate unchanged.', '{}'),
+		('ops', 'Deploy 4812 is rolling out, 40% of pods updated.', '{"durability": "expired"}')`); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runCmd(t, env, "", "consolidate")
+	if err != nil {
+		t.Fatalf("consolidate: %v", err)
+	}
+	for _, want := range []string{"succeeded", "phase 10 promote", "promoted 1", "expired_rejected 1", "pruned_expired 1", "refusals: transient 0, expired 1, decision_locked 0"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("consolidate output lacks %q:\n%s", want, out)
+		}
+	}
+	out, _, err = runCmd(t, env, "", "consolidate", "--json")
+	if err != nil {
+		t.Fatalf("consolidate --json: %v", err)
+	}
+	var run struct {
+		ID     int64                     `json:"id"`
+		Status string                    `json:"status"`
+		Report map[string]map[string]int `json:"report"`
+	}
+	if err := json.Unmarshal([]byte(out), &run); err != nil || run.Status != "succeeded" || run.ID == 0 {
+		t.Errorf("consolidate --json = %q (%v), want a succeeded run as JSON", out, err)
+	}
+
+	if _, err := pool.Exec(ctx, `UPDATE entity_facts SET confirmed_at = now() - interval '10 years'`); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err = runCmd(t, env, "", "decay", "--json")
+	var rep struct{ Archived int }
+	if err != nil || json.Unmarshal([]byte(out), &rep) != nil || rep.Archived != 1 {
+		t.Errorf("decay --json = %q, %v; want one archived fact", out, err)
+	}
+	out, _, err = runCmd(t, env, "", "decay")
+	if err != nil || !strings.Contains(out, "archived 0 facts") {
+		t.Errorf("second decay = %q, %v", out, err)
 	}
 }

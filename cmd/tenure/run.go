@@ -44,6 +44,8 @@ type environment struct {
 func commands() []command {
 	return []command{
 		{"serve", "run the console and the API (starts a private PostgreSQL unless DATABASE_URL is set)", runServe},
+		{"consolidate", "run one consolidation now and print its report (--json for machines)", runConsolidate},
+		{"decay", "archive every fact whose forget_at has passed, once (--json for machines)", runDecay},
 		{"migrate", "apply migrations: migrate [up|status|down|down-to VERSION]", runMigrate},
 		{"user", "manage console users: user create --email E --role R --password-stdin", runUser},
 		{"version", "print the version", runVersion},
@@ -75,7 +77,7 @@ func printUsage(w io.Writer) {
 	var b strings.Builder
 	b.WriteString("Usage: tenure COMMAND [flags]\n\nCommands:\n")
 	for _, c := range commands() {
-		fmt.Fprintf(&b, "  %-9s %s\n", c.name, c.summary)
+		fmt.Fprintf(&b, "  %-12s %s\n", c.name, c.summary)
 	}
 	b.WriteString("\nRun 'tenure COMMAND -h' for the flags of a command.\n")
 	io.WriteString(w, b.String())

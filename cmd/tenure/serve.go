@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/tenurehq/tenure/demo"
+	"github.com/tenurehq/tenure/memory"
+	"github.com/tenurehq/tenure/metrics"
 	"github.com/tenurehq/tenure/migrations"
 	"github.com/tenurehq/tenure/static"
 	"github.com/tenurehq/tenure/web"
@@ -17,6 +19,7 @@ import (
 
 type serveConfig struct {
 	baseConfig
+	jobs jobConfig
 	addr string
 	demo bool
 }
@@ -30,10 +33,14 @@ func runServe(ctx context.Context, env *environment, args []string) error {
 		"address to listen on (env TENURE_ADDR)")
 	fs.BoolVar(&cfg.demo, "demo", envOr(env.getenv, "TENURE_DEMO", "") == "1",
 		"load demo data into an empty database and create a demo admin (env TENURE_DEMO=1)")
+	cfg.jobs.register(fs, env.getenv)
 	if err := parseFlags(fs, args, 0); err != nil {
 		return err
 	}
 	if err := cfg.validate(); err != nil {
+		return err
+	}
+	if err := cfg.jobs.validate(); err != nil {
 		return err
 	}
 	if err := validateAddr(cfg.addr); err != nil {
@@ -66,7 +73,19 @@ func runServe(ctx context.Context, env *environment, args []string) error {
 		}
 	}
 
-	app := web.New(web.Config{Pool: db.pool, Logger: logger, Assets: assets})
+	reg := metrics.New()
+	store := memory.NewStore(db.pool, memory.Options{Logger: logger, Metrics: reg})
+	stopJobs := func() {}
+	if !cfg.jobs.noJobs {
+		if _, stopJobs, err = startJobs(ctx, db, store, reg, cfg.jobs, logger); err != nil {
+			return err
+		}
+	}
+	// Deferred calls run last-in first-out: the scheduler stops after HTTP and
+	// before the pool and the private cluster.
+	defer stopJobs()
+
+	app := web.New(web.Config{Pool: db.pool, Logger: logger, Assets: assets, Metrics: reg.Handler()})
 	srv := app.HTTPServer(cfg.addr)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -83,7 +102,7 @@ func runServe(ctx context.Context, env *environment, args []string) error {
 	case <-ctx.Done():
 	}
 	// Shut down in order: HTTP first (finish in-flight requests), then the
-	// pool and the private cluster (deferred above).
+	// scheduler, the pool and the private cluster (deferred above).
 	logger.Info("serve.shutdown")
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()

@@ -1,0 +1,217 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tenurehq/tenure/jobs"
+	"github.com/tenurehq/tenure/memory"
+	"github.com/tenurehq/tenure/metrics"
+	"github.com/tenurehq/tenure/migrations"
+)
+
+// jobConfig holds the intervals of the scheduled jobs.
+type jobConfig struct {
+	consolidateEvery time.Duration
+	decayEvery       time.Duration
+	purgeEvery       time.Duration
+	noJobs           bool
+}
+
+func durationEnv(getenv func(string) string, key string, def time.Duration) time.Duration {
+	if v := strings.TrimSpace(getenv(key)); v != "" {
+		if d, err := time.ParseDuration(v); err == nil {
+			return d
+		}
+		// An unparsable value becomes -1 so that validate names it.
+		return -1
+	}
+	return def
+}
+
+func (c *jobConfig) register(fs *flag.FlagSet, getenv func(string) string) {
+	fs.DurationVar(&c.consolidateEvery, "consolidate-every", durationEnv(getenv, "TENURE_CONSOLIDATE_EVERY", 5*time.Minute),
+		"interval of the consolidation job (env TENURE_CONSOLIDATE_EVERY)")
+	fs.DurationVar(&c.decayEvery, "decay-every", durationEnv(getenv, "TENURE_DECAY_EVERY", time.Minute),
+		"interval of the decay job (env TENURE_DECAY_EVERY)")
+	fs.DurationVar(&c.purgeEvery, "purge-every", durationEnv(getenv, "TENURE_PURGE_EVERY", 24*time.Hour),
+		"interval of the tombstone purge job (env TENURE_PURGE_EVERY)")
+	fs.BoolVar(&c.noJobs, "no-jobs", envOr(getenv, "TENURE_NO_JOBS", "") == "1",
+		"do not run scheduled jobs in this process (env TENURE_NO_JOBS=1)")
+}
+
+func (c *jobConfig) validate() error {
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"consolidate-every (TENURE_CONSOLIDATE_EVERY)", c.consolidateEvery}, {"decay-every (TENURE_DECAY_EVERY)", c.decayEvery}, {"purge-every (TENURE_PURGE_EVERY)", c.purgeEvery}} {
+		if d.v < time.Second {
+			return usagef("invalid %s: use a duration of at least 1s, such as 30s, 5m or 24h", d.name)
+		}
+	}
+	return nil
+}
+
+// engineJobs are the scheduled jobs of the memory engine.
+func engineJobs(store *memory.Store, cfg jobConfig) []jobs.Job {
+	return []jobs.Job{
+		{Name: "consolidation", Interval: cfg.consolidateEvery, Run: func(ctx context.Context) error {
+			_, err := store.Consolidate(ctx, memory.ConsolidateOptions{Trigger: memory.TriggerSchedule})
+			if errors.Is(err, memory.ErrRunInProgress) {
+				return nil // a manual run is under way; the next tick catches up
+			}
+			return err
+		}},
+		{Name: "decay", Interval: cfg.decayEvery, Run: func(ctx context.Context) error {
+			_, err := store.Decay(ctx, memory.System("decay"))
+			return err
+		}},
+		{Name: "tombstone_purge", Interval: cfg.purgeEvery, Run: func(ctx context.Context) error {
+			_, err := store.PurgeTombstones(ctx)
+			return err
+		}},
+	}
+}
+
+// startJobs starts the scheduler with leader election; stop shuts it down
+// and gives up leadership.
+func startJobs(ctx context.Context, db *database, store *memory.Store, reg *metrics.Registry, cfg jobConfig, logger *slog.Logger) (*jobs.Scheduler, func(), error) {
+	leader, err := jobs.NewLeader(ctx, db.pool, jobs.DefaultLockKey, logger)
+	if err != nil {
+		return nil, nil, err
+	}
+	sched, err := jobs.NewScheduler(jobs.Options{Logger: logger, Leader: leader, Metrics: reg}, engineJobs(store, cfg)...)
+	if err != nil {
+		leader.Close(ctx)
+		return nil, nil, err
+	}
+	sched.Start()
+	stop := func() {
+		if err := sched.Shutdown(); err != nil {
+			logger.Error("jobs.shutdown", "err", err)
+		}
+		closeCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := leader.Close(closeCtx); err != nil {
+			logger.Error("leader.close", "err", err)
+		}
+	}
+	return sched, stop, nil
+}
+
+// openStore opens the database, migrates it and returns the engine.
+func openStore(ctx context.Context, env *environment, cfg *baseConfig) (*database, *memory.Store, error) {
+	logger := cfg.logger(env.stderr)
+	db, err := openDatabase(ctx, cfg, env.getenv, logger)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := migrations.Up(ctx, db.pool, logger); err != nil {
+		db.close()
+		return nil, nil, err
+	}
+	return db, memory.NewStore(db.pool, memory.Options{Logger: logger}), nil
+}
+
+func runConsolidate(ctx context.Context, env *environment, args []string) error {
+	var cfg baseConfig
+	var asJSON bool
+	fs := flag.NewFlagSet("consolidate", flag.ContinueOnError)
+	fs.SetOutput(env.stderr)
+	cfg.register(fs, env.getenv)
+	fs.BoolVar(&asJSON, "json", false, "print the run's report as JSON")
+	if err := parseFlags(fs, args, 0); err != nil {
+		return err
+	}
+	if err := cfg.validate(); err != nil {
+		return err
+	}
+	db, store, err := openStore(ctx, env, &cfg)
+	if err != nil {
+		return err
+	}
+	defer db.close()
+	run, err := store.Consolidate(ctx, memory.ConsolidateOptions{Trigger: memory.TriggerCLI})
+	if errors.Is(err, memory.ErrRunInProgress) {
+		return fmt.Errorf("consolidate: another run is in progress; try again when it has finished")
+	}
+	if run.ID != 0 {
+		if perr := printRun(env.stdout, run, asJSON); perr != nil {
+			return perr
+		}
+	}
+	return err
+}
+
+func printRun(w io.Writer, run memory.Run, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(run)
+	}
+	took := ""
+	if run.FinishedAt != nil {
+		took = " in " + run.FinishedAt.Sub(run.StartedAt).Round(time.Millisecond).String()
+	}
+	fmt.Fprintf(w, "consolidation run %d %s%s (trigger %s)\n", run.ID, run.Status, took, run.Trigger)
+	for _, phase := range memory.PhaseOrder {
+		counts := run.Report[strconv.Itoa(phase)]
+		keys := make([]string, 0, len(counts))
+		for k := range counts {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([]string, 0, len(keys))
+		for _, k := range keys {
+			parts = append(parts, fmt.Sprintf("%s %d", k, counts[k]))
+		}
+		if len(parts) == 0 {
+			parts = append(parts, "nothing to do")
+		}
+		fmt.Fprintf(w, "  phase %2d %-8s %s\n", phase, memory.PhaseName(phase), strings.Join(parts, ", "))
+	}
+	fmt.Fprintf(w, "  refusals: transient %d, expired %d, decision_locked %d\n",
+		run.TransientRejected, run.ExpiredRejected, run.DecisionLocked)
+	if run.Error != "" {
+		fmt.Fprintf(w, "  error: %s\n", run.Error)
+	}
+	return nil
+}
+
+func runDecay(ctx context.Context, env *environment, args []string) error {
+	var cfg baseConfig
+	var asJSON bool
+	fs := flag.NewFlagSet("decay", flag.ContinueOnError)
+	fs.SetOutput(env.stderr)
+	cfg.register(fs, env.getenv)
+	fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
+	if err := parseFlags(fs, args, 0); err != nil {
+		return err
+	}
+	if err := cfg.validate(); err != nil {
+		return err
+	}
+	db, store, err := openStore(ctx, env, &cfg)
+	if err != nil {
+		return err
+	}
+	defer db.close()
+	rep, err := store.Decay(ctx, memory.System("cli"))
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return json.NewEncoder(env.stdout).Encode(rep)
+	}
+	fmt.Fprintf(env.stdout, "decay: archived %d facts in %d batches\n", rep.Archived, rep.Batches)
+	return nil
+}

@@ -1,0 +1,835 @@
+package memory
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/tenurehq/tenure/queries"
+)
+
+// Trigger says what started a consolidation run.
+type Trigger string
+
+// The triggers a run may have.
+const (
+	TriggerSchedule Trigger = "schedule"
+	TriggerManual   Trigger = "manual" // a reviewer's "run now"
+	TriggerAPI      Trigger = "api"
+	TriggerCLI      Trigger = "cli"
+	TriggerTest     Trigger = "test"
+)
+
+// The consolidation phases. They keep the numbers of the pipeline they come
+// from; a run executes them in the order of PhaseOrder.
+const (
+	PhaseCleanup = 8
+	PhaseDecay   = 9
+	PhasePromote = 10
+	PhaseMerge   = 11
+	PhaseDecide  = 12
+)
+
+// PhaseOrder is the order a run executes its phases in: cleanup comes last,
+// so every row it prunes was first seen, and refused with a logged reason, by
+// the promotion gate of the same run.
+var PhaseOrder = [...]int{PhaseDecay, PhasePromote, PhaseMerge, PhaseDecide, PhaseCleanup}
+
+// PhaseName is the name of a phase.
+func PhaseName(phase int) string {
+	switch phase {
+	case PhaseCleanup:
+		return "cleanup"
+	case PhaseDecay:
+		return "decay"
+	case PhasePromote:
+		return "promote"
+	case PhaseMerge:
+		return "merge"
+	case PhaseDecide:
+		return "decide"
+	}
+	return fmt.Sprintf("phase %d", phase)
+}
+
+// Refusal reasons, as stored in consolidation_rejections.reason.
+const (
+	ReasonTransient      = "transient"
+	ReasonExpired        = "expired"
+	ReasonDecisionLocked = "decision_locked"
+)
+
+// consolidationLock is the advisory lock key held for a whole run
+// ("tenure-consolidate"), so that only one run at a time exists across every
+// process that shares the database.
+const consolidationLock int64 = 0x74656e757265_63
+
+// repeatedMoodCount is how often a mood must have been seen before it goes to
+// the review queue.
+const repeatedMoodCount = 5
+
+// ErrRunInProgress is returned when another run holds the consolidation lock.
+var ErrRunInProgress = errors.New("consolidation: another run is in progress")
+
+// Run is a consolidation run and its report.
+type Run struct {
+	ID                int64                     `json:"id"`
+	Trigger           string                    `json:"trigger"`
+	Status            string                    `json:"status"`
+	StartedAt         time.Time                 `json:"started_at"`
+	FinishedAt        *time.Time                `json:"finished_at,omitempty"`
+	Phase             *int16                    `json:"phase,omitempty"`
+	Report            map[string]map[string]int `json:"report"`
+	TransientRejected int                       `json:"transient_rejected"`
+	ExpiredRejected   int                       `json:"expired_rejected"`
+	DecisionLocked    int                       `json:"decision_locked"`
+	Error             string                    `json:"error,omitempty"`
+}
+
+// Count returns the report's count for outcome in phase.
+func (r Run) Count(phase int, outcome string) int {
+	return r.Report[fmt.Sprint(phase)][outcome]
+}
+
+func runFromRow(r queries.ConsolidationRun) Run {
+	run := Run{
+		ID: r.ID, Trigger: r.Trigger, Status: r.Status, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt,
+		Phase: r.Phase, TransientRejected: int(r.TransientRejected), ExpiredRejected: int(r.ExpiredRejected),
+		DecisionLocked: int(r.DecisionLocked), Error: deref(r.Error),
+	}
+	_ = json.Unmarshal(r.Report, &run.Report)
+	if run.Report == nil {
+		run.Report = map[string]map[string]int{}
+	}
+	return run
+}
+
+// GetRun returns one run.
+func (s *Store) GetRun(ctx context.Context, id int64) (Run, error) {
+	r, err := s.q.GetRun(ctx, id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Run{}, NotFoundf("consolidation run %d not found", id)
+	}
+	if err != nil {
+		return Run{}, fmt.Errorf("get run: %w", err)
+	}
+	return runFromRow(queries.ConsolidationRun(r)), nil
+}
+
+// ListRuns returns runs newest first, below beforeID when it is not 0.
+func (s *Store) ListRuns(ctx context.Context, beforeID int64, limit int32) ([]Run, error) {
+	rows, err := s.q.ListRuns(ctx, queries.ListRunsParams{BeforeID: beforeID, PageSize: limit})
+	if err != nil {
+		return nil, fmt.Errorf("list runs: %w", err)
+	}
+	out := make([]Run, len(rows))
+	for i, r := range rows {
+		out[i] = runFromRow(queries.ConsolidationRun(r))
+	}
+	return out, nil
+}
+
+// ConsolidateOptions tune a run.
+type ConsolidateOptions struct {
+	Trigger Trigger
+	// BatchSize is how many working rows one transaction handles; default 2000.
+	BatchSize int
+	// afterBatch, for tests, is called after each committed batch of a phase;
+	// an error stops the run there, as a kill would.
+	afterBatch func(phase int) error
+}
+
+// Consolidate runs every phase once and returns the run's report. Each batch
+// of each phase is one transaction, so a run stopped at any point (killed,
+// cancelled) leaves nothing half-written, and the next run finishes the work:
+// no row is promoted twice and none is lost. Only one run exists at a time
+// across all processes; another caller gets ErrRunInProgress.
+func (s *Store) Consolidate(ctx context.Context, opts ConsolidateOptions) (Run, error) {
+	if opts.Trigger == "" {
+		opts.Trigger = TriggerManual
+	}
+	if opts.BatchSize <= 0 {
+		opts.BatchSize = 2000
+	}
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return Run{}, fmt.Errorf("consolidate: %w", err)
+	}
+	defer conn.Release()
+	var locked bool
+	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", consolidationLock).Scan(&locked); err != nil {
+		return Run{}, fmt.Errorf("consolidate: lock: %w", err)
+	}
+	if !locked {
+		return Run{}, ErrRunInProgress
+	}
+	defer func() {
+		unlockCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if _, err := conn.Exec(unlockCtx, "SELECT pg_advisory_unlock($1)", consolidationLock); err != nil {
+			// A connection that cannot unlock is closed; that frees the lock.
+			conn.Conn().Close(unlockCtx)
+		}
+	}()
+
+	now := s.Now()
+	id, err := s.q.StartRun(ctx, queries.StartRunParams{Trigger: string(opts.Trigger), StartedAt: now})
+	if err != nil {
+		return Run{}, fmt.Errorf("consolidate: start: %w", err)
+	}
+	r := &runner{s: s, opts: opts, id: id, now: now, report: map[string]map[string]int{},
+		log: s.logger.With("run_id", id)}
+	if interrupted, err := s.q.InterruptRuns(ctx, queries.InterruptRunsParams{Now: now, CurrentID: id}); err != nil {
+		return r.fail(ctx, err)
+	} else if len(interrupted) > 0 {
+		r.log.Warn("consolidation.interrupted_runs", "runs", interrupted)
+	}
+	if r.since, err = s.q.LastSucceededRunID(ctx, id); err != nil {
+		return r.fail(ctx, err)
+	}
+	r.log.Info("consolidation.start", "trigger", opts.Trigger)
+	for _, phase := range PhaseOrder {
+		if err := ctx.Err(); err != nil {
+			return r.fail(ctx, err)
+		}
+		if err := r.phase(ctx, phase); err != nil {
+			return r.fail(ctx, fmt.Errorf("consolidate: %s: %w", PhaseName(phase), err))
+		}
+	}
+	finished := s.Now()
+	if err := s.q.FinishRun(ctx, queries.FinishRunParams{ID: id, Status: "succeeded", FinishedAt: finished}); err != nil {
+		return r.fail(ctx, err)
+	}
+	run, err := s.GetRun(ctx, id)
+	if err != nil {
+		return Run{}, err
+	}
+	r.log.Info("consolidation.done", "duration", finished.Sub(now), "report", run.Report,
+		"transient_rejected", run.TransientRejected, "expired_rejected", run.ExpiredRejected,
+		"decision_locked", run.DecisionLocked)
+	return run, nil
+}
+
+// runner is the state of one run.
+type runner struct {
+	s      *Store
+	opts   ConsolidateOptions
+	id     int64
+	since  int64 // the last run that finished; the merge phase looks at rows promoted after it
+	now    time.Time
+	log    *slog.Logger
+	report map[string]map[string]int
+	totals [3]int // transient, expired, decision_locked refusals
+}
+
+// fail records the run as failed (or cancelled) and returns err.
+func (r *runner) fail(ctx context.Context, err error) (Run, error) {
+	status := "failed"
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		status = "cancelled"
+	}
+	msg := err.Error()
+	finishCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if ferr := r.s.q.FinishRun(finishCtx, queries.FinishRunParams{
+		ID: r.id, Status: status, FinishedAt: r.s.Now(), Error: &msg,
+	}); ferr != nil {
+		r.log.Error("consolidation.finish", "err", ferr)
+	}
+	r.log.Error("consolidation.failed", "status", status, "err", err)
+	run, gerr := r.s.GetRun(finishCtx, r.id)
+	if gerr != nil {
+		return Run{ID: r.id, Status: status, Error: msg}, err
+	}
+	return run, err
+}
+
+// refusal is one refused row, logged after its batch commits.
+type refusal struct {
+	phase      int
+	nodeID     int64
+	scope      string
+	reason     string
+	decisionID int64
+}
+
+// batchResult is what one batch changed.
+type batchResult struct {
+	counts   map[string]int
+	refusals []refusal
+	done     bool // the phase has no more work
+}
+
+func (b *batchResult) add(outcome string, n int) {
+	if n == 0 {
+		return
+	}
+	if b.counts == nil {
+		b.counts = map[string]int{}
+	}
+	b.counts[outcome] += n
+}
+
+// batch runs fn in one transaction together with the run's progress, so the
+// report never counts work that was rolled back, then logs the refusals.
+func (r *runner) batch(ctx context.Context, phase int, fn func(q *queries.Queries) (batchResult, error)) (bool, error) {
+	var res batchResult
+	var report map[string]map[string]int
+	var totals [3]int
+	err := r.s.tx(ctx, func(q *queries.Queries, _ pgx.Tx) error {
+		var err error
+		if res, err = fn(q); err != nil {
+			return err
+		}
+		report = make(map[string]map[string]int, len(r.report)+1)
+		for k, v := range r.report {
+			report[k] = maps.Clone(v)
+		}
+		key := fmt.Sprint(phase)
+		if report[key] == nil {
+			report[key] = map[string]int{}
+		}
+		for k, v := range res.counts {
+			report[key][k] += v
+		}
+		totals = r.totals
+		for _, ref := range res.refusals {
+			switch ref.reason {
+			case ReasonTransient:
+				totals[0]++
+			case ReasonExpired:
+				totals[1]++
+			case ReasonDecisionLocked:
+				totals[2]++
+			}
+		}
+		raw, err := json.Marshal(report)
+		if err != nil {
+			return err
+		}
+		return q.UpdateRunProgress(ctx, queries.UpdateRunProgressParams{
+			ID: r.id, Phase: ptrTo(int16(phase)), Report: raw, TransientRejected: int32(totals[0]),
+			ExpiredRejected: int32(totals[1]), DecisionLocked: int32(totals[2]),
+		})
+	})
+	if err != nil {
+		return false, err
+	}
+	r.report, r.totals = report, totals
+	for _, ref := range res.refusals {
+		attrs := []any{"phase", ref.phase, "node_id", ref.nodeID, "scope", ref.scope, "reason", ref.reason}
+		if ref.decisionID != 0 {
+			attrs = append(attrs, "decision_id", ref.decisionID)
+		}
+		r.log.Info("consolidation."+refusalName(ref.reason), attrs...)
+		r.s.metrics.Rejected(ref.phase, ref.reason)
+	}
+	if r.opts.afterBatch != nil {
+		if err := r.opts.afterBatch(phase); err != nil {
+			return false, err
+		}
+	}
+	return res.done, nil
+}
+
+// refusalName is the log message suffix and counter name of a reason.
+func refusalName(reason string) string {
+	switch reason {
+	case ReasonTransient:
+		return "transient_rejected"
+	case ReasonExpired:
+		return "expired_rejected"
+	}
+	return reason
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+func (r *runner) phase(ctx context.Context, phase int) error {
+	var step func(context.Context, *queries.Queries, *int64) (batchResult, error)
+	switch phase {
+	case PhaseDecay:
+		step = r.decayStep
+	case PhasePromote:
+		step = r.promoteStep
+	case PhaseMerge:
+		step = r.mergeStep
+	case PhaseDecide:
+		step = r.decideStep
+	case PhaseCleanup:
+		step = r.cleanupStep
+	default:
+		return fmt.Errorf("unknown phase %d", phase)
+	}
+	var cursor int64
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		done, err := r.batch(ctx, phase, func(q *queries.Queries) (batchResult, error) {
+			return step(ctx, q, &cursor)
+		})
+		if err != nil {
+			return err
+		}
+		if done {
+			return nil
+		}
+	}
+}
+
+// decayStep archives one batch of facts past forget_at (phase 9).
+func (r *runner) decayStep(ctx context.Context, q *queries.Queries, _ *int64) (batchResult, error) {
+	rows, err := q.ArchiveDueFacts(ctx, queries.ArchiveDueFactsParams{Now: r.now, BatchSize: decayBatch})
+	if err != nil {
+		return batchResult{}, err
+	}
+	var res batchResult
+	res.add("archived", len(rows))
+	res.done = len(rows) < decayBatch
+	if len(rows) > 0 {
+		ids := make([]int64, len(rows))
+		for i, row := range rows {
+			ids[i] = row.ID
+		}
+		if err := r.s.audit(ctx, q, auditEntry{
+			actor: System("consolidation"), action: "fact.decay", targetType: "facts", targetID: fmt.Sprint(ids[0]),
+			after:  map[string]any{"status": "archived", "facts": ids, "run_id": r.id},
+			reason: "effective confidence fell below the floor, or the fact expired",
+		}); err != nil {
+			return res, err
+		}
+		r.s.metrics.Archived(len(rows))
+	}
+	return res, nil
+}
+
+// pendingBatch locks the next batch of unpromoted rows, classifies each, and
+// refuses, in SQL, the transient and expired ones for phase.
+func (r *runner) pendingBatch(ctx context.Context, q *queries.Queries, phase int, cursor *int64) ([]plan, batchResult, error) {
+	var res batchResult
+	rows, err := q.SelectPendingNodes(ctx, queries.SelectPendingNodesParams{AfterID: *cursor, BatchSize: int32(r.opts.BatchSize)})
+	if err != nil {
+		return nil, res, err
+	}
+	if len(rows) < r.opts.BatchSize {
+		res.done = true
+	}
+	if len(rows) == 0 {
+		return nil, res, nil
+	}
+	*cursor = rows[len(rows)-1].ID
+	plans := make([]plan, 0, len(rows))
+	ids := make([]int64, 0, len(rows))
+	for _, row := range rows {
+		p := planNode(row, r.now)
+		plans = append(plans, p)
+		ids = append(ids, row.ID)
+	}
+	if phase == PhasePromote {
+		// Every pending row passes this phase's gate once per run.
+		if err := r.rejectGated(ctx, q, phase, ids, &res); err != nil {
+			return nil, res, err
+		}
+	}
+	return plans, res, nil
+}
+
+// rejectGated logs a refusal for each transient or expired row among ids.
+func (r *runner) rejectGated(ctx context.Context, q *queries.Queries, phase int, ids []int64, res *batchResult) error {
+	rejected, err := q.RejectGatedNodes(ctx, queries.RejectGatedNodesParams{
+		RunID: r.id, Phase: int16(phase), Now: r.now, NodeIds: ids,
+	})
+	if err != nil {
+		return fmt.Errorf("gate: %w", err)
+	}
+	for _, rj := range rejected {
+		res.add(refusalName(rj.Reason), 1)
+		res.refusals = append(res.refusals, refusal{phase: phase, nodeID: deref(rj.NodeID), scope: rj.Scope, reason: rj.Reason})
+	}
+	return nil
+}
+
+// rejectLocked refuses, in SQL, durable rows that would write on the key of a
+// locked decision: each leaves a rejection, a tombstone and a review item.
+// It returns the ids it refused.
+func (r *runner) rejectLocked(ctx context.Context, q *queries.Queries, phase int, plans []plan, res *batchResult) (map[int64]bool, error) {
+	var ids []int64
+	var names, keys []string
+	for _, p := range plans {
+		if p.key != "" {
+			ids, names, keys = append(ids, p.nodeID), append(names, p.entity), append(keys, p.key)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	locked, err := q.RejectLockedNodes(ctx, queries.RejectLockedNodesParams{
+		RunID: r.id, Phase: int16(phase), Now: r.now, NodeIds: ids, EntityNames: names, Keys: keys,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("decision lock: %w", err)
+	}
+	if len(locked) == 0 {
+		return nil, nil
+	}
+	refused := make(map[int64]bool, len(locked))
+	nodeIDs := make([]int64, 0, len(locked))
+	rejectionIDs := make([]int64, 0, len(locked))
+	for _, l := range locked {
+		id := deref(l.NodeID)
+		refused[id] = true
+		nodeIDs = append(nodeIDs, id)
+		rejectionIDs = append(rejectionIDs, l.ID)
+		res.add("decision_locked", 1)
+		res.refusals = append(res.refusals, refusal{phase: phase, nodeID: id, scope: l.Scope,
+			reason: ReasonDecisionLocked, decisionID: deref(l.DecisionID)})
+	}
+	if _, err := q.TombstoneNodes(ctx, queries.TombstoneNodesParams{
+		NodeIds: nodeIDs, RunID: r.id, Reason: ReasonDecisionLocked, Now: r.now, PurgeAfter: r.now.Add(tombstoneKeep),
+	}); err != nil {
+		return nil, fmt.Errorf("tombstone locked rows: %w", err)
+	}
+	if err := q.QueueDecisionRefusals(ctx, queries.QueueDecisionRefusalsParams{Now: r.now, RejectionIds: rejectionIDs}); err != nil {
+		return nil, fmt.Errorf("queue refusals: %w", err)
+	}
+	return refused, nil
+}
+
+// tombstoneKeep is how long a pruned row stays restorable.
+const tombstoneKeep = 30 * 24 * time.Hour
+
+// promoteStep is phase 10 for one batch: the gate, the decision lock, then
+// facts or reinforcements for the durable rows that are not decisions.
+func (r *runner) promoteStep(ctx context.Context, q *queries.Queries, cursor *int64) (batchResult, error) {
+	plans, res, err := r.pendingBatch(ctx, q, PhasePromote, cursor)
+	if err != nil || len(plans) == 0 {
+		return res, err
+	}
+	var facts []plan
+	for _, p := range plans {
+		if p.marker == MarkerDurable && !p.decision {
+			facts = append(facts, p)
+		}
+	}
+	refused, err := r.rejectLocked(ctx, q, PhasePromote, facts, &res)
+	if err != nil {
+		return res, err
+	}
+	params := queries.PromoteNodesParams{Now: r.now, RunID: r.id}
+	for _, p := range facts {
+		if refused[p.nodeID] {
+			continue
+		}
+		params.NodeIds = append(params.NodeIds, p.nodeID)
+		params.EntityNames = append(params.EntityNames, p.entity)
+		params.Keys = append(params.Keys, p.key)
+		params.Durabilities = append(params.Durabilities, string(p.durability))
+		params.Categories = append(params.Categories, p.category)
+		params.Confidences = append(params.Confidences, p.confidence)
+		params.Deadlines = append(params.Deadlines, p.deadline)
+	}
+	if len(params.NodeIds) == 0 {
+		return res, nil
+	}
+	out, err := q.PromoteNodes(ctx, params)
+	if err != nil {
+		return res, fmt.Errorf("promote: %w", err)
+	}
+	res.add("promoted", int(out.Promoted))
+	res.add("reinforced", int(out.Reinforced))
+	r.s.metrics.Promoted(int(out.Promoted + out.Reinforced))
+	return res, nil
+}
+
+// mergeStep is phase 11: exact duplicates among the facts promoted since the
+// last finished run are merged; near duplicates and moods seen many times go
+// to the review queue.
+func (r *runner) mergeStep(ctx context.Context, q *queries.Queries, _ *int64) (batchResult, error) {
+	res := batchResult{done: true}
+	rejected, err := q.RejectGatedPromoted(ctx, queries.RejectGatedPromotedParams{RunID: r.id, Now: r.now, SinceRunID: r.since})
+	if err != nil {
+		return res, fmt.Errorf("gate: %w", err)
+	}
+	for _, rj := range rejected {
+		res.add(refusalName(rj.Reason), 1)
+		res.refusals = append(res.refusals, refusal{phase: PhaseMerge, nodeID: deref(rj.NodeID), scope: rj.Scope, reason: rj.Reason})
+	}
+	merged, err := q.MergeDuplicateFacts(ctx, queries.MergeDuplicateFactsParams{SinceRunID: r.since, Now: r.now})
+	if err != nil {
+		return res, fmt.Errorf("merge: %w", err)
+	}
+	res.add("merged", int(merged.Merged))
+	near, err := q.QueueNearDuplicates(ctx, queries.QueueNearDuplicatesParams{RunID: r.id, Now: r.now, SinceRunID: r.since})
+	if err != nil {
+		return res, fmt.Errorf("near duplicates: %w", err)
+	}
+	res.add("near_duplicates", int(near))
+	moods, err := q.QueueRepeatedMoods(ctx, queries.QueueRepeatedMoodsParams{Now: r.now, SinceRunID: r.since, MinCount: repeatedMoodCount})
+	if err != nil {
+		return res, fmt.Errorf("repeated moods: %w", err)
+	}
+	res.add("repeated_moods", int(moods))
+	return res, nil
+}
+
+// decideStep is phase 12 for one batch: durable decision rows become locked
+// decisions, unless a locked decision already settles their key.
+func (r *runner) decideStep(ctx context.Context, q *queries.Queries, cursor *int64) (batchResult, error) {
+	plans, res, err := r.pendingBatch(ctx, q, PhaseDecide, cursor)
+	if err != nil || len(plans) == 0 {
+		return res, err
+	}
+	var decisions []plan
+	var ids []int64
+	for _, p := range plans {
+		if p.decision {
+			decisions = append(decisions, p)
+			ids = append(ids, p.nodeID)
+		}
+	}
+	if len(decisions) == 0 {
+		return res, nil
+	}
+	// This phase's own gate, in SQL: a transient or expired decision row is
+	// refused here too, never carried into a decision.
+	if err := r.rejectGated(ctx, q, PhaseDecide, ids, &res); err != nil {
+		return res, err
+	}
+	var durable []plan
+	for _, p := range decisions {
+		if p.marker == MarkerDurable {
+			durable = append(durable, p)
+		}
+	}
+	decisions = durable
+	refused, err := r.rejectLocked(ctx, q, PhaseDecide, decisions, &res)
+	if err != nil {
+		return res, err
+	}
+	params := queries.PromoteDecisionNodesParams{Now: r.now, RunID: r.id}
+	for _, p := range decisions {
+		if refused[p.nodeID] {
+			continue
+		}
+		alts, _ := json.Marshal(p.alternatives)
+		params.NodeIds = append(params.NodeIds, p.nodeID)
+		params.EntityNames = append(params.EntityNames, p.entity)
+		params.Keys = append(params.Keys, p.key)
+		params.Alternatives = append(params.Alternatives, alts)
+		params.Reasonings = append(params.Reasonings, p.reasoning)
+		params.DecidedBys = append(params.DecidedBys, p.decidedBy)
+	}
+	if len(params.NodeIds) == 0 {
+		return res, nil
+	}
+	out, err := q.PromoteDecisionNodes(ctx, params)
+	if err != nil {
+		return res, fmt.Errorf("decide: %w", err)
+	}
+	res.add("decisions", int(out.Decisions))
+	r.s.metrics.Promoted(int(out.Nodes))
+	return res, nil
+}
+
+// cleanupStep is phase 8 for one batch: prune expired rows, stale transient
+// rows and rows past their ttl, each leaving a tombstone.
+func (r *runner) cleanupStep(ctx context.Context, q *queries.Queries, _ *int64) (batchResult, error) {
+	rows, err := q.PruneNodes(ctx, queries.PruneNodesParams{
+		RunID: &r.id, Now: r.now, PurgeAfter: r.now.Add(tombstoneKeep), HourAgo: r.now.Add(-time.Hour),
+		BatchSize: int32(r.opts.BatchSize),
+	})
+	if err != nil {
+		return batchResult{}, fmt.Errorf("prune: %w", err)
+	}
+	res := batchResult{done: len(rows) < r.opts.BatchSize}
+	for _, row := range rows {
+		switch row.Reason {
+		case "expired":
+			res.add("pruned_expired", 1)
+		case "transient_ttl":
+			res.add("pruned_transient", 1)
+		default:
+			res.add("pruned_ttl", 1)
+		}
+	}
+	return res, nil
+}
+
+// plan is how one working row would enter long-term memory.
+type plan struct {
+	nodeID       int64
+	marker       Marker
+	entity       string
+	key          string
+	durability   Durability
+	category     string
+	confidence   float64
+	deadline     string // RFC 3339, or "" for none
+	decision     bool
+	alternatives []string
+	reasoning    string
+	decidedBy    string
+}
+
+// defaultEntity names the entity of rows that name none.
+const defaultEntity = "general"
+
+// defaultConfidence is the confidence of a promoted fact whose row names none.
+// Importance is deliberately not used: it is a different axis.
+const defaultConfidence = 0.7
+
+// planNode decides both axes of a row: the row's own properties win, the
+// offline classifier fills in the rest, and moods and states never harden.
+func planNode(row queries.SelectPendingNodesRow, now time.Time) plan {
+	var props map[string]any
+	_ = json.Unmarshal(row.Properties, &props)
+	str := func(key string) string {
+		v, _ := props[key].(string)
+		return strings.TrimSpace(v)
+	}
+	p := plan{nodeID: row.ID, marker: MarkerDurable, entity: str("entity"), key: str("key"),
+		confidence: defaultConfidence, reasoning: str("reasoning"), decidedBy: str("decided_by")}
+	if m, ok := props["durability"].(string); ok {
+		p.marker = Marker(m)
+	}
+	if p.entity == "" {
+		p.entity = defaultEntity
+	}
+	if c, ok := props["confidence"].(float64); ok && c >= 0 && c <= 1 {
+		p.confidence = c
+	}
+	category, durability := str("category"), str("fact_durability")
+	if _, err := ParseCategory(category); err != nil {
+		category = ""
+	}
+	if _, err := ParseDurability(durability); err != nil {
+		durability = ""
+	}
+	var c Classification
+	if category == "" || durability == "" || p.key == "" {
+		c = Classify(row.Content, now)
+	}
+	switch {
+	case category != "":
+		p.category = category
+	default:
+		p.category = c.Category
+	}
+	switch {
+	case durability != "":
+		p.durability = Durability(durability)
+	case category != "":
+		p.durability = DefaultDurability(category, c.Durability)
+	default:
+		p.durability = c.Durability
+	}
+	p.durability = ClampDurability(p.category, p.durability)
+	if p.key == "" {
+		p.key = c.Key
+	}
+	if _, err := ParseKey(p.key); err != nil {
+		p.key = ""
+	}
+	if d := str("deadline"); d != "" {
+		p.deadline = d
+	} else if c.Deadline != nil && p.category == CategoryObligation {
+		p.deadline = c.Deadline.UTC().Format(time.RFC3339)
+	}
+	p.decision = p.category == CategoryDecision
+	if p.decision {
+		p.alternatives = stringList(props["alternatives"])
+		if len(p.alternatives) == 0 {
+			p.alternatives = c.Alternatives
+		}
+		if p.reasoning == "" {
+			p.reasoning = c.Reasoning
+		}
+		if p.key == "" {
+			p.key = slugKey(row.Content)
+		}
+	}
+	if p.alternatives == nil {
+		p.alternatives = []string{}
+	}
+	return p
+}
+
+func stringList(v any) []string {
+	list, _ := v.([]any)
+	out := make([]string, 0, len(list))
+	for _, x := range list {
+		if s, ok := x.(string); ok && strings.TrimSpace(s) != "" {
+			out = append(out, strings.TrimSpace(s))
+		}
+	}
+	return out
+}
+
+// DefaultDurability is the durability a fact of category gets when nothing
+// names one; other categories take fallback.
+func DefaultDurability(category string, fallback Durability) Durability {
+	switch category {
+	case CategoryMood:
+		return Ephemeral
+	case CategoryState, CategoryObligation:
+		return ShortTerm
+	case CategoryIdentity, CategoryDecision:
+		return Permanent
+	case CategoryRoutine, CategoryPreference, CategoryObservation:
+		return LongTerm
+	}
+	if fallback == "" {
+		return LongTerm
+	}
+	return fallback
+}
+
+// ClampDurability keeps moods and states from hardening: a mood is always
+// ephemeral, a state at most short-term, whatever an automated writer says.
+func ClampDurability(category string, d Durability) Durability {
+	switch category {
+	case CategoryMood:
+		return Ephemeral
+	case CategoryState:
+		if d == Permanent || d == LongTerm {
+			return ShortTerm
+		}
+	}
+	return d
+}
+
+var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
+
+// slugKey derives a key from a decision's text when it names none, so that
+// two unrelated decisions about one entity do not lock each other.
+func slugKey(text string) string {
+	words := strings.Fields(nonSlug.ReplaceAllString(strings.ToLower(text), " "))
+	var kept []string
+	for _, w := range words {
+		switch w {
+		case "we", "i", "the", "a", "an", "to", "will", "decided", "agreed", "is", "are", "and", "that", "of", "for", "on":
+			continue
+		}
+		kept = append(kept, w)
+		if len(kept) == 4 {
+			break
+		}
+	}
+	key := strings.Join(kept, "_")
+	if len(key) > 64 {
+		key = key[:64]
+	}
+	if key == "" {
+		return "decision"
+	}
+	return key
+}

@@ -1,0 +1,9 @@
+package memory
+
+import (
+	"testing"
+
+	"github.com/tenurehq/tenure/internal/pgtest"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }

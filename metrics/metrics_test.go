@@ -1,0 +1,36 @@
+package metrics
+
+import (
+	"errors"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestRegistryExposesCounters(t *testing.T) {
+	r := New()
+	r.Rejected(10, "transient")
+	r.Rejected(10, "transient")
+	r.Rejected(12, "decision_locked")
+	r.Archived(3)
+	r.Promoted(5)
+	r.ObserveRun("decay", 20*time.Millisecond, nil)
+	r.ObserveRun("decay", time.Second, errors.New("boom"))
+	rec := httptest.NewRecorder()
+	r.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	body := rec.Body.String()
+	for _, want := range []string{
+		`tenure_consolidation_rejections_total{phase="10",reason="transient"} 2`,
+		`tenure_consolidation_rejections_total{phase="12",reason="decision_locked"} 1`,
+		`tenure_facts_archived_total 3`,
+		`tenure_nodes_promoted_total 5`,
+		`tenure_job_runs_total{job="decay",result="error"} 1`,
+		`tenure_job_runs_total{job="decay",result="ok"} 1`,
+		`go_goroutines`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+}

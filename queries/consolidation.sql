@@ -1,0 +1,352 @@
+-- name: SelectPendingNodes :many
+-- SelectPendingNodes locks the next batch of unpromoted rows after after_id.
+SELECT id, scope, content, properties, importance, created_at
+FROM memory_nodes
+WHERE promoted_at IS NULL AND id > @after_id
+ORDER BY id
+LIMIT @batch_size
+FOR UPDATE SKIP LOCKED;
+
+-- name: RejectGatedNodes :many
+-- RejectGatedNodes logs one refusal for each transient or expired row of the
+-- batch (once per run and phase, so a rerun never logs twice).
+INSERT INTO consolidation_rejections (run_id, phase, node_id, scope, reason, source, content, properties, created_at)
+SELECT @run_id::bigint, @phase::smallint, n.id, n.scope, n.properties->>'durability', 'consolidation',
+    n.content, n.properties, @now
+FROM memory_nodes n
+WHERE n.id = ANY(@node_ids::bigint[]) AND n.promoted_at IS NULL
+  AND n.properties->>'durability' IN ('transient', 'expired')
+ON CONFLICT (run_id, phase, node_id) WHERE run_id IS NOT NULL DO NOTHING
+RETURNING id, node_id, scope, reason;
+
+-- name: RejectLockedNodes :many
+-- RejectLockedNodes refuses durable rows that would write a fact on the scope,
+-- entity and key of a decision that may not be reopened.
+INSERT INTO consolidation_rejections (run_id, phase, node_id, scope, reason, source, content, properties, decision_id, created_at)
+SELECT @run_id::bigint, @phase::smallint, n.id, n.scope, 'decision_locked', 'consolidation',
+    n.content, n.properties, d.id, @now
+FROM (
+    SELECT unnest(@node_ids::bigint[]) AS node_id, unnest(@entity_names::text[]) AS entity,
+        unnest(@keys::text[]) AS key
+) i
+JOIN memory_nodes n ON n.id = i.node_id AND n.promoted_at IS NULL
+    AND coalesce(n.properties->>'durability', 'durable') = 'durable'
+JOIN entities e ON e.scope = n.scope AND e.name = i.entity
+JOIN LATERAL (
+    SELECT d.id FROM decisions d
+    WHERE d.scope = n.scope AND d.entity_id = e.id AND d.key = i.key AND d.do_not_reopen
+    ORDER BY d.id DESC
+    LIMIT 1
+) d ON true
+WHERE i.key <> ''
+ON CONFLICT (run_id, phase, node_id) WHERE run_id IS NOT NULL DO NOTHING
+RETURNING id, node_id, scope, decision_id;
+
+-- name: TombstoneNodes :many
+-- TombstoneNodes deletes rows and keeps each one as a tombstone with reason,
+-- restorable for 30 days.
+WITH gone AS (
+    DELETE FROM memory_nodes n
+    WHERE n.id = ANY(@node_ids::bigint[]) AND n.promoted_at IS NULL
+    RETURNING n.id, n.scope, n.content, n.properties, n.importance, n.ttl_seconds, n.created_at
+)
+INSERT INTO node_tombstones (node_id, scope, content, properties, importance, ttl_seconds,
+    node_created_at, run_id, reason, pruned_at, purge_after)
+SELECT id, scope, content, properties, importance, ttl_seconds, created_at, @run_id::bigint,
+    @reason::text, @now, @purge_after
+FROM gone
+ON CONFLICT (node_id) DO NOTHING
+RETURNING node_id;
+
+-- name: QueueDecisionRefusals :exec
+INSERT INTO review_items (kind, scope, rejection_id, detail, created_at)
+SELECT 'decision_refusal', r.scope, r.id,
+    jsonb_build_object('decision_id', r.decision_id, 'node_id', r.node_id, 'run_id', r.run_id), @now
+FROM consolidation_rejections r
+WHERE r.id = ANY(@rejection_ids::bigint[]);
+
+-- name: PromoteNodes :one
+-- PromoteNodes turns durable rows into facts classified on both axes, or
+-- reinforces the identical active fact (same entity, key and content):
+-- confidence becomes 1 - (1 - c_now)(1 - c_new), confirmed now, durability and
+-- category unchanged.
+WITH input AS (
+    SELECT unnest(@node_ids::bigint[]) AS node_id, unnest(@entity_names::text[]) AS entity,
+        unnest(@keys::text[]) AS key, unnest(@durabilities::text[]) AS durability,
+        unnest(@categories::text[]) AS category, unnest(@confidences::float8[]) AS confidence,
+        unnest(@deadlines::text[]) AS deadline
+),
+gated AS (
+    SELECT i.node_id, i.entity, i.key, i.durability, i.category, i.confidence, i.deadline,
+        n.scope, btrim(n.content) AS content, n.importance
+    FROM input i
+    JOIN memory_nodes n ON n.id = i.node_id
+    WHERE n.promoted_at IS NULL AND coalesce(n.properties->>'durability', 'durable') = 'durable'
+      -- A row past its explicit ttl is left to cleanup, not promoted.
+      AND (n.ttl_seconds IS NULL OR n.created_at + n.ttl_seconds * interval '1 second' > @now::timestamptz)
+),
+ents AS (
+    INSERT INTO entities (scope, name, created_at, updated_at)
+    SELECT DISTINCT g.scope, g.entity, @now::timestamptz, @now::timestamptz FROM gated g
+    ON CONFLICT (scope, name) DO UPDATE SET name = excluded.name
+    RETURNING id, scope, name
+),
+matched AS (
+    SELECT DISTINCT ON (g.node_id) g.node_id, f.id AS fact_id, g.confidence
+    FROM gated g
+    JOIN ents e ON e.scope = g.scope AND e.name = g.entity
+    JOIN entity_facts f ON f.entity_id = e.id AND f.key = g.key AND f.status = 'active'
+        AND lower(f.content) = lower(g.content)
+    ORDER BY g.node_id, f.id
+),
+reinforced AS (
+    UPDATE entity_facts f
+    SET confidence = 1 - (1 - tenure_effective_confidence(f.durability, f.category, f.confidence,
+            f.confirmed_at, f.deadline, @now::timestamptz)) * m.keep,
+        confirmed_at = @now, extraction_count = f.extraction_count + m.n,
+        version = f.version + 1, updated_at = @now
+    FROM (
+        SELECT fact_id, exp(sum(ln(greatest(1 - confidence, 1e-12)))) AS keep, count(*)::int AS n
+        FROM matched
+        GROUP BY fact_id
+    ) m
+    WHERE f.id = m.fact_id
+    RETURNING f.id
+),
+inserted AS (
+    INSERT INTO entity_facts (scope, entity_id, key, content, durability, category, confidence,
+        importance, confirmed_at, deadline, source, source_node_id, created_at, updated_at)
+    SELECT g.scope, e.id, g.key, g.content, g.durability, g.category, g.confidence, g.importance,
+        @now, nullif(g.deadline, '')::timestamptz, 'consolidation', g.node_id, @now, @now
+    FROM gated g
+    JOIN ents e ON e.scope = g.scope AND e.name = g.entity
+    WHERE NOT EXISTS (SELECT 1 FROM matched m WHERE m.node_id = g.node_id)
+    RETURNING id, source_node_id
+),
+marked AS (
+    UPDATE memory_nodes n
+    SET promoted_at = @now, promoted_run_id = @run_id::bigint,
+        promoted_fact_id = coalesce(ins.id, mt.fact_id)
+    FROM gated g
+    LEFT JOIN inserted ins ON ins.source_node_id = g.node_id
+    LEFT JOIN matched mt ON mt.node_id = g.node_id
+    WHERE n.id = g.node_id
+    RETURNING n.id, ins.id IS NOT NULL AS created
+)
+SELECT count(*) FILTER (WHERE created)::int AS promoted,
+    count(*) FILTER (WHERE NOT created)::int AS reinforced,
+    (SELECT count(*) FROM reinforced)::int AS facts_reinforced
+FROM marked;
+
+-- name: PromoteDecisionNodes :one
+-- PromoteDecisionNodes turns durable decision rows into decisions: a fact of
+-- category decision plus its decisions row, locked against reopening.
+WITH input AS (
+    SELECT unnest(@node_ids::bigint[]) AS node_id, unnest(@entity_names::text[]) AS entity,
+        unnest(@keys::text[]) AS key, unnest(@alternatives::jsonb[]) AS alternatives,
+        unnest(@reasonings::text[]) AS reasoning, unnest(@decided_bys::text[]) AS decided_by
+),
+gated AS (
+    SELECT i.node_id, i.entity, i.key, i.alternatives, i.reasoning, i.decided_by,
+        n.scope, btrim(n.content) AS content, n.importance
+    FROM input i
+    JOIN memory_nodes n ON n.id = i.node_id
+    WHERE n.promoted_at IS NULL AND coalesce(n.properties->>'durability', 'durable') = 'durable'
+      -- A row past its explicit ttl is left to cleanup, not promoted.
+      AND (n.ttl_seconds IS NULL OR n.created_at + n.ttl_seconds * interval '1 second' > @now::timestamptz)
+),
+ents AS (
+    INSERT INTO entities (scope, name, created_at, updated_at)
+    SELECT DISTINCT g.scope, g.entity, @now::timestamptz, @now::timestamptz FROM gated g
+    ON CONFLICT (scope, name) DO UPDATE SET name = excluded.name
+    RETURNING id, scope, name
+),
+facts AS (
+    INSERT INTO entity_facts (scope, entity_id, key, content, durability, category, confidence,
+        importance, confirmed_at, source, source_node_id, created_at, updated_at)
+    SELECT g.scope, e.id, g.key, g.content, 'permanent', 'decision', 1, g.importance, @now,
+        'consolidation', g.node_id, @now, @now
+    FROM gated g
+    JOIN ents e ON e.scope = g.scope AND e.name = g.entity
+    RETURNING id, scope, entity_id, key, content, source_node_id
+),
+decs AS (
+    INSERT INTO decisions (fact_id, scope, entity_id, key, decision, alternatives, reasoning,
+        decided_by, decided_at, created_at, updated_at)
+    SELECT f.id, f.scope, f.entity_id, f.key, f.content,
+        ARRAY(SELECT jsonb_array_elements_text(g.alternatives)), g.reasoning, g.decided_by,
+        @now, @now, @now
+    FROM facts f
+    JOIN gated g ON g.node_id = f.source_node_id
+    RETURNING id
+),
+marked AS (
+    UPDATE memory_nodes n
+    SET promoted_at = @now, promoted_run_id = @run_id::bigint, promoted_fact_id = f.id
+    FROM facts f
+    WHERE n.id = f.source_node_id
+    RETURNING n.id
+)
+SELECT (SELECT count(*) FROM decs)::int AS decisions, (SELECT count(*) FROM marked)::int AS nodes;
+
+-- name: RejectGatedPromoted :many
+-- RejectGatedPromoted is the merge phase's gate: rows promoted since the last
+-- finished run whose marker is no longer durable are refused, and their facts
+-- are left out of merging.
+INSERT INTO consolidation_rejections (run_id, phase, node_id, scope, reason, source, content, properties, created_at)
+SELECT @run_id::bigint, 11, n.id, n.scope, n.properties->>'durability', 'consolidation',
+    n.content, n.properties, @now
+FROM memory_nodes n
+WHERE n.promoted_run_id > @since_run_id::bigint
+  AND n.properties->>'durability' IN ('transient', 'expired')
+ON CONFLICT (run_id, phase, node_id) WHERE run_id IS NOT NULL DO NOTHING
+RETURNING id, node_id, scope, reason;
+
+-- name: MergeDuplicateFacts :one
+-- MergeDuplicateFacts merges exact duplicates (same scope, entity, key and
+-- content, both active) among the facts promoted since the last finished run:
+-- the oldest survives, reinforced by the others' effective confidence; the
+-- others are archived as merged.
+WITH fresh AS (
+    SELECT DISTINCT f.entity_id, f.key, lower(f.content) AS norm
+    FROM memory_nodes n
+    JOIN entity_facts f ON f.id = n.promoted_fact_id
+    WHERE n.promoted_run_id > @since_run_id::bigint AND f.status = 'active'
+      AND coalesce(n.properties->>'durability', 'durable') = 'durable'
+),
+grouped AS (
+    SELECT f.id, f.extraction_count,
+        tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
+            f.deadline, @now::timestamptz) AS c_now,
+        min(f.id) OVER (PARTITION BY f.entity_id, f.key, lower(f.content)) AS survivor
+    FROM entity_facts f
+    JOIN fresh ON fresh.entity_id = f.entity_id AND fresh.key = f.key AND fresh.norm = lower(f.content)
+    WHERE f.status = 'active'
+),
+dups AS (
+    SELECT survivor, exp(sum(ln(greatest(1 - c_now, 1e-12)))) AS keep,
+        sum(extraction_count)::int AS extra
+    FROM grouped
+    WHERE id <> survivor
+    GROUP BY survivor
+),
+archived AS (
+    UPDATE entity_facts f
+    SET status = 'archived', archived_at = @now, archive_reason = 'merged into fact ' || g.survivor,
+        version = f.version + 1, updated_at = @now
+    FROM grouped g
+    WHERE f.id = g.id AND g.id <> g.survivor
+    RETURNING f.id
+),
+survivors AS (
+    UPDATE entity_facts f
+    SET confidence = 1 - (1 - g.c_now) * d.keep, confirmed_at = @now,
+        extraction_count = f.extraction_count + d.extra, version = f.version + 1, updated_at = @now
+    FROM dups d
+    JOIN grouped g ON g.id = d.survivor
+    WHERE f.id = d.survivor
+    RETURNING f.id
+)
+SELECT (SELECT count(*) FROM archived)::int AS merged, (SELECT count(*) FROM survivors)::int AS survivors;
+
+-- name: QueueNearDuplicates :one
+-- QueueNearDuplicates sends pairs of active facts with the same entity, key
+-- and category but different content, one of them promoted since the last
+-- finished run, to the review queue.
+WITH pairs AS (
+    INSERT INTO review_items (kind, scope, fact_id, other_fact_id, detail, created_at)
+    SELECT DISTINCT 'near_duplicate', f.scope, f.id, o.id,
+        jsonb_build_object('key', f.key, 'run_id', @run_id::bigint), @now::timestamptz
+    FROM memory_nodes n
+    JOIN entity_facts f ON f.id = n.promoted_fact_id AND f.status = 'active'
+    JOIN entity_facts o ON o.entity_id = f.entity_id AND o.key = f.key AND o.status = 'active'
+        AND o.category = f.category AND o.id < f.id AND lower(o.content) <> lower(f.content)
+    WHERE n.promoted_run_id > @since_run_id::bigint AND f.key <> ''
+      AND coalesce(n.properties->>'durability', 'durable') = 'durable'
+    ON CONFLICT (kind, fact_id, other_fact_id) WHERE status = 'open' AND other_fact_id IS NOT NULL
+    DO NOTHING
+    RETURNING id
+)
+SELECT count(*)::int FROM pairs;
+
+-- name: QueueRepeatedMoods :one
+-- QueueRepeatedMoods sends moods observed at least min_count times to the
+-- review queue, once: a person decides whether something lasting lies behind.
+WITH queued AS (
+    INSERT INTO review_items (kind, scope, fact_id, detail, created_at)
+    SELECT 'repeated_mood', f.scope, f.id,
+        jsonb_build_object('extraction_count', f.extraction_count), @now::timestamptz
+    FROM memory_nodes n
+    JOIN entity_facts f ON f.id = n.promoted_fact_id
+    WHERE n.promoted_run_id > @since_run_id::bigint AND f.category = 'mood'
+      AND f.status = 'active' AND f.extraction_count >= @min_count::int
+      AND NOT EXISTS (SELECT 1 FROM review_items r
+                      WHERE r.kind = 'repeated_mood' AND r.fact_id = f.id AND r.status = 'open')
+    GROUP BY f.id
+    RETURNING id
+)
+SELECT count(*)::int FROM queued;
+
+-- name: PruneNodes :many
+-- PruneNodes removes the next batch of rows cleanup prunes, each kept as a
+-- tombstone: expired rows unconditionally, transient rows older than
+-- min(ttl, 1 h) (hour_ago is now minus one hour), and any row past an
+-- explicit ttl.
+WITH doomed AS (
+    SELECT n.id
+    FROM memory_nodes n
+    WHERE n.promoted_at IS NULL
+      AND (n.properties->>'durability' = 'expired'
+           OR (n.properties->>'durability' = 'transient' AND n.created_at <= sqlc.arg('hour_ago')::timestamptz)
+           OR (n.ttl_seconds IS NOT NULL
+               AND n.created_at + n.ttl_seconds * interval '1 second' <= sqlc.arg('now')::timestamptz))
+    ORDER BY n.id
+    LIMIT sqlc.arg('batch_size')
+    FOR UPDATE SKIP LOCKED
+),
+gone AS (
+    DELETE FROM memory_nodes n
+    USING doomed d
+    WHERE n.id = d.id
+    RETURNING n.id, n.scope, n.content, n.properties, n.importance, n.ttl_seconds, n.created_at
+)
+INSERT INTO node_tombstones (node_id, scope, content, properties, importance, ttl_seconds,
+    node_created_at, run_id, reason, pruned_at, purge_after)
+SELECT g.id, g.scope, g.content, g.properties, g.importance, g.ttl_seconds, g.created_at,
+    sqlc.narg('run_id')::bigint,
+    CASE
+        WHEN g.properties->>'durability' = 'expired' THEN 'expired'
+        WHEN g.properties->>'durability' = 'transient' THEN 'transient_ttl'
+        ELSE 'ttl'
+    END,
+    sqlc.arg('now')::timestamptz, sqlc.arg('purge_after')::timestamptz
+FROM gone g
+ON CONFLICT (node_id) DO NOTHING
+RETURNING node_id, scope, reason;
+
+-- name: ArchiveDueFacts :many
+-- ArchiveDueFacts archives the next batch of active facts whose forget_at has
+-- passed, through the forget_at index: its cost follows the facts due, not the
+-- size of the table. Nothing is deleted.
+WITH due AS (
+    SELECT id FROM entity_facts
+    WHERE status = 'active' AND forget_at <= sqlc.arg('now')::timestamptz
+    ORDER BY forget_at
+    LIMIT @batch_size
+    FOR UPDATE SKIP LOCKED
+)
+UPDATE entity_facts f
+SET status = 'archived', archived_at = sqlc.arg('now')::timestamptz,
+    archive_reason = CASE WHEN f.expires_at <= sqlc.arg('now')::timestamptz THEN 'expired' ELSE 'decayed' END,
+    version = f.version + 1, updated_at = sqlc.arg('now')::timestamptz
+FROM due
+WHERE f.id = due.id
+RETURNING f.id, f.scope;
+
+-- name: PurgeTombstones :one
+WITH purged AS (
+    DELETE FROM node_tombstones
+    WHERE purge_after <= @now AND restored_at IS NULL
+    RETURNING id
+)
+SELECT count(*)::int FROM purged;
