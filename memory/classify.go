@@ -456,6 +456,9 @@ func (t *clsText) decision() (Classification, bool) {
 		Reason: "decision phrase " + t.quote(start, end)}
 	chosen := ""
 	c.Alternatives, chosen = t.alternatives(start, objectAt)
+	if chosen == "" && len(c.Alternatives) > 0 && objectAt < 0 {
+		chosen = t.objectAfter(end)
+	}
 	c.Reasoning = t.reasoning(start)
 	if len(c.Alternatives) > 0 {
 		parts := make([]string, 0, len(c.Alternatives)+1)
@@ -495,14 +498,19 @@ func (t *clsText) decisionObject(pos int) string {
 		}
 		w, j := clsNextWord(s, i)
 		i = j
-		if n == 0 {
-			switch w {
-			case "to", "that", "on", "upon", "we", "we'll", "will", "should", "the", "a", "an", "is", "was", "be", "i", "they":
+		switch w {
+		case "to", "the", "a", "an":
+			continue
+		case "that", "on", "upon", "we", "we'll", "will", "should", "is", "was", "be", "i", "they":
+			if n == 0 {
 				continue
 			}
-		}
-		switch w {
-		case "because", "since", "as", "so", "for", "instead", "rather", "not", "over", "and", "but", "which", "after":
+		case "not":
+			if n > 0 {
+				i = stop
+				continue
+			}
+		case "because", "since", "as", "so", "for", "instead", "rather", "over", "and", "but", "which", "after":
 			i = stop
 			continue
 		}
@@ -768,6 +776,25 @@ func clsIsChosenStop(w string, nearest bool) bool {
 		return !nearest
 	}
 	return false
+}
+
+// objectAfter is the thing chosen after a decision phrase: "decided to use
+// pnpm" gives pnpm.
+func (t *clsText) objectAfter(pos int) string {
+	s := t.norm
+	for pos < len(s) {
+		w, e := clsNextWord(s, pos)
+		switch w {
+		case "to", "use", "using", "adopt", "keep", "go", "going", "with", "switch", "move", "stick", "sticking", "the", "a", "an", "on", "that", "we", "will":
+			pos = e
+			continue
+		}
+		break
+	}
+	for pos < len(s) && s[pos] == ' ' {
+		pos++
+	}
+	return s[pos:t.phraseEnd(pos)]
 }
 
 // phraseEnd is where the option named at pos ends: at punctuation, a

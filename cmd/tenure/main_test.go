@@ -212,6 +212,9 @@ func TestServeWithDatabaseURL(t *testing.T) {
 	if code != 200 || !strings.Contains(body, `data-testid="fact-row"`) {
 		t.Errorf("GET /facts = %d, want demo facts listed", code)
 	}
+	if code, body := getBody(t, url+"/metrics"); code != 200 || !strings.Contains(body, "go_goroutines") {
+		t.Errorf("GET /metrics = %d, want Prometheus metrics", code)
+	}
 	if err := stop(); err != nil {
 		t.Errorf("serve returned %v after its context ended, want nil", err)
 	}
@@ -332,5 +335,37 @@ func TestConsolidateAndDecayCommands(t *testing.T) {
 	out, _, err = runCmd(t, env, "", "decay")
 	if err != nil || !strings.Contains(out, "archived 0 facts") {
 		t.Errorf("second decay = %q, %v", out, err)
+	}
+}
+
+// TestServeRunsScheduledJobs: serve consolidates on its schedule, so a pushed
+// durable row becomes a fact without anyone asking.
+func TestServeRunsScheduledJobs(t *testing.T) {
+	url := pgtest.NewURL(t)
+	env := map[string]string{"DATABASE_URL": url}
+	startServe(t, env, "--consolidate-every", "1s")
+	pool := pgtest.Connect(t, url)
+	ctx := context.Background()
+	if _, err := pool.Exec(ctx, `INSERT INTO memory_nodes (scope, content) VALUES ('ops', 'The search cluster runs 6 data nodes.')`); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var facts int
+		if err := pool.QueryRow(ctx, `SELECT count(*) FROM entity_facts WHERE source = 'consolidation'`).Scan(&facts); err != nil {
+			t.Fatal(err)
+		}
+		if facts == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no scheduled consolidation promoted the row within 30 s")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	var trigger string
+	pool.QueryRow(ctx, `SELECT trigger FROM consolidation_runs ORDER BY id LIMIT 1`).Scan(&trigger)
+	if trigger != "schedule" {
+		t.Errorf("run trigger = %q, want schedule", trigger)
 	}
 }
