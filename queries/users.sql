@@ -8,3 +8,29 @@ RETURNING id, email, name, role, password_hash, created_at, updated_at, last_log
 SELECT id, email, name, role, password_hash, created_at, updated_at, last_login_at, disabled_at
 FROM users
 WHERE lower(email) = lower(@email);
+
+-- name: GetUser :one
+SELECT id, email, name, role, password_hash, created_at, updated_at, last_login_at, disabled_at
+FROM users
+WHERE id = @id;
+
+-- name: ListUsers :many
+SELECT id, email, name, role, password_hash, created_at, updated_at, last_login_at, disabled_at
+FROM users
+ORDER BY lower(email);
+
+-- name: SetUserLastLogin :exec
+UPDATE users SET last_login_at = @at::timestamptz WHERE id = @id;
+
+-- name: UpdateUserRole :one
+UPDATE users SET role = @role, updated_at = @at
+WHERE id = @id
+RETURNING id, email, name, role, password_hash, created_at, updated_at, last_login_at, disabled_at;
+
+-- name: SetUserDisabled :one
+UPDATE users SET disabled_at = sqlc.narg('disabled_at'), updated_at = @at
+WHERE id = @id
+RETURNING id, email, name, role, password_hash, created_at, updated_at, last_login_at, disabled_at;
+
+-- name: CountAdmins :one
+SELECT count(*)::int FROM users WHERE role = 'admin' AND disabled_at IS NULL;

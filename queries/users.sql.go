@@ -7,7 +7,19 @@ package queries
 
 import (
 	"context"
+	"time"
 )
+
+const countAdmins = `-- name: CountAdmins :one
+SELECT count(*)::int FROM users WHERE role = 'admin' AND disabled_at IS NULL
+`
+
+func (q *Queries) CountAdmins(ctx context.Context) (int32, error) {
+	row := q.db.QueryRow(ctx, countAdmins)
+	var column_1 int32
+	err := row.Scan(&column_1)
+	return column_1, err
+}
 
 const createUser = `-- name: CreateUser :one
 INSERT INTO users (email, name, role, password_hash)
@@ -45,6 +57,29 @@ func (q *Queries) CreateUser(ctx context.Context, arg CreateUserParams) (User, e
 	return i, err
 }
 
+const getUser = `-- name: GetUser :one
+SELECT id, email, name, role, password_hash, created_at, updated_at, last_login_at, disabled_at
+FROM users
+WHERE id = $1
+`
+
+func (q *Queries) GetUser(ctx context.Context, id int64) (User, error) {
+	row := q.db.QueryRow(ctx, getUser, id)
+	var i User
+	err := row.Scan(
+		&i.ID,
+		&i.Email,
+		&i.Name,
+		&i.Role,
+		&i.PasswordHash,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.LastLoginAt,
+		&i.DisabledAt,
+	)
+	return i, err
+}
+
 const getUserByEmail = `-- name: GetUserByEmail :one
 SELECT id, email, name, role, password_hash, created_at, updated_at, last_login_at, disabled_at
 FROM users
@@ -53,6 +88,114 @@ WHERE lower(email) = lower($1)
 
 func (q *Queries) GetUserByEmail(ctx context.Context, email string) (User, error) {
 	row := q.db.QueryRow(ctx, getUserByEmail, email)
+	var i User
+	err := row.Scan(
+		&i.ID,
+		&i.Email,
+		&i.Name,
+		&i.Role,
+		&i.PasswordHash,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.LastLoginAt,
+		&i.DisabledAt,
+	)
+	return i, err
+}
+
+const listUsers = `-- name: ListUsers :many
+SELECT id, email, name, role, password_hash, created_at, updated_at, last_login_at, disabled_at
+FROM users
+ORDER BY lower(email)
+`
+
+func (q *Queries) ListUsers(ctx context.Context) ([]User, error) {
+	rows, err := q.db.Query(ctx, listUsers)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []User{}
+	for rows.Next() {
+		var i User
+		if err := rows.Scan(
+			&i.ID,
+			&i.Email,
+			&i.Name,
+			&i.Role,
+			&i.PasswordHash,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.LastLoginAt,
+			&i.DisabledAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const setUserDisabled = `-- name: SetUserDisabled :one
+UPDATE users SET disabled_at = $1, updated_at = $2
+WHERE id = $3
+RETURNING id, email, name, role, password_hash, created_at, updated_at, last_login_at, disabled_at
+`
+
+type SetUserDisabledParams struct {
+	DisabledAt *time.Time
+	At         time.Time
+	ID         int64
+}
+
+func (q *Queries) SetUserDisabled(ctx context.Context, arg SetUserDisabledParams) (User, error) {
+	row := q.db.QueryRow(ctx, setUserDisabled, arg.DisabledAt, arg.At, arg.ID)
+	var i User
+	err := row.Scan(
+		&i.ID,
+		&i.Email,
+		&i.Name,
+		&i.Role,
+		&i.PasswordHash,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.LastLoginAt,
+		&i.DisabledAt,
+	)
+	return i, err
+}
+
+const setUserLastLogin = `-- name: SetUserLastLogin :exec
+UPDATE users SET last_login_at = $1::timestamptz WHERE id = $2
+`
+
+type SetUserLastLoginParams struct {
+	At time.Time
+	ID int64
+}
+
+func (q *Queries) SetUserLastLogin(ctx context.Context, arg SetUserLastLoginParams) error {
+	_, err := q.db.Exec(ctx, setUserLastLogin, arg.At, arg.ID)
+	return err
+}
+
+const updateUserRole = `-- name: UpdateUserRole :one
+UPDATE users SET role = $1, updated_at = $2
+WHERE id = $3
+RETURNING id, email, name, role, password_hash, created_at, updated_at, last_login_at, disabled_at
+`
+
+type UpdateUserRoleParams struct {
+	Role string
+	At   time.Time
+	ID   int64
+}
+
+func (q *Queries) UpdateUserRole(ctx context.Context, arg UpdateUserRoleParams) (User, error) {
+	row := q.db.QueryRow(ctx, updateUserRole, arg.Role, arg.At, arg.ID)
 	var i User
 	err := row.Scan(
 		&i.ID,

@@ -1,0 +1,118 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tenurehq/tenure/internal/pgtest"
+	"github.com/tenurehq/tenure/queries"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+func TestRoles(t *testing.T) {
+	tests := []struct {
+		have, need Role
+		want       bool
+	}{
+		{RoleViewer, RoleViewer, true}, {RoleViewer, RoleReviewer, false}, {RoleReviewer, RoleReviewer, true},
+		{RoleReviewer, RoleAdmin, false}, {RoleAdmin, RoleReviewer, true}, {Role(""), RoleViewer, false},
+	}
+	for _, tt := range tests {
+		if got := tt.have.Allows(tt.need); got != tt.want {
+			t.Errorf("Role(%q).Allows(%q) = %t, want %t", tt.have, tt.need, got, tt.want)
+		}
+	}
+	if _, err := ParseRole("root"); err == nil || !strings.Contains(err.Error(), "viewer, reviewer, admin") {
+		t.Errorf("ParseRole(root) = %v", err)
+	}
+}
+
+func TestSessions(t *testing.T) {
+	ctx := context.Background()
+	q := queries.New(pgtest.NewPool(t))
+	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	s, err := NewSessions(q, clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash, _ := HashPassword("a long enough secret")
+	u, err := q.CreateUser(ctx, queries.CreateUserParams{Email: "Rev@Example.com", Role: "reviewer", PasswordHash: hash})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	for _, tc := range []struct{ email, password string }{
+		{"rev@example.com", "wrong password!"}, {"nobody@example.com", "a long enough secret"},
+	} {
+		if _, _, err := s.Login(ctx, tc.email, tc.password, "ua", "ip"); !errors.Is(err, ErrBadCredentials) {
+			t.Errorf("Login(%s, %s) = %v, want ErrBadCredentials", tc.email, tc.password, err)
+		}
+	}
+	token, sess, err := s.Login(ctx, "rev@example.com", "a long enough secret", "ua", "127.0.0.1")
+	if err != nil {
+		t.Fatalf("Login() = %v", err)
+	}
+	if sess.Role != RoleReviewer || sess.CSRF == "" || token == "" || sess.UserID != u.ID {
+		t.Errorf("Login() session = %+v", sess)
+	}
+	got, err := s.Lookup(ctx, token)
+	if err != nil || got.Email != u.Email || got.CSRF != sess.CSRF {
+		t.Errorf("Lookup() = %+v, %v", got, err)
+	}
+	if _, err := s.Lookup(ctx, token+"x"); !errors.Is(err, ErrNoSession) {
+		t.Errorf("Lookup(forged) = %v, want ErrNoSession", err)
+	}
+	// Use keeps a session alive; a long pause ends it.
+	now = now.Add(SessionTTL - time.Minute)
+	if _, err := s.Lookup(ctx, token); err != nil {
+		t.Errorf("Lookup() before expiry = %v", err)
+	}
+	now = now.Add(SessionTTL - time.Minute)
+	if _, err := s.Lookup(ctx, token); err != nil {
+		t.Errorf("Lookup() after a use extended it = %v", err)
+	}
+	now = now.Add(SessionTTL + time.Minute)
+	if _, err := s.Lookup(ctx, token); !errors.Is(err, ErrNoSession) {
+		t.Errorf("Lookup() after expiry = %v, want ErrNoSession", err)
+	}
+
+	token, _, err = s.Login(ctx, "rev@example.com", "a long enough secret", "ua", "ip")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Logout(ctx, token); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Lookup(ctx, token); !errors.Is(err, ErrNoSession) {
+		t.Errorf("Lookup() after logout = %v, want ErrNoSession", err)
+	}
+	token, _, _ = s.Login(ctx, "rev@example.com", "a long enough secret", "ua", "ip")
+	if _, err := q.SetUserDisabled(ctx, queries.SetUserDisabledParams{DisabledAt: &now, At: now, ID: u.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Lookup(ctx, token); !errors.Is(err, ErrNoSession) {
+		t.Errorf("Lookup() for a disabled user = %v, want ErrNoSession", err)
+	}
+	if _, _, err := s.Login(ctx, "rev@example.com", "a long enough secret", "ua", "ip"); !errors.Is(err, ErrBadCredentials) {
+		t.Errorf("Login() for a disabled user = %v, want ErrBadCredentials", err)
+	}
+}
+
+func TestAPITokens(t *testing.T) {
+	a, hashA, prefix, err := NewAPIToken()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, _, _ := NewAPIToken()
+	if a == b || !strings.HasPrefix(a, APITokenPrefix) || !strings.HasPrefix(a, prefix) || len(a) < 40 {
+		t.Errorf("NewAPIToken() = %q (prefix %q), want distinct prefixed random tokens", a, prefix)
+	}
+	if string(HashAPIToken(a)) != string(hashA) || string(HashAPIToken(b)) == string(hashA) {
+		t.Error("HashAPIToken does not match the hash NewAPIToken returned")
+	}
+}
