@@ -89,7 +89,7 @@ func Classify(text string, now time.Time) Classification {
 	if c, ok := t.identity(); ok {
 		return c
 	}
-	past := clsPastRe.FindStringIndex(t.norm) != nil
+	past := t.has(clsFPast) && clsPastRe.MatchString(t.norm)
 	if c, ok := t.obligation(now, past); ok {
 		return c
 	}
@@ -113,13 +113,36 @@ type clsText struct {
 	norm string
 	off  []int32 // len(norm)+1 entries
 
+	flags    clsFlags
 	dateDone bool // the date below has been looked for
 	dateOK   bool
 	date     clsDate
 }
 
+// find is re.FindStringIndex on the text when it holds a trigger of f.
+func (t *clsText) find(f clsFlags, re *regexp.Regexp) []int {
+	if !t.has(f) {
+		return nil
+	}
+	return re.FindStringIndex(t.norm)
+}
+
+// findSub is re.FindStringSubmatchIndex on the text when it holds a trigger of f.
+func (t *clsText) findSub(f clsFlags, re *regexp.Regexp) []int {
+	if !t.has(f) {
+		return nil
+	}
+	return re.FindStringSubmatchIndex(t.norm)
+}
+
+// has reports whether the text holds a trigger word of any of f's families.
+func (t *clsText) has(f clsFlags) bool { return t.flags&f != 0 }
+
 // findDate is clsFindDate, computed once per text.
 func (t *clsText) findDate(now time.Time) (clsDate, bool) {
+	if !t.has(clsFDate) {
+		return clsDate{}, false
+	}
 	if !t.dateDone {
 		t.date, t.dateOK = clsFindDate(t, now)
 		t.dateDone = true
@@ -199,7 +222,8 @@ func clsNormalize(s string) clsText {
 		// The trailing whitespace was never written: end the text where it began.
 		off[len(off)-1] = int32(space)
 	}
-	return clsText{orig: s, norm: b.String(), off: off}
+	norm := b.String()
+	return clsText{orig: s, norm: norm, off: off, flags: clsScan(norm)}
 }
 
 // span returns the original text behind norm[a:b], trimmed.
@@ -391,19 +415,23 @@ func (t *clsText) decision() (Classification, bool) {
 	start, end, found := -1, -1, false
 	objectAt := -1 // the object of "we won't use X" is an alternative
 	// Explicit decision phrases.
-	for from := 0; from < len(s) && !found; {
+	for from := 0; t.has(clsFDecided) && from < len(s) && !found; {
 		loc := clsDecidedRe.FindStringIndex(s[from:])
 		if loc == nil {
 			break
 		}
 		a, b := from+loc[0], from+loc[1]
 		from = b
+		switch next, _ := clsNextWord(s, b); next {
+		case "nothing", "yet", "anything", "whether", "if":
+			continue // "decided nothing yet"
+		}
 		if !t.negated(a, 3) {
 			start, end, found = a, b, true
 		}
 	}
 	// Agreement by a group.
-	for from := 0; from < len(s) && !found; {
+	for from := 0; t.has(clsFAgreed) && from < len(s) && !found; {
 		loc := clsAgreedRe.FindStringIndex(s[from:])
 		if loc == nil {
 			break
@@ -415,7 +443,7 @@ func (t *clsText) decision() (Classification, bool) {
 		}
 	}
 	// Choices by a group, with an alternative where the verb alone says little.
-	for from := 0; from < len(s) && !found; {
+	for from := 0; t.has(clsFChoice) && from < len(s) && !found; {
 		loc := clsChoiceRe.FindStringIndex(s[from:])
 		if loc == nil {
 			break
@@ -939,6 +967,9 @@ func (t *clsText) habitual(a, b int) bool {
 
 func (t *clsText) mood() (Classification, bool) {
 	s := t.norm
+	if !t.has(clsFMood) {
+		return Classification{}, false
+	}
 	mood := func(label string, a, b int) (Classification, bool) {
 		return Classification{Durability: Ephemeral, Category: CategoryMood, Key: "mood",
 			Reason: label + " " + t.quote(a, b)}, true
@@ -1038,7 +1069,9 @@ func (t *clsText) identity() (Classification, bool) {
 		return Classification{Durability: Permanent, Category: CategoryIdentity, Key: key,
 			Reason: "identity phrase " + t.quote(a, b)}, true
 	}
-	if m := clsIdentityRe.FindStringSubmatchIndex(s); m != nil {
+	if !t.has(clsFIdentity) && !(t.has(clsFWork) && t.has(clsFAs)) {
+		// no biography, trait or "works as"
+	} else if m := clsIdentityRe.FindStringSubmatchIndex(s); m != nil {
 		for g := range clsIdentityKeys {
 			if m[2+2*g] >= 0 {
 				if clsIdentityKeys[g] == "occupation" {
@@ -1054,7 +1087,7 @@ func (t *clsText) identity() (Classification, bool) {
 			}
 		}
 	}
-	for from := 0; from < len(s); {
+	for from := 0; t.has(clsFRole) && from < len(s); {
 		m := clsRoleRe.FindStringSubmatchIndex(s[from:])
 		if m == nil {
 			break
@@ -1099,7 +1132,7 @@ var (
 func (t *clsText) obligation(now time.Time, past bool) (Classification, bool) {
 	s := t.norm
 	ma, mb := -1, -1
-	for from := 0; from < len(s); {
+	for from := 0; t.has(clsFObligation) && from < len(s); {
 		loc := clsObligationRe.FindStringIndex(s[from:])
 		if loc == nil {
 			break
@@ -1139,7 +1172,7 @@ func (t *clsText) obligation(now time.Time, past bool) (Classification, bool) {
 	d, ok := t.findDate(now)
 	if ma >= 0 {
 		if !ok {
-			if r := clsRecurRe.FindStringIndex(s); r != nil {
+			if r := t.find(clsFRecur, clsRecurRe); r != nil {
 				return Classification{Durability: LongTerm, Category: CategoryRoutine, Key: "routine",
 					Reason: "recurring duty " + t.quote(r[0], r[1])}, true
 			}
@@ -1231,7 +1264,7 @@ func (t *clsText) state(past bool) (Classification, bool) {
 	// A present-tense marker, skipping "currently lives in" (a long_term fact
 	// that may change, not a condition of the moment).
 	pa, pb := -1, -1
-	for from := 0; from < len(s); {
+	for from := 0; t.has(clsFPresent) && from < len(s); {
 		loc := clsPresentRe.FindStringIndex(s[from:])
 		if loc == nil {
 			break
@@ -1250,20 +1283,20 @@ func (t *clsText) state(past bool) (Classification, bool) {
 	}
 	// "today" makes a present condition ephemeral ("is working from home
 	// today"), but not an event ("called today about billing").
-	if loc := clsTodayRe.FindStringIndex(s); loc != nil && (pa >= 0 || !past && clsCopulaRe.MatchString(s)) {
+	if loc := t.find(clsFToday, clsTodayRe); loc != nil && (pa >= 0 || !past && clsCopulaRe.MatchString(s)) {
 		key := "status"
 		if pa >= 0 {
 			key = t.stateKey(s[pa:pb])
-		} else if bl := clsBoundedRe.FindStringIndex(s); bl != nil {
+		} else if bl := t.find(clsFBounded, clsBoundedRe); bl != nil {
 			key = t.stateKey(s[bl[0]:bl[1]])
 		}
 		return state(Ephemeral, "state for today", loc[0], loc[1], key)
 	}
 	if !past {
-		if loc := clsBoundedRe.FindStringIndex(s); loc != nil {
+		if loc := t.find(clsFBounded, clsBoundedRe); loc != nil {
 			return state(ShortTerm, "bounded state", loc[0], loc[1], t.stateKey(s[loc[0]:loc[1]]))
 		}
-		if m := clsForRe.FindStringSubmatchIndex(s); m != nil && !strings.Contains(s, "been ") &&
+		if m := t.findSub(clsFBounded, clsForRe); m != nil && !strings.Contains(s, "been ") &&
 			!strings.Contains(s, "has ") && !strings.Contains(s, "have ") {
 			unit := s[m[2]:m[3]]
 			if strings.HasPrefix(unit, "minute") || strings.HasPrefix(unit, "hour") {
@@ -1276,7 +1309,7 @@ func (t *clsText) state(past bool) (Classification, bool) {
 		return state(Ephemeral, "current state", pa, pb, t.stateKey(s[pa:pb]))
 	}
 	if !past {
-		if m := clsReadingRe.FindStringSubmatchIndex(s); m != nil {
+		if m := t.findSub(clsFReading, clsReadingRe); m != nil {
 			key := "status"
 			switch {
 			case m[4] >= 0:
@@ -1306,7 +1339,7 @@ var clsPreferenceRe = regexp.MustCompile(`\b(?:(prefers?|preferred|preferring|pr
 var clsPreferenceKeys = [...]string{"prefers", "favourite", "likes", "dislikes"}
 
 func (t *clsText) preference() (Classification, bool) {
-	m := clsPreferenceRe.FindStringSubmatchIndex(t.norm)
+	m := t.findSub(clsFPreference, clsPreferenceRe)
 	if m == nil {
 		return Classification{}, false
 	}
@@ -1326,14 +1359,14 @@ func (t *clsText) preference() (Classification, bool) {
 var clsAtClockRe = regexp.MustCompile(`\b(?:at|around|by) (?:\d{1,2}(?::\d{2})? ?(?:am\b|pm\b|a\.m\.|p\.m\.)|\d{1,2}:\d{2}\b|noon\b|midnight\b)`)
 
 func (t *clsText) routine(now time.Time, past bool) (Classification, bool) {
-	if loc := clsRecurRe.FindStringIndex(t.norm); loc != nil {
+	if loc := t.find(clsFRecur, clsRecurRe); loc != nil {
 		return Classification{Durability: LongTerm, Category: CategoryRoutine, Key: "routine",
 			Reason: "routine " + t.quote(loc[0], loc[1])}, true
 	}
 	if past {
 		return Classification{}, false
 	}
-	if loc := clsAtClockRe.FindStringIndex(t.norm); loc != nil {
+	if loc := t.find(clsFDate, clsAtClockRe); loc != nil {
 		if d, ok := t.findDate(now); ok && !d.clockOnly {
 			return Classification{}, false // a dated appointment, not a habit
 		}
@@ -1351,7 +1384,7 @@ var clsObservationKeys = [...]string{"lives_in", "works_at", "uses", "speaks", "
 
 func (t *clsText) observation() Classification {
 	c := Classification{Durability: LongTerm, Category: CategoryObservation, Reason: "no rule matched: a general observation"}
-	if m := clsObservationRe.FindStringSubmatchIndex(t.norm); m != nil {
+	if m := t.findSub(clsFObservation, clsObservationRe); m != nil {
 		for g := range clsObservationKeys {
 			if m[2+2*g] >= 0 {
 				c.Key = clsObservationKeys[g]
@@ -1807,4 +1840,177 @@ func clsPeriodEnd(today time.Time, which, unit string) (time.Time, bool) {
 		return clsEndOfDay(y, time.December, 31), true
 	}
 	return time.Time{}, false
+}
+
+// ----------------------------------------------------------------- triggers
+
+// clsFlags records which families of words a text contains. Go's regexp has
+// no DFA, so the large patterns above cost a few microseconds each; a text
+// only runs the patterns whose trigger words it holds. Every alternative of a
+// pattern contains at least one word of its family (the tests check this).
+type clsFlags uint32
+
+const (
+	clsFMood clsFlags = 1 << iota
+	clsFIdentity
+	clsFWork // works, worked... (with clsFAs: "works as a")
+	clsFAs
+	clsFRole
+	clsFDecided
+	clsFAgreed
+	clsFChoice
+	clsFObligation
+	clsFDate
+	clsFRecur
+	clsFPast
+	clsFToday
+	clsFPresent
+	clsFBounded
+	clsFReading
+	clsFPreference
+	clsFObservation
+)
+
+// clsScan returns the trigger flags of the words of s.
+func clsScan(s string) clsFlags {
+	var f clsFlags
+	for i := 0; i < len(s); {
+		if !clsIsWordByte(s[i]) {
+			i++
+			continue
+		}
+		j, digit := i, false
+		for j < len(s) && clsIsWordByte(s[j]) {
+			digit = digit || s[j] >= '0' && s[j] <= '9'
+			j++
+		}
+		w := strings.Trim(s[i:j], "'-")
+		i = j
+		if digit {
+			f |= clsFDate | clsFReading
+		}
+		f |= clsWordFlags(w)
+		if clsIsRole(w) {
+			f |= clsFRole
+		}
+	}
+	return f
+}
+
+func clsWordFlags(w string) clsFlags {
+	switch w {
+	// moods: feeling words, feel*, mood phrases
+	case "stressed", "tired", "exhausted", "worn", "drained", "angry", "furious", "livid", "mad", "pissed", "happy",
+		"sad", "unhappy", "frustrated", "annoyed", "irritated", "irritable", "upset", "excited", "thrilled", "anxious",
+		"nervous", "worried", "bored", "grumpy", "cranky", "moody", "overwhelmed", "depressed", "lonely",
+		"disappointed", "relieved", "elated", "cheerful", "gloomy", "miserable", "impatient", "fed", "burned", "burnt",
+		"sleepy", "restless", "jittery", "ecstatic", "delighted", "glad", "embarrassed", "ashamed", "jealous",
+		"hopeful", "optimistic", "pessimistic", "heartbroken", "homesick", "scared", "terrified", "panicked",
+		"panicking", "pumped", "stoked", "outraged", "offended", "insulted", "sulking", "sulky", "cross", "huff", "edge",
+		"feel", "feels", "feeling", "felt", "feelin", "mood", "hate", "hating", "loathe", "detest", "despise":
+		return clsFMood
+	case "hates", "hated", "stand", "loathes":
+		return clsFMood | clsFPreference
+	case "sick":
+		return clsFMood | clsFBounded
+	case "day", "week", "night", "afternoon", "evening":
+		return clsFMood | clsFDate | clsFBounded | clsFToday | clsFRecur
+	case "morning":
+		return clsFMood | clsFDate | clsFToday
+	// identity
+	case "name", "name's", "goes", "pronouns", "born", "birthplace", "birth", "birthday", "birthdate", "dob",
+		"allergic", "allergy", "allergies", "native", "tongue", "language", "natively", "originally", "grew", "hails",
+		"nationality", "citizenship", "citizen", "raised", "introvert", "extrovert", "ambivert", "introverted",
+		"extroverted", "owl", "person", "bird", "perfectionist", "workaholic", "vegetarian", "vegan", "pescatarian",
+		"kosher", "halal", "intolerant", "coeliac", "celiac", "left-handed", "right-handed", "colorblind",
+		"colourblind", "color", "colour", "deaf", "blind", "diabetic", "autistic", "dyslexic", "bilingual",
+		"trilingual", "multilingual":
+		return clsFIdentity
+	case "works", "work", "worked":
+		return clsFWork | clsFObservation
+	case "working":
+		return clsFWork | clsFObservation | clsFBounded
+	case "as":
+		return clsFAs
+	// decisions
+	case "decided", "decides", "settled", "opted", "standardized", "standardised", "decision":
+		return clsFDecided
+	case "agreed", "agree":
+		return clsFAgreed
+	case "chose", "chosen", "choose", "picked", "selected", "go", "going", "sticking", "stick", "stuck", "ruled",
+		"adopted", "switched", "migrated", "use", "adopt", "forward":
+		return clsFChoice
+	case "went":
+		return clsFChoice | clsFPast | clsFReading
+	case "moved":
+		return clsFChoice | clsFObservation
+	case "using", "uses":
+		return clsFChoice | clsFObservation
+	case "now":
+		return clsFChoice | clsFPresent
+	// obligations
+	case "must", "mustn't", "needs", "need", "has", "have", "got", "gotta", "supposed", "expected", "promised",
+		"promises", "committed", "commits", "owes", "obliged", "obligated", "required", "remind", "reminder",
+		"forget", "remember", "overdue", "due", "rsvp", "hook":
+		return clsFObligation
+	case "deadline":
+		return clsFObligation | clsFBounded
+	// dates
+	case "jan", "january", "feb", "february", "mar", "march", "apr", "april", "may", "jun", "june", "jul", "july",
+		"aug", "august", "sep", "sept", "september", "oct", "october", "nov", "november", "dec", "december",
+		"monday", "mon", "tuesday", "tues", "tue", "wednesday", "wed", "thursday", "thurs", "thu", "friday", "fri",
+		"saturday", "sat", "sunday", "sun", "tomorrow", "tmrw", "tmr", "eod", "eow", "eom", "eoy", "eoq",
+		"minute", "minutes", "hour", "hours", "days", "weeks", "months", "year", "years", "noon", "midday", "midnight":
+		return clsFDate
+	case "today", "tonight":
+		return clsFDate | clsFToday
+	case "weekend", "month", "quarter":
+		return clsFDate | clsFBounded
+	// routines
+	case "every", "each", "daily", "nightly", "weekly", "biweekly", "bi-weekly", "fortnightly", "monthly",
+		"quarterly", "yearly", "annually", "hourly", "weekdays", "weeknights", "weekends", "mondays", "tuesdays",
+		"wednesdays", "thursdays", "fridays", "saturdays", "sundays", "usually", "typically", "normally", "generally",
+		"routinely", "habitually", "regularly", "often", "frequently", "tends", "tend", "whenever", "most", "once",
+		"twice", "times", "mornings", "evenings", "rule", "habit", "routine", "ritual":
+		return clsFRecur
+	case "always", "never", "only":
+		return clsFRecur | clsFPreference
+	// the past
+	case "was", "were", "did", "had", "ago", "yesterday", "last", "happened", "shipped", "released", "launched",
+		"completed", "finished", "sent", "paid", "filed", "submitted", "delivered", "presented", "attended", "joined",
+		"started", "began", "took", "met", "lived", "used", "earlier", "previously", "formerly":
+		return clsFPast
+	// present and bounded states, readings
+	case "moment", "atm", "speak", "present", "currently", "eta", "progress", "underway", "way", "ongoing",
+		"rolling", "call", "phone", "meeting", "meetings", "break", "afk", "down", "offline", "unreachable",
+		"unavailable", "degraded", "failing", "flapping", "still", "deploying", "syncing", "migrating", "rebuilding",
+		"restarting", "rebooting", "reindexing", "indexing", "backfilling", "compiling", "building", "uploading",
+		"downloading", "installing", "updating", "upgrading", "loading", "processing", "investigating", "debugging",
+		"driving", "commuting", "boarding", "sleeping", "eating", "transit":
+		return clsFPresent
+	case "recovering":
+		return clsFPresent | clsFBounded
+	case "sprint", "season", "next", "coming", "for", "temporarily", "lately", "until", "till", "til", "vacation",
+		"holiday", "holidays", "leave", "pto", "sabbatical", "office", "ooo", "off", "out", "travelling", "traveling",
+		"busy", "dealing", "blocked", "waiting", "cold", "flu", "covid", "ill", "unwell", "injured", "pregnant":
+		return clsFBounded
+	case "lag", "latency", "load", "cpu", "memory", "mem", "disk", "queue", "backlog", "error", "throughput",
+		"utilization", "utilisation", "response", "free", "heap", "rps", "qps", "outage", "fire", "lunch":
+		return clsFReading
+	// preferences
+	case "prefer", "prefers", "preferred", "preferring", "preference", "preferences", "rather", "favourite",
+		"favorite", "favourites", "favorites", "likes", "liked", "like", "love", "loves", "enjoy", "enjoys", "enjoyed",
+		"fan", "fond", "dislike", "dislikes", "disliked", "detests":
+		return clsFPreference
+	// observations
+	case "lives", "living", "based", "resides", "employed", "job", "speaks", "timezone", "time", "email", "e-mail",
+		"owns":
+		return clsFObservation
+	}
+	for _, p := range [...]string{"ugh", "argh", "urgh", "grr", "yay", "woo", "sigh", "hooray", "ffs"} {
+		if strings.HasPrefix(w, p) {
+			return clsFMood
+		}
+	}
+	return 0
 }

@@ -189,7 +189,7 @@ func (in NewDecision) validate(actor Actor, now time.Time) (NewDecision, error) 
 		return in, err
 	}
 	if in.DoNotReopen == nil {
-		in.DoNotReopen = ptr(true)
+		in.DoNotReopen = pointerTo(true)
 	}
 	return in, nil
 }
@@ -252,7 +252,7 @@ func (s *Store) RecordDecision(ctx context.Context, actor Actor, in NewDecision)
 		fact, err := q.InsertFact(ctx, queries.InsertFactParams{
 			Now: now, Scope: in.Scope, EntityID: ent.ID, Key: in.Key, Content: in.Decision,
 			Durability: string(Permanent), Category: CategoryDecision, Confidence: 1,
-			Importance: defaultImport, Source: sourceOf(actor),
+			Importance: defaultImportance, Source: sourceOf(actor),
 		})
 		if err != nil {
 			return fmt.Errorf("insert fact: %w", err)

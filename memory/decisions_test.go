@@ -43,7 +43,7 @@ func TestRecordDecision(t *testing.T) {
 		decided := fxStart.Add(-24 * time.Hour)
 		d, err := fx.s.RecordDecision(ctx, bot, NewDecision{Scope: "acme", Entity: "Acme Robotics", Key: "queue",
 			Decision: "Use river.", Reasoning: "Transactional enqueueing.", DecidedBy: "the team", DecidedAt: decided,
-			DoNotReopen: ptr(false)})
+			DoNotReopen: pointerTo(false)})
 		if err != nil || d.DoNotReopen || d.DecidedBy != "the team" || !d.DecidedAt.Equal(decided) || fx.get(t, d.FactID).Source != SourceAPI {
 			t.Errorf("RecordDecision(agent) = %+v, %v", d, err)
 		}
@@ -200,7 +200,7 @@ func TestEditDecision(t *testing.T) {
 	d := fx.recordLock(t, "acme", "Acme Robotics", "rma_policy")
 	fx.advance(time.Hour)
 	got, err := fx.s.EditDecision(ctx, reviewer, d.ID, 1, DecisionChanges{
-		Decision: ptr("Cracked housings are replaced on sight."), Reasoning: ptr("Photos delayed RMAs by a week; customers left."),
+		Decision: pointerTo("Cracked housings are replaced on sight."), Reasoning: pointerTo("Photos delayed RMAs by a week; customers left."),
 		Alternatives: &[]string{"require photos", "video call"},
 	}, "clearer wording")
 	if err != nil {
@@ -226,7 +226,7 @@ func TestEditDecision(t *testing.T) {
 	}
 
 	t.Run("stale version", func(t *testing.T) {
-		_, err := fx.s.EditDecision(ctx, reviewer, d.ID, 1, DecisionChanges{Reasoning: ptr("Other.")}, "")
+		_, err := fx.s.EditDecision(ctx, reviewer, d.ID, 1, DecisionChanges{Reasoning: pointerTo("Other.")}, "")
 		var c *DecisionConflictError
 		if !errors.As(err, &c) || c.Current.Version != 2 || c.Current.Decision != got.Decision {
 			t.Fatalf("EditDecision(version 1) = %v, want a *DecisionConflictError with version 2", err)
@@ -238,7 +238,7 @@ func TestEditDecision(t *testing.T) {
 	})
 
 	t.Run("agents", func(t *testing.T) {
-		_, err := fx.s.EditDecision(ctx, bot, d.ID, 2, DecisionChanges{Decision: ptr("Require photos.")}, "")
+		_, err := fx.s.EditDecision(ctx, bot, d.ID, 2, DecisionChanges{Decision: pointerTo("Require photos.")}, "")
 		wantLocked(t, "EditDecision(agent, locked)", err, got)
 		if n := fx.count(t, `SELECT count(*) FROM consolidation_rejections WHERE decision_id = $1 AND content = 'Require photos.'`, d.ID); n != 1 {
 			t.Errorf("rejections = %d, want 1", n)
@@ -246,14 +246,14 @@ func TestEditDecision(t *testing.T) {
 		if _, err := fx.s.ReopenDecision(ctx, reviewer, d.ID, "revisit"); err != nil {
 			t.Fatal(err)
 		}
-		_, err = fx.s.EditDecision(ctx, bot, d.ID, 3, DecisionChanges{Decision: ptr("Require photos.")}, "")
+		_, err = fx.s.EditDecision(ctx, bot, d.ID, 3, DecisionChanges{Decision: pointerTo("Require photos.")}, "")
 		wantError(t, "EditDecision(agent, open)", err, CodeForbidden, "only a reviewer can edit a decision")
 	})
 
 	t.Run("validation", func(t *testing.T) {
-		_, err := fx.s.EditDecision(ctx, reviewer, d.ID, 3, DecisionChanges{Reasoning: ptr(" ")}, "")
+		_, err := fx.s.EditDecision(ctx, reviewer, d.ID, 3, DecisionChanges{Reasoning: pointerTo(" ")}, "")
 		wantError(t, "EditDecision(empty reasoning)", err, CodeInvalid, "reasoning is empty")
-		_, err = fx.s.EditDecision(ctx, reviewer, 999999, 1, DecisionChanges{Reasoning: ptr("x")}, "")
+		_, err = fx.s.EditDecision(ctx, reviewer, 999999, 1, DecisionChanges{Reasoning: pointerTo("x")}, "")
 		wantError(t, "EditDecision(999999)", err, CodeNotFound, "no decision with id 999999")
 	})
 }
@@ -286,8 +286,8 @@ func TestListDecisions(t *testing.T) {
 		{"all", DecisionFilter{}, []int64{ids[3], ids[2], ids[1], ids[0]}},
 		{"scope", DecisionFilter{Scope: "acme"}, []int64{ids[2], ids[1], ids[0]}},
 		{"entity", DecisionFilter{Scope: "acme", Entity: "Acme Robotics"}, []int64{ids[1], ids[0]}},
-		{"locked", DecisionFilter{Locked: ptr(true)}, []int64{ids[3], ids[1], ids[0]}},
-		{"open", DecisionFilter{Locked: ptr(false)}, []int64{ids[2]}},
+		{"locked", DecisionFilter{Locked: pointerTo(true)}, []int64{ids[3], ids[1], ids[0]}},
+		{"open", DecisionFilter{Locked: pointerTo(false)}, []int64{ids[2]}},
 		{"query", DecisionFilter{Query: "postgres"}, []int64{ids[0]}},
 		{"query reasoning", DecisionFilter{Query: "REASON 3"}, []int64{ids[3]}},
 		{"query wildcard is literal", DecisionFilter{Query: "50%"}, []int64{ids[1]}},

@@ -70,3 +70,8 @@ func (e *LockedError) Error() string {
 	return fmt.Sprintf("decision_locked: decision %d (%q) is settled and may not be reopened by an automated writer; reasoning: %s",
 		e.DecisionID, e.Decision, e.Reasoning)
 }
+
+// Unwrap lets callers that look for *Error see a CodeDecisionLocked error.
+func (e *LockedError) Unwrap() error {
+	return &Error{Code: CodeDecisionLocked, Message: e.Error()}
+}

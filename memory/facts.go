@@ -187,13 +187,17 @@ func defaultDurability(category string) Durability {
 
 // The limits of the fields people and agents type.
 const (
-	maxContent     = 10000
-	maxEntityName  = 200
-	maxReason      = 2000
-	maxBulk        = 1000
-	defaultConf    = 0.8
-	defaultImport  = 0.5
-	defaultEntKind = "thing"
+	maxContent    = 10000
+	maxEntityName = 200
+	maxReason     = 2000
+	maxBulk       = 1000
+)
+
+// The defaults of a new fact.
+const (
+	defaultFactConfidence = 0.8
+	defaultImportance     = 0.5
+	defaultEntityKind     = "thing"
 )
 
 func parseContent(field, s string) (string, error) {
@@ -220,7 +224,7 @@ func parseEntity(s string) (string, error) {
 
 func parseEntityKind(s string) (string, error) {
 	if s == "" {
-		return defaultEntKind, nil
+		return defaultEntityKind, nil
 	}
 	if !categoryPattern.MatchString(s) {
 		return "", Invalidf("entity_kind", "invalid entity kind %q: use a lowercase slug of letters, digits and underscores starting with a letter, at most 40 characters (for example person, project)", s)
@@ -338,13 +342,13 @@ func (in NewFact) validate(actor Actor, now time.Time) (NewFact, error) {
 		return in, err
 	}
 	if in.Confidence == nil {
-		in.Confidence = ptr(defaultConf)
+		in.Confidence = pointerTo(defaultFactConfidence)
 	}
 	if err := parseUnit("confidence", *in.Confidence); err != nil {
 		return in, err
 	}
 	if in.Importance == nil {
-		in.Importance = ptr(defaultImport)
+		in.Importance = pointerTo(defaultImportance)
 	}
 	if err := parseUnit("importance", *in.Importance); err != nil {
 		return in, err
@@ -393,7 +397,7 @@ func checkDeadline(t *time.Time, category string) error {
 	return nil
 }
 
-func ptr[T any](v T) *T { return &v }
+func pointerTo[T any](v T) *T { return &v }
 
 // GetFact returns the fact with id.
 func (s *Store) GetFact(ctx context.Context, id int64) (Fact, error) {
@@ -691,6 +695,26 @@ func (s *Store) UpdateFact(ctx context.Context, actor Actor, id int64, version i
 		locked *LockedError
 	)
 	err = s.tx(ctx, func(q *queries.Queries, _ pgx.Tx) error {
+		// Take the key locks before the row lock, in the order CreateFact and
+		// RecordDecision take them, so that they cannot deadlock with this
+		// edit. The version check below catches any change in between.
+		seen, err := q.FactByID(ctx, queries.FactByIDParams{Now: now, ID: id})
+		if isNoRows(err) {
+			return NotFoundf("no fact with id %d", id)
+		}
+		if err != nil {
+			return fmt.Errorf("fact %d: %w", id, err)
+		}
+		keys := []string{seen.Key}
+		if ch.Key != nil {
+			keys = append(keys, *ch.Key)
+		}
+		slices.Sort(keys)
+		for _, key := range slices.Compact(keys) {
+			if err := q.LockFactKey(ctx, lockKey(seen.Scope, seen.EntityName, key)); err != nil {
+				return fmt.Errorf("lock key: %w", err)
+			}
+		}
 		cur, err := factForUpdate(ctx, q, now, id)
 		if err != nil {
 			return err
@@ -705,9 +729,6 @@ func (s *Store) UpdateFact(ctx context.Context, actor Actor, id int64, version i
 			for _, key := range slices.Compact([]string{cur.Key, next.Key}) {
 				if key == "" {
 					continue
-				}
-				if err := q.LockFactKey(ctx, lockKey(cur.Scope, cur.Entity, key)); err != nil {
-					return fmt.Errorf("lock key: %w", err)
 				}
 				d, err := lockingDecision(ctx, q, cur.Scope, cur.EntityID, key)
 				if err != nil {
@@ -1092,7 +1113,7 @@ func (s *Store) ReclassifyFacts(ctx context.Context, actor Actor, ids []int64, d
 		func(q *queries.Queries, ids []int64, now time.Time) (int, error) {
 			var d *string
 			if durability != nil {
-				d = ptr(string(*durability))
+				d = pointerTo(string(*durability))
 			}
 			rows, err := q.ReclassifyFactsByID(ctx, queries.ReclassifyFactsByIDParams{
 				Now: now, Ids: ids, Durability: d, Category: category, Actor: actor.String(), Reason: reason,

@@ -278,10 +278,10 @@ func TestCreateFactValidation(t *testing.T) {
 		{"bad key", reviewer, base(func(in *NewFact) { in.Key = "Lives In" }), "key", []string{`"Lives In"`, "up to 64 lowercase"}},
 		{"empty content", reviewer, base(func(in *NewFact) { in.Content = " \n " }), "content", []string{"content is empty"}},
 		{"long content", reviewer, base(func(in *NewFact) { in.Content = strings.Repeat("é", 10001) }), "content", []string{"10001 characters", "at most 10000"}},
-		{"confidence above 1", reviewer, base(func(in *NewFact) { in.Confidence = ptr(1.5) }), "confidence", []string{"1.5", "between 0 and 1"}},
-		{"confidence below 0", reviewer, base(func(in *NewFact) { in.Confidence = ptr(-0.1) }), "confidence", []string{"between 0 and 1"}},
-		{"confidence NaN", reviewer, base(func(in *NewFact) { in.Confidence = ptr(math.NaN()) }), "confidence", []string{"between 0 and 1"}},
-		{"importance", reviewer, base(func(in *NewFact) { in.Importance = ptr(2.0) }), "importance", []string{"between 0 and 1"}},
+		{"confidence above 1", reviewer, base(func(in *NewFact) { in.Confidence = pointerTo(1.5) }), "confidence", []string{"1.5", "between 0 and 1"}},
+		{"confidence below 0", reviewer, base(func(in *NewFact) { in.Confidence = pointerTo(-0.1) }), "confidence", []string{"between 0 and 1"}},
+		{"confidence NaN", reviewer, base(func(in *NewFact) { in.Confidence = pointerTo(math.NaN()) }), "confidence", []string{"between 0 and 1"}},
+		{"importance", reviewer, base(func(in *NewFact) { in.Importance = pointerTo(2.0) }), "importance", []string{"between 0 and 1"}},
 		{"durability", reviewer, base(func(in *NewFact) { in.Durability = "forever" }), "durability", []string{`"forever"`, "permanent, long_term, short_term, ephemeral"}},
 		{"category", reviewer, base(func(in *NewFact) { in.Category = "Mood!" }), "category", []string{`"Mood!"`, "lowercase slug"}},
 		{"category decision", reviewer, base(func(in *NewFact) { in.Category = CategoryDecision }), "category", []string{"record a decision"}},
@@ -289,7 +289,7 @@ func TestCreateFactValidation(t *testing.T) {
 		{"deadline on observation", reviewer, base(func(in *NewFact) { in.Deadline = &soon }), "deadline", []string{"only to obligations", "expires_at"}},
 		{"source", reviewer, base(func(in *NewFact) { in.Source = "robot" }), "source", []string{`"robot"`, "api, human, extraction, import, consolidation"}},
 		{"token claims human", bot, base(func(in *NewFact) { in.Source = SourceHuman }), "source", []string{"source human"}},
-		{"source node", reviewer, base(func(in *NewFact) { in.SourceNodeID = ptr(int64(-1)) }), "source_node_id", []string{"positive"}},
+		{"source node", reviewer, base(func(in *NewFact) { in.SourceNodeID = pointerTo(int64(-1)) }), "source_node_id", []string{"positive"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -313,14 +313,14 @@ func TestCreateFactReinforces(t *testing.T) {
 	fx := newFixture(t)
 	ctx := context.Background()
 	mood := fx.create(t, bot, NewFact{Scope: "home", Entity: "Mia", Key: "mood", Content: "Feels tired today.",
-		Category: CategoryMood, Confidence: ptr(0.6)})
+		Category: CategoryMood, Confidence: pointerTo(0.6)})
 	if mood.Durability != Ephemeral {
 		t.Fatalf("mood durability = %s, want ephemeral", mood.Durability)
 	}
 
 	fx.advance(12 * time.Hour)
 	got, reinforced, err := fx.s.CreateFact(ctx, bot, NewFact{Scope: "home", Entity: "Mia", Key: "mood",
-		Content: "  feels TIRED today. ", Category: CategoryIdentity, Durability: Permanent, Confidence: ptr(0.5)})
+		Content: "  feels TIRED today. ", Category: CategoryIdentity, Durability: Permanent, Confidence: pointerTo(0.5)})
 	if err != nil || !reinforced {
 		t.Fatalf("CreateFact(same mood) = %v, reinforced %t, want a reinforcement", err, reinforced)
 	}
@@ -343,7 +343,7 @@ func TestCreateFactReinforces(t *testing.T) {
 		fx.advance(time.Hour)
 		prev := got.Confidence
 		got, reinforced, err = fx.s.CreateFact(ctx, System("extraction"), NewFact{Scope: "home", Entity: "Mia", Key: "mood",
-			Content: "Feels tired today.", Category: CategoryMood, Durability: LongTerm, Confidence: ptr(0.7)})
+			Content: "Feels tired today.", Category: CategoryMood, Durability: LongTerm, Confidence: pointerTo(0.7)})
 		if err != nil || !reinforced {
 			t.Fatalf("reinforcement %d = %v, reinforced %t", i, err, reinforced)
 		}
@@ -482,10 +482,10 @@ func TestCreateFactDecisionLocked(t *testing.T) {
 func TestUpdateFact(t *testing.T) {
 	fx := newFixture(t)
 	ctx := context.Background()
-	f := fx.create(t, bot, NewFact{Scope: "home", Entity: "Mia", Key: "lives_in", Content: "Lives in Lyon.", Confidence: ptr(0.7)})
+	f := fx.create(t, bot, NewFact{Scope: "home", Entity: "Mia", Key: "lives_in", Content: "Lives in Lyon.", Confidence: pointerTo(0.7)})
 	fx.advance(48 * time.Hour)
 
-	got, err := fx.s.UpdateFact(ctx, reviewer, f.ID, 1, FactChanges{Content: ptr("Lives in Paris."), Confidence: ptr(0.9)}, "moved in March")
+	got, err := fx.s.UpdateFact(ctx, reviewer, f.ID, 1, FactChanges{Content: pointerTo("Lives in Paris."), Confidence: pointerTo(0.9)}, "moved in March")
 	if err != nil {
 		t.Fatalf("UpdateFact() error = %v", err)
 	}
@@ -517,7 +517,7 @@ func TestUpdateFact(t *testing.T) {
 
 	t.Run("stale version", func(t *testing.T) {
 		audits := fx.count(t, `SELECT count(*) FROM audit_log`)
-		_, err := fx.s.UpdateFact(ctx, reviewer, f.ID, 1, FactChanges{Content: ptr("Lives in Nice.")}, "")
+		_, err := fx.s.UpdateFact(ctx, reviewer, f.ID, 1, FactChanges{Content: pointerTo("Lives in Nice.")}, "")
 		var c *ConflictError
 		if !errors.As(err, &c) {
 			t.Fatalf("UpdateFact(version 1) = %v, want a *ConflictError", err)
@@ -532,7 +532,7 @@ func TestUpdateFact(t *testing.T) {
 	})
 
 	t.Run("no change", func(t *testing.T) {
-		got, err := fx.s.UpdateFact(ctx, reviewer, f.ID, 2, FactChanges{Content: ptr(" Lives in Paris. "), Confidence: ptr(0.9)}, "")
+		got, err := fx.s.UpdateFact(ctx, reviewer, f.ID, 2, FactChanges{Content: pointerTo(" Lives in Paris. "), Confidence: pointerTo(0.9)}, "")
 		if err != nil || got.Version != 2 {
 			t.Errorf("UpdateFact(same values) = v%d, %v; want version 2 and nothing written", got.Version, err)
 		}
@@ -542,7 +542,7 @@ func TestUpdateFact(t *testing.T) {
 		deadline := fx.clock().Add(72 * time.Hour)
 		_, err := fx.s.UpdateFact(ctx, reviewer, f.ID, 2, FactChanges{Deadline: &deadline}, "")
 		wantError(t, "UpdateFact(deadline on observation)", err, CodeInvalid, "only to obligations")
-		ob, err := fx.s.UpdateFact(ctx, reviewer, f.ID, 2, FactChanges{Category: ptr(CategoryObligation), Deadline: &deadline}, "")
+		ob, err := fx.s.UpdateFact(ctx, reviewer, f.ID, 2, FactChanges{Category: pointerTo(CategoryObligation), Deadline: &deadline}, "")
 		if err != nil || !timeEqual(ob.Deadline, &deadline) || !timeEqual(ob.ForgetAt, fx.sqlForgetAt(t, f.ID)) {
 			t.Fatalf("UpdateFact(obligation with deadline) = %v, %v", ob.Deadline, err)
 		}
@@ -564,11 +564,11 @@ func TestUpdateFact(t *testing.T) {
 	})
 
 	t.Run("validation and not found", func(t *testing.T) {
-		_, err := fx.s.UpdateFact(ctx, reviewer, f.ID, 5, FactChanges{Durability: ptr(Durability("forever"))}, "")
+		_, err := fx.s.UpdateFact(ctx, reviewer, f.ID, 5, FactChanges{Durability: pointerTo(Durability("forever"))}, "")
 		wantError(t, "UpdateFact(durability forever)", err, CodeInvalid, "allowed values are permanent")
-		_, err = fx.s.UpdateFact(ctx, reviewer, f.ID, 5, FactChanges{Category: ptr(CategoryDecision)}, "")
+		_, err = fx.s.UpdateFact(ctx, reviewer, f.ID, 5, FactChanges{Category: pointerTo(CategoryDecision)}, "")
 		wantError(t, "UpdateFact(category decision)", err, CodeInvalid, "record a decision")
-		_, err = fx.s.UpdateFact(ctx, reviewer, 999999, 1, FactChanges{Content: ptr("x")}, "")
+		_, err = fx.s.UpdateFact(ctx, reviewer, 999999, 1, FactChanges{Content: pointerTo("x")}, "")
 		wantError(t, "UpdateFact(999999)", err, CodeNotFound, "no fact with id 999999")
 	})
 }
@@ -582,17 +582,17 @@ func TestUpdateFactMoodsNeverHarden(t *testing.T) {
 		ch       FactChanges
 		forbid   []string // nil: allowed
 	}{
-		{"agent raises durability", bot, CategoryObservation, ShortTerm, FactChanges{Durability: ptr(LongTerm)},
+		{"agent raises durability", bot, CategoryObservation, ShortTerm, FactChanges{Durability: pointerTo(LongTerm)},
 			[]string{"short_term", "may not raise its durability to long_term", "only a reviewer can do that, in the console"}},
-		{"agent hardens a mood", bot, CategoryMood, Ephemeral, FactChanges{Category: ptr(CategoryIdentity)},
+		{"agent hardens a mood", bot, CategoryMood, Ephemeral, FactChanges{Category: pointerTo(CategoryIdentity)},
 			[]string{"is a mood", "may not turn it into identity", "only a reviewer"}},
-		{"agent reclassifies a state", bot, CategoryState, ShortTerm, FactChanges{Category: ptr(CategoryObservation)},
+		{"agent reclassifies a state", bot, CategoryState, ShortTerm, FactChanges{Category: pointerTo(CategoryObservation)},
 			[]string{"is a state", "only a reviewer"}},
-		{"extraction raises a mood", System("extraction"), CategoryMood, Ephemeral, FactChanges{Durability: ptr(ShortTerm)},
+		{"extraction raises a mood", System("extraction"), CategoryMood, Ephemeral, FactChanges{Durability: pointerTo(ShortTerm)},
 			[]string{"only a reviewer"}},
-		{"agent lowers durability", bot, CategoryObservation, LongTerm, FactChanges{Durability: ptr(Ephemeral)}, nil},
-		{"agent recategorises an observation", bot, CategoryObservation, LongTerm, FactChanges{Category: ptr(CategoryPreference)}, nil},
-		{"reviewer hardens a mood", reviewer, CategoryMood, Ephemeral, FactChanges{Category: ptr(CategoryIdentity), Durability: ptr(Permanent)}, nil},
+		{"agent lowers durability", bot, CategoryObservation, LongTerm, FactChanges{Durability: pointerTo(Ephemeral)}, nil},
+		{"agent recategorises an observation", bot, CategoryObservation, LongTerm, FactChanges{Category: pointerTo(CategoryPreference)}, nil},
+		{"reviewer hardens a mood", reviewer, CategoryMood, Ephemeral, FactChanges{Category: pointerTo(CategoryIdentity), Durability: pointerTo(Permanent)}, nil},
 	}
 	fx := newFixture(t)
 	ctx := context.Background()
@@ -629,9 +629,9 @@ func TestUpdateFactLocked(t *testing.T) {
 	onKey := fx.create(t, reviewer, NewFact{Scope: "acme", Entity: "Acme Robotics", Key: "rma_policy", Content: "Photos help triage."})
 	free := fx.create(t, bot, NewFact{Scope: "acme", Entity: "Acme Robotics", Key: "shipping", Content: "Ships from Lyon."})
 
-	_, err := fx.s.UpdateFact(ctx, bot, onKey.ID, 1, FactChanges{Content: ptr("RMAs need photos.")}, "")
+	_, err := fx.s.UpdateFact(ctx, bot, onKey.ID, 1, FactChanges{Content: pointerTo("RMAs need photos.")}, "")
 	wantLocked(t, "UpdateFact(agent, locked key)", err, d)
-	_, err = fx.s.UpdateFact(ctx, bot, free.ID, 1, FactChanges{Key: ptr("rma_policy")}, "")
+	_, err = fx.s.UpdateFact(ctx, bot, free.ID, 1, FactChanges{Key: pointerTo("rma_policy")}, "")
 	wantLocked(t, "UpdateFact(agent, move onto locked key)", err, d)
 	if n := fx.count(t, `SELECT count(*) FROM consolidation_rejections WHERE decision_id = $1`, d.ID); n != 2 {
 		t.Errorf("rejections = %d, want 2", n)
@@ -639,17 +639,17 @@ func TestUpdateFactLocked(t *testing.T) {
 	if a, b := fx.get(t, onKey.ID), fx.get(t, free.ID); a.Version != 1 || b.Version != 1 || b.Key != "shipping" {
 		t.Errorf("after refusals versions %d %d key %q, want both untouched", a.Version, b.Version, b.Key)
 	}
-	if _, err := fx.s.UpdateFact(ctx, reviewer, onKey.ID, 1, FactChanges{Content: ptr("RMAs need photos.")}, ""); err != nil {
+	if _, err := fx.s.UpdateFact(ctx, reviewer, onKey.ID, 1, FactChanges{Content: pointerTo("RMAs need photos.")}, ""); err != nil {
 		t.Errorf("UpdateFact(reviewer, locked key) = %v, want allowed", err)
 	}
-	_, err = fx.s.UpdateFact(ctx, reviewer, d.FactID, 1, FactChanges{Content: ptr("Photos required.")}, "")
+	_, err = fx.s.UpdateFact(ctx, reviewer, d.FactID, 1, FactChanges{Content: pointerTo("Photos required.")}, "")
 	wantError(t, "UpdateFact(decision's fact)", err, CodeInvalid, "records decision", "edit the decision")
 }
 
 func TestReinforceFact(t *testing.T) {
 	fx := newFixture(t)
 	ctx := context.Background()
-	f := fx.create(t, bot, NewFact{Scope: "home", Entity: "Mia", Key: "state", Content: "Is travelling.", Category: CategoryState, Confidence: ptr(0.5)})
+	f := fx.create(t, bot, NewFact{Scope: "home", Entity: "Mia", Key: "state", Content: "Is travelling.", Category: CategoryState, Confidence: pointerTo(0.5)})
 	fx.advance(5 * 24 * time.Hour)
 	got, err := fx.s.ReinforceFact(ctx, bot, f.ID, 0.4)
 	if err != nil {
@@ -689,7 +689,7 @@ func TestBulkArchiveRestore(t *testing.T) {
 			"ArchiveFacts": func() (int, error) { return fx.s.ArchiveFacts(ctx, reviewer, []int64{ids[0], 999998, 999999}, "") },
 			"RestoreFacts": func() (int, error) { return fx.s.RestoreFacts(ctx, reviewer, []int64{999999, ids[0]}, "") },
 			"ReclassifyFacts": func() (int, error) {
-				return fx.s.ReclassifyFacts(ctx, reviewer, []int64{ids[1], 999999}, ptr(ShortTerm), nil, "")
+				return fx.s.ReclassifyFacts(ctx, reviewer, []int64{ids[1], 999999}, pointerTo(ShortTerm), nil, "")
 			},
 		} {
 			n, err := call()
@@ -795,7 +795,7 @@ func TestReclassifyFacts(t *testing.T) {
 	mood := fx.create(t, reviewer, NewFact{Scope: "home", Entity: "Mia", Content: "Is cheerful.", Category: CategoryMood})
 	ids := []int64{a.ID, b.ID}
 
-	n, err := fx.s.ReclassifyFacts(ctx, reviewer, ids, ptr(Permanent), ptr(CategoryIdentity), "part of who she is")
+	n, err := fx.s.ReclassifyFacts(ctx, reviewer, ids, pointerTo(Permanent), pointerTo(CategoryIdentity), "part of who she is")
 	if err != nil || n != 2 {
 		t.Fatalf("ReclassifyFacts() = %d, %v; want 2", n, err)
 	}
@@ -813,7 +813,7 @@ func TestReclassifyFacts(t *testing.T) {
 			t.Errorf("reclassify audit of %d = %s before %v after %v", id, hist[0].Action, before, after)
 		}
 	}
-	if n, err := fx.s.ReclassifyFacts(ctx, reviewer, ids, ptr(Permanent), nil, ""); err != nil || n != 0 {
+	if n, err := fx.s.ReclassifyFacts(ctx, reviewer, ids, pointerTo(Permanent), nil, ""); err != nil || n != 0 {
 		t.Errorf("ReclassifyFacts(already there) = %d, %v; want 0", n, err)
 	}
 
@@ -827,10 +827,10 @@ func TestReclassifyFacts(t *testing.T) {
 		parts      []string
 	}{
 		{"nothing", reviewer, ids, nil, nil, CodeInvalid, []string{"nothing to change"}},
-		{"bad durability", reviewer, ids, ptr(Durability("x")), nil, CodeInvalid, []string{"allowed values"}},
-		{"to decision", reviewer, ids, nil, ptr(CategoryDecision), CodeInvalid, []string{"record a decision"}},
-		{"agent raises", bot, []int64{mood.ID, b.ID}, ptr(LongTerm), nil, CodeForbidden, []string{"only a reviewer"}},
-		{"agent moves a mood", bot, []int64{mood.ID}, nil, ptr(CategoryObservation), CodeForbidden, []string{"is a mood"}},
+		{"bad durability", reviewer, ids, pointerTo(Durability("x")), nil, CodeInvalid, []string{"allowed values"}},
+		{"to decision", reviewer, ids, nil, pointerTo(CategoryDecision), CodeInvalid, []string{"record a decision"}},
+		{"agent raises", bot, []int64{mood.ID, b.ID}, pointerTo(LongTerm), nil, CodeForbidden, []string{"only a reviewer"}},
+		{"agent moves a mood", bot, []int64{mood.ID}, nil, pointerTo(CategoryObservation), CodeForbidden, []string{"is a mood"}},
 	}
 	for _, c := range refusals {
 		t.Run(c.name, func(t *testing.T) {
@@ -847,10 +847,10 @@ func TestReclassifyFacts(t *testing.T) {
 
 	t.Run("decisions and locks", func(t *testing.T) {
 		d := fx.recordLock(t, "acme", "Acme Robotics", "rma_policy")
-		_, err := fx.s.ReclassifyFacts(ctx, reviewer, []int64{a.ID, d.FactID}, ptr(LongTerm), nil, "")
+		_, err := fx.s.ReclassifyFacts(ctx, reviewer, []int64{a.ID, d.FactID}, pointerTo(LongTerm), nil, "")
 		wantError(t, "ReclassifyFacts(decision's fact)", err, CodeInvalid, "records decision")
 		onKey := fx.create(t, reviewer, NewFact{Scope: "acme", Entity: "Acme Robotics", Key: "rma_policy", Content: "Photos help."})
-		_, err = fx.s.ReclassifyFacts(ctx, bot, []int64{onKey.ID, mood.ID}, ptr(Ephemeral), nil, "")
+		_, err = fx.s.ReclassifyFacts(ctx, bot, []int64{onKey.ID, mood.ID}, pointerTo(Ephemeral), nil, "")
 		wantLocked(t, "ReclassifyFacts(agent, locked key)", err, d)
 		if n := fx.count(t, `SELECT count(*) FROM consolidation_rejections WHERE decision_id = $1`, d.ID); n != 1 {
 			t.Errorf("rejections = %d, want 1", n)
@@ -890,4 +890,36 @@ func TestFactHistory(t *testing.T) {
 	}
 	_, err = fx.s.FactHistory(ctx, 999999)
 	wantError(t, "FactHistory(999999)", err, CodeNotFound, "no fact with id 999999")
+}
+
+// TestCreateFactConcurrent writes the same fact from many writers at once:
+// the key lock makes them reinforce one fact rather than insert several.
+func TestCreateFactConcurrent(t *testing.T) {
+	fx := newFixture(t)
+	fx.create(t, reviewer, NewFact{Scope: "home", Entity: "Mia", Content: "Exists."})
+	const writers = 8
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, _, err := fx.s.CreateFact(context.Background(), bot, NewFact{Scope: "home", Entity: "Mia", Key: "city", Content: "Lives in Lyon."})
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Errorf("CreateFact() error = %v", err)
+		}
+	}
+	var n, count int
+	if err := fx.pool.QueryRow(context.Background(), `SELECT count(*), max(extraction_count) FROM entity_facts WHERE key = 'city'`).Scan(&n, &count); err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 || count != writers {
+		t.Errorf("concurrent writes = %d facts, extraction_count %d; want 1 fact observed %d times", n, count, writers)
+	}
 }

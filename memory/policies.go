@@ -53,7 +53,7 @@ func newPolicy(r queries.DecayPolicy) Policy {
 		Description: r.Description, UpdatedAt: r.UpdatedAt, UpdatedBy: r.UpdatedBy,
 	}
 	if r.HalfLifeSeconds != nil {
-		p.HalfLife = ptr(secondsDuration(*r.HalfLifeSeconds))
+		p.HalfLife = pointerTo(secondsDuration(*r.HalfLifeSeconds))
 	}
 	return p
 }
@@ -141,7 +141,7 @@ func (s *Store) UpdatePolicy(ctx context.Context, actor Actor, id int64, ch Poli
 		case ch.NeverDecays:
 			halfLife = nil
 		case ch.HalfLife != nil:
-			halfLife = ptr(ch.HalfLife.Seconds())
+			halfLife = pointerTo(ch.HalfLife.Seconds())
 		}
 		if ch.Floor != nil {
 			floor = *ch.Floor
@@ -246,7 +246,7 @@ func (p Policy) ForgetAt(c0 float64, confirmedAt time.Time, expiresAt, deadline 
 			t = &anchor
 		} else {
 			secs := p.HalfLife.Seconds() * math.Log(c0/p.Floor) / math.Ln2
-			t = ptr(anchor.Add(time.Duration(math.Round(secs*1e6)) * time.Microsecond))
+			t = pointerTo(anchor.Add(time.Duration(math.Round(secs*1e6)) * time.Microsecond))
 		}
 	}
 	if expiresAt != nil && (t == nil || expiresAt.Before(*t)) {

@@ -64,14 +64,14 @@ func TestDecayMirrorAgreesWithSQL(t *testing.T) {
 	}
 	// Make one floor other than the default, to be sure it is read.
 	short := fx.policy(t, "durability short_term")
-	if _, _, err := fx.s.UpdatePolicy(ctx, reviewer, short.ID, PolicyChanges{Floor: ptr(0.25)}, ""); err != nil {
+	if _, _, err := fx.s.UpdatePolicy(ctx, reviewer, short.ID, PolicyChanges{Floor: pointerTo(0.25)}, ""); err != nil {
 		t.Fatal(err)
 	}
 	if policies, err = fx.s.ListPolicies(ctx); err != nil {
 		t.Fatal(err)
 	}
 	h, d := time.Hour, 24*time.Hour
-	at := func(off time.Duration) *time.Time { return ptr(fxStart.Add(off)) }
+	at := func(off time.Duration) *time.Time { return pointerTo(fxStart.Add(off)) }
 	cases := []struct {
 		name       string
 		durability Durability
@@ -192,9 +192,9 @@ func TestUpdatePolicy(t *testing.T) {
 		ch      PolicyChanges
 		changed []string // the facts whose forget_at must move
 	}{
-		{"durability long_term", PolicyChanges{HalfLife: ptr(30 * 24 * time.Hour)},
+		{"durability long_term", PolicyChanges{HalfLife: pointerTo(30 * 24 * time.Hour)},
 			[]string{"observation", "preference", "obligation without dl"}},
-		{"category obligation", PolicyChanges{HalfLife: ptr(12 * time.Hour), Floor: ptr(0.2)},
+		{"category obligation", PolicyChanges{HalfLife: pointerTo(12 * time.Hour), Floor: pointerTo(0.2)},
 			[]string{"obligation with dl", "short-term obligation"}},
 		{"durability short_term", PolicyChanges{NeverDecays: true},
 			[]string{"short-term observation", "long-term with expiry"}},
@@ -202,7 +202,7 @@ func TestUpdatePolicy(t *testing.T) {
 	// "long-term with expiry" is a state: make it short-term so the last step
 	// governs it, with no expiry (never decays after the change).
 	st := facts["long-term with expiry"]
-	if _, err := fx.s.UpdateFact(ctx, reviewer, st.ID, st.Version, FactChanges{Durability: ptr(ShortTerm)}, ""); err != nil {
+	if _, err := fx.s.UpdateFact(ctx, reviewer, st.ID, st.Version, FactChanges{Durability: pointerTo(ShortTerm)}, ""); err != nil {
 		t.Fatal(err)
 	}
 
@@ -268,15 +268,15 @@ func TestUpdatePolicy(t *testing.T) {
 			code  Code
 			parts []string
 		}{
-			{"agent", bot, p.ID, PolicyChanges{Floor: ptr(0.2)}, CodeForbidden, []string{"only a reviewer can change a decay policy"}},
+			{"agent", bot, p.ID, PolicyChanges{Floor: pointerTo(0.2)}, CodeForbidden, []string{"only a reviewer can change a decay policy"}},
 			{"nothing", reviewer, p.ID, PolicyChanges{}, CodeInvalid, []string{"nothing to change"}},
-			{"both", reviewer, p.ID, PolicyChanges{HalfLife: ptr(time.Hour), NeverDecays: true}, CodeInvalid, []string{"not both"}},
-			{"too short", reviewer, p.ID, PolicyChanges{HalfLife: ptr(30 * time.Second)}, CodeInvalid, []string{"30s", "between 1 minute and 100 years"}},
-			{"too long", reviewer, p.ID, PolicyChanges{HalfLife: ptr(101 * 365 * 24 * time.Hour)}, CodeInvalid, []string{"between 1 minute and 100 years"}},
-			{"floor 0", reviewer, p.ID, PolicyChanges{Floor: ptr(0.0)}, CodeInvalid, []string{"floor 0 is out of range", "greater than 0 and less than 1"}},
-			{"floor 1", reviewer, p.ID, PolicyChanges{Floor: ptr(1.0)}, CodeInvalid, []string{"less than 1"}},
-			{"floor NaN", reviewer, p.ID, PolicyChanges{Floor: ptr(math.NaN())}, CodeInvalid, []string{"out of range"}},
-			{"unknown", reviewer, 999999, PolicyChanges{Floor: ptr(0.2)}, CodeNotFound, []string{"no decay policy with id 999999"}},
+			{"both", reviewer, p.ID, PolicyChanges{HalfLife: pointerTo(time.Hour), NeverDecays: true}, CodeInvalid, []string{"not both"}},
+			{"too short", reviewer, p.ID, PolicyChanges{HalfLife: pointerTo(30 * time.Second)}, CodeInvalid, []string{"30s", "between 1 minute and 100 years"}},
+			{"too long", reviewer, p.ID, PolicyChanges{HalfLife: pointerTo(101 * 365 * 24 * time.Hour)}, CodeInvalid, []string{"between 1 minute and 100 years"}},
+			{"floor 0", reviewer, p.ID, PolicyChanges{Floor: pointerTo(0.0)}, CodeInvalid, []string{"floor 0 is out of range", "greater than 0 and less than 1"}},
+			{"floor 1", reviewer, p.ID, PolicyChanges{Floor: pointerTo(1.0)}, CodeInvalid, []string{"less than 1"}},
+			{"floor NaN", reviewer, p.ID, PolicyChanges{Floor: pointerTo(math.NaN())}, CodeInvalid, []string{"out of range"}},
+			{"unknown", reviewer, 999999, PolicyChanges{Floor: pointerTo(0.2)}, CodeNotFound, []string{"no decay policy with id 999999"}},
 		}
 		for _, c := range cases {
 			_, n, err := fx.s.UpdatePolicy(ctx, c.actor, c.id, c.ch, "")

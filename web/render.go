@@ -33,7 +33,10 @@ func (s *Server) page(c echo.Context, status int, title, section string, content
 	if isHTMX(c) && fragment != nil {
 		return render(c, status, fragment)
 	}
-	shell := layouts.Shell{Title: title, Section: section, Assets: s.assets, Nav: nav()}
+	shell := layouts.Shell{Title: title, Section: section, Assets: s.assets}
+	if sess := currentSession(c); sess != nil {
+		shell.User, shell.Role, shell.Nav = sess.Email, string(sess.Role), nav(sess.Role)
+	}
 	full := templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
 		return layouts.Base(shell).Render(templ.WithChildren(ctx, content), w)
 	})

@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"github.com/tenurehq/tenure/auth"
 	"github.com/tenurehq/tenure/views/layouts"
 )
 
@@ -68,12 +69,19 @@ func (s *Server) routes() {
 		return c.Redirect(http.StatusMovedPermanently, s.assets.Path("favicon.svg"))
 	})
 
-	e.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusSeeOther, "/facts") })
-	e.GET("/facts", s.factList)
+	// The console: every page needs a session; writes need a CSRF token.
+	ui := e.Group("", s.loadSession, s.checkCSRF)
+	ui.GET("/login", s.loginShow)
+	ui.POST("/login", s.loginSubmit)
+	ui.POST("/logout", s.logout)
+
+	viewer := ui.Group("", s.require(auth.RoleViewer))
+	viewer.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusSeeOther, "/facts") })
+	viewer.GET("/facts", s.factList)
 }
 
-// nav is the console's main navigation.
-func nav() []layouts.NavItem {
+// nav is the console's main navigation for a person with role.
+func nav(role auth.Role) []layouts.NavItem {
 	return []layouts.NavItem{
 		{Section: "facts", Label: "Facts", Href: "/facts"},
 	}

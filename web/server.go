@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/labstack/echo/v4"
 
+	"github.com/tenurehq/tenure/auth"
 	"github.com/tenurehq/tenure/queries"
 	"github.com/tenurehq/tenure/static"
 )
@@ -28,17 +29,18 @@ type Config struct {
 
 // Server is Tenure's HTTP application.
 type Server struct {
-	echo    *echo.Echo
-	pool    *pgxpool.Pool
-	q       *queries.Queries
-	logger  *slog.Logger
-	assets  *static.Assets
-	now     func() time.Time
-	metrics http.Handler
+	echo     *echo.Echo
+	pool     *pgxpool.Pool
+	q        *queries.Queries
+	logger   *slog.Logger
+	assets   *static.Assets
+	now      func() time.Time
+	metrics  http.Handler
+	sessions *auth.Sessions
 }
 
 // New builds the server and registers every route.
-func New(cfg Config) *Server {
+func New(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -57,9 +59,14 @@ func New(cfg Config) *Server {
 		now:     cfg.Now,
 		metrics: cfg.Metrics,
 	}
+	sessions, err := auth.NewSessions(s.q, cfg.Now)
+	if err != nil {
+		return nil, err
+	}
+	s.sessions = sessions
 	e.HTTPErrorHandler = s.handleError
 	s.routes()
-	return s
+	return s, nil
 }
 
 // ServeHTTP lets the server be used as an http.Handler (tests use httptest).

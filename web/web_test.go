@@ -27,6 +27,8 @@ var now = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 type fixture struct {
 	pool   *pgxpool.Pool
 	server *web.Server
+	// signedIn is a reviewer's session, used by get and post.
+	signedIn *client
 }
 
 func newFixture(t *testing.T, withDemo bool) fixture {
@@ -41,22 +43,21 @@ func newFixture(t *testing.T, withDemo bool) fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := web.New(web.Config{
+	srv, err := web.New(web.Config{
 		Pool: pool, Assets: assets, Now: func() time.Time { return now },
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
-	return fixture{pool: pool, server: srv}
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := fixture{pool: pool, server: srv}
+	f.signedIn = f.login(t, "reviewer")
+	return f
 }
 
 func (f fixture) get(t *testing.T, target string, header ...string) *httptest.ResponseRecorder {
 	t.Helper()
-	req := httptest.NewRequest(http.MethodGet, target, nil)
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	rec := httptest.NewRecorder()
-	f.server.ServeHTTP(rec, req)
-	return rec
+	return f.signedIn.get(t, target, header...)
 }
 
 func parse(t *testing.T, rec *httptest.ResponseRecorder) *goquery.Document {

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -188,6 +190,54 @@ func startServe(t *testing.T, env map[string]string, args ...string) (url string
 	return url, stdout, stop
 }
 
+var (
+	demoLogin = regexp.MustCompile(`Demo login: (\S+)\s+password: (\S+)`)
+	csrfInput = regexp.MustCompile(`name="_csrf" value="([^"]+)"`)
+)
+
+// signIn signs in to the server at base with the demo login printed in out,
+// and returns a client that keeps the session.
+func signIn(t *testing.T, base, out string) *http.Client {
+	t.Helper()
+	m := demoLogin.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no demo login printed in %q", out)
+	}
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar}
+	resp, err := c.Get(base + "/login")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	token := csrfInput.FindStringSubmatch(string(page))
+	if token == nil {
+		t.Fatal("the sign-in page has no CSRF field")
+	}
+	resp, err = c.PostForm(base+"/login", url.Values{"email": {m[1]}, "password": {m[2]}, "_csrf": {token[1]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), "signed-in-as") {
+		t.Fatalf("sign in with the printed demo login failed: %d", resp.StatusCode)
+	}
+	return c
+}
+
+func getWith(t *testing.T, c *http.Client, url string) (int, string) {
+	t.Helper()
+	resp, err := c.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
 func getBody(t *testing.T, url string) (int, string) {
 	t.Helper()
 	resp, err := http.Get(url)
@@ -208,7 +258,7 @@ func TestServeWithDatabaseURL(t *testing.T) {
 	if code, body := getBody(t, url+"/readyz"); code != 200 {
 		t.Errorf("GET /readyz = %d %s", code, body)
 	}
-	code, body := getBody(t, url+"/facts")
+	code, body := getWith(t, signIn(t, url, out.String()), url+"/facts")
 	if code != 200 || !strings.Contains(body, `data-testid="fact-row"`) {
 		t.Errorf("GET /facts = %d, want demo facts listed", code)
 	}
@@ -241,7 +291,8 @@ func TestServeOnPrivateCluster(t *testing.T) {
 	if !strings.Contains(out.String(), "Demo login:") {
 		t.Errorf("first run printed no demo login: %s", out)
 	}
-	code, body := getBody(t, url+"/facts?durability=permanent")
+	firstOut := out.String()
+	code, body := getWith(t, signIn(t, url, firstOut), url+"/facts?durability=permanent")
 	if code != 200 || !strings.Contains(body, `data-testid="fact-row"`) {
 		t.Fatalf("GET /facts = %d, want demo facts", code)
 	}
@@ -256,7 +307,8 @@ func TestServeOnPrivateCluster(t *testing.T) {
 	if !strings.Contains(out.String(), "Demo data not loaded: the database already holds data") {
 		t.Errorf("second run: %s; want the demo skipped", out)
 	}
-	if code, body := getBody(t, url+"/facts"); code != 200 || !strings.Contains(body, `data-testid="fact-row"`) {
+	// The first run's login still works: the data folder kept the account.
+	if code, body := getWith(t, signIn(t, url, firstOut), url+"/facts"); code != 200 || !strings.Contains(body, `data-testid="fact-row"`) {
 		t.Errorf("second run GET /facts = %d, want the first run's facts", code)
 	}
 	if err := stop(); err != nil {

@@ -85,7 +85,10 @@ func runServe(ctx context.Context, env *environment, args []string) error {
 	// before the pool and the private cluster.
 	defer stopJobs()
 
-	app := web.New(web.Config{Pool: db.pool, Logger: logger, Assets: assets, Metrics: reg.Handler()})
+	app, err := web.New(web.Config{Pool: db.pool, Logger: logger, Assets: assets, Metrics: reg.Handler()})
+	if err != nil {
+		return err
+	}
 	srv := app.HTTPServer(cfg.addr)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
