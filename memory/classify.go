@@ -1565,7 +1565,13 @@ func clsFindDate(t *clsText, now time.Time) (clsDate, bool) {
 		found[n] = c
 		n++
 	}
-	for _, m := range clsISODateRe.FindAllStringSubmatchIndex(s, 4) {
+	all := func(f clsFlags, re *regexp.Regexp) [][]int {
+		if t.flags&f != f {
+			return nil
+		}
+		return re.FindAllStringSubmatchIndex(s, 4)
+	}
+	for _, m := range all(clsFDigit, clsISODateRe) {
 		yy, mm, dd := clsAtoi(s[m[2]:m[3]]), time.Month(clsAtoi(s[m[4]:m[5]])), clsAtoi(s[m[6]:m[7]])
 		when, ok := clsDayOf(yy, mm, dd)
 		if !ok {
@@ -1597,7 +1603,7 @@ func clsFindDate(t *clsText, now time.Time) (clsDate, bool) {
 		}
 		add(m[0], m[1], when, exact)
 	}
-	for _, m := range clsMonthDayRe.FindAllStringSubmatchIndex(s, 4) {
+	for _, m := range all(clsFMonth|clsFDigit, clsMonthDayRe) {
 		mon, day := clsMonth(s[m[2]:m[3]]), clsAtoi(s[m[4]:m[5]])
 		var when time.Time
 		var ok bool
@@ -1610,7 +1616,7 @@ func clsFindDate(t *clsText, now time.Time) (clsDate, bool) {
 			add(m[0], m[1], when, false)
 		}
 	}
-	for _, m := range clsDayMonthRe.FindAllStringSubmatchIndex(s, 4) {
+	for _, m := range all(clsFMonth|clsFDigit, clsDayMonthRe) {
 		day, mon := clsAtoi(s[m[2]:m[3]]), clsMonth(s[m[4]:m[5]])
 		var when time.Time
 		var ok bool
@@ -1623,7 +1629,7 @@ func clsFindDate(t *clsText, now time.Time) (clsDate, bool) {
 			add(m[0], m[1], when, false)
 		}
 	}
-	for _, m := range clsWeekdayRe.FindAllStringSubmatchIndex(s, 4) {
+	for _, m := range all(clsFWeekday, clsWeekdayRe) {
 		qual, name := "", s[m[4]:m[5]]
 		if m[2] >= 0 {
 			qual = s[m[2]:m[3]]
@@ -1641,7 +1647,7 @@ func clsFindDate(t *clsText, now time.Time) (clsDate, bool) {
 		}
 		add(a, m[1], today.AddDate(0, 0, days), false)
 	}
-	for _, m := range clsRelDayRe.FindAllStringSubmatchIndex(s, 4) {
+	for _, m := range all(clsFRelDay, clsRelDayRe) {
 		switch {
 		case m[2] >= 0:
 			add(m[0], m[1], today.AddDate(0, 0, 2), false)
@@ -1651,7 +1657,7 @@ func clsFindDate(t *clsText, now time.Time) (clsDate, bool) {
 			add(m[0], m[1], today, false)
 		}
 	}
-	for _, m := range clsInNRe.FindAllStringSubmatchIndex(s, 4) {
+	for _, m := range all(clsFUnit, clsInNRe) {
 		k := clsNumber(s[m[2]:m[3]])
 		if k <= 0 || k > 1000 {
 			continue
@@ -1672,7 +1678,7 @@ func clsFindDate(t *clsText, now time.Time) (clsDate, bool) {
 			add(m[0], m[1], clsAddMonths(today, 12*k), false)
 		}
 	}
-	for _, mm := range clsPeriodRe.FindAllStringSubmatchIndex(s, 4) {
+	for _, mm := range all(clsFPeriod, clsPeriodRe) {
 		which, unit := "this", ""
 		switch {
 		case mm[6] >= 0: // eow, eom...
@@ -1698,6 +1704,10 @@ func clsFindDate(t *clsText, now time.Time) (clsDate, bool) {
 		if ok {
 			add(mm[0], mm[1], when, false)
 		}
+	}
+	clock := t.has(clsFDigit | clsFClockWord)
+	if n == 0 && !clock {
+		return clsDate{}, false
 	}
 	if n == 0 {
 		// A clock time alone ("call back by 5pm") is today, or tomorrow once passed.
@@ -1730,7 +1740,7 @@ func clsFindDate(t *clsText, now time.Time) (clsDate, bool) {
 		}
 	}
 	c := found[best]
-	if !c.exact {
+	if !c.exact && clock {
 		for from := 0; from < len(s); {
 			cl := clsClockRe.FindStringSubmatchIndex(s[from:])
 			if cl == nil {
@@ -1869,6 +1879,14 @@ const (
 	clsFReading
 	clsFPreference
 	clsFObservation
+	// Families of the date patterns, all within clsFDate.
+	clsFDigit
+	clsFMonth
+	clsFWeekday
+	clsFRelDay
+	clsFUnit
+	clsFPeriod
+	clsFClockWord
 )
 
 // clsScan returns the trigger flags of the words of s.
@@ -1879,22 +1897,48 @@ func clsScan(s string) clsFlags {
 			i++
 			continue
 		}
-		j, digit := i, false
+		j, digit, joined := i, false, false
 		for j < len(s) && clsIsWordByte(s[j]) {
-			digit = digit || s[j] >= '0' && s[j] <= '9'
+			c := s[j]
+			digit = digit || c >= '0' && c <= '9'
+			joined = joined || c == '\'' || c == '-' || c >= 0x80
 			j++
 		}
 		w := strings.Trim(s[i:j], "'-")
-		i = j
 		if digit {
-			f |= clsFDate | clsFReading
+			f |= clsFDate | clsFReading | clsFDigit
 		}
 		f |= clsWordFlags(w)
 		if clsIsRole(w) {
 			f |= clsFRole
 		}
+		if joined {
+			// The patterns' \b sees a boundary at an apostrophe, a hyphen or a
+			// non-ASCII byte ("stressed-out", "tired…"): score the parts too.
+			for k := i; k < j; {
+				for k < j && !clsIsPartByte(s[k]) {
+					k++
+				}
+				e := k
+				for e < j && clsIsPartByte(s[e]) {
+					e++
+				}
+				if e > k {
+					f |= clsWordFlags(s[k:e])
+					if clsIsRole(s[k:e]) {
+						f |= clsFRole
+					}
+				}
+				k = e
+			}
+		}
+		i = j
 	}
 	return f
+}
+
+func clsIsPartByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_'
 }
 
 func clsWordFlags(w string) clsFlags {
@@ -1913,10 +1957,14 @@ func clsWordFlags(w string) clsFlags {
 		return clsFMood | clsFPreference
 	case "sick":
 		return clsFMood | clsFBounded
-	case "day", "week", "night", "afternoon", "evening":
-		return clsFMood | clsFDate | clsFBounded | clsFToday | clsFRecur
-	case "morning":
-		return clsFMood | clsFDate | clsFToday
+	case "day":
+		return clsFMood | clsFDate | clsFRelDay | clsFUnit
+	case "week":
+		return clsFMood | clsFDate | clsFBounded | clsFUnit | clsFPeriod
+	case "night":
+		return clsFMood | clsFRecur
+	case "morning", "afternoon", "evening":
+		return clsFMood | clsFDate | clsFToday | clsFRelDay
 	// identity
 	case "name", "name's", "goes", "pronouns", "born", "birthplace", "birth", "birthday", "birthdate", "dob",
 		"allergic", "allergy", "allergies", "native", "tongue", "language", "natively", "originally", "grew", "hails",
@@ -1924,10 +1972,12 @@ func clsWordFlags(w string) clsFlags {
 		"extroverted", "owl", "person", "bird", "perfectionist", "workaholic", "vegetarian", "vegan", "pescatarian",
 		"kosher", "halal", "intolerant", "coeliac", "celiac", "left-handed", "right-handed", "colorblind",
 		"colourblind", "color", "colour", "deaf", "blind", "diabetic", "autistic", "dyslexic", "bilingual",
-		"trilingual", "multilingual":
+		"trilingual", "multilingual", "handed":
 		return clsFIdentity
-	case "works", "work", "worked":
+	case "works", "work":
 		return clsFWork | clsFObservation
+	case "worked":
+		return clsFWork | clsFObservation | clsFPast
 	case "working":
 		return clsFWork | clsFObservation | clsFBounded
 	case "as":
@@ -1949,7 +1999,7 @@ func clsWordFlags(w string) clsFlags {
 	case "now":
 		return clsFChoice | clsFPresent
 	// obligations
-	case "must", "mustn't", "needs", "need", "has", "have", "got", "gotta", "supposed", "expected", "promised",
+	case "must", "mustn't", "mustn", "needs", "need", "has", "have", "got", "gotta", "supposed", "expected", "promised",
 		"promises", "committed", "commits", "owes", "obliged", "obligated", "required", "remind", "reminder",
 		"forget", "remember", "overdue", "due", "rsvp", "hook":
 		return clsFObligation
@@ -1957,15 +2007,29 @@ func clsWordFlags(w string) clsFlags {
 		return clsFObligation | clsFBounded
 	// dates
 	case "jan", "january", "feb", "february", "mar", "march", "apr", "april", "may", "jun", "june", "jul", "july",
-		"aug", "august", "sep", "sept", "september", "oct", "october", "nov", "november", "dec", "december",
-		"monday", "mon", "tuesday", "tues", "tue", "wednesday", "wed", "thursday", "thurs", "thu", "friday", "fri",
-		"saturday", "sat", "sunday", "sun", "tomorrow", "tmrw", "tmr", "eod", "eow", "eom", "eoy", "eoq",
-		"minute", "minutes", "hour", "hours", "days", "weeks", "months", "year", "years", "noon", "midday", "midnight":
-		return clsFDate
+		"aug", "august", "sep", "sept", "september", "oct", "october", "nov", "november", "dec", "december":
+		return clsFDate | clsFMonth
+	case "monday", "mon", "tuesday", "tues", "tue", "wednesday", "wed", "thursday", "thurs", "thu", "friday", "fri",
+		"saturday", "sat", "sunday", "sun":
+		return clsFDate | clsFWeekday
+	case "tomorrow", "tmrw", "tmr", "eod":
+		return clsFDate | clsFRelDay
+	case "eow", "eom", "eoy", "eoq":
+		return clsFDate | clsFPeriod
+	case "minute", "minutes", "hour", "hours", "weeks", "months", "years":
+		return clsFDate | clsFUnit
+	case "noon", "midday", "midnight":
+		return clsFDate | clsFClockWord
 	case "today", "tonight":
-		return clsFDate | clsFToday
-	case "weekend", "month", "quarter":
-		return clsFDate | clsFBounded
+		return clsFDate | clsFToday | clsFRelDay
+	case "days":
+		return clsFDate | clsFBounded | clsFUnit
+	case "weekend", "quarter":
+		return clsFDate | clsFBounded | clsFPeriod
+	case "month":
+		return clsFDate | clsFBounded | clsFUnit | clsFPeriod
+	case "year":
+		return clsFDate | clsFUnit | clsFPeriod
 	// routines
 	case "every", "each", "daily", "nightly", "weekly", "biweekly", "bi-weekly", "fortnightly", "monthly",
 		"quarterly", "yearly", "annually", "hourly", "weekdays", "weeknights", "weekends", "mondays", "tuesdays",
@@ -1982,7 +2046,7 @@ func clsWordFlags(w string) clsFlags {
 		return clsFPast
 	// present and bounded states, readings
 	case "moment", "atm", "speak", "present", "currently", "eta", "progress", "underway", "way", "ongoing",
-		"rolling", "call", "phone", "meeting", "meetings", "break", "afk", "down", "offline", "unreachable",
+		"rolling", "call", "meeting", "meetings", "break", "afk", "down", "offline", "unreachable",
 		"unavailable", "degraded", "failing", "flapping", "still", "deploying", "syncing", "migrating", "rebuilding",
 		"restarting", "rebooting", "reindexing", "indexing", "backfilling", "compiling", "building", "uploading",
 		"downloading", "installing", "updating", "upgrading", "loading", "processing", "investigating", "debugging",
@@ -1990,6 +2054,8 @@ func clsWordFlags(w string) clsFlags {
 		return clsFPresent
 	case "recovering":
 		return clsFPresent | clsFBounded
+	case "phone":
+		return clsFPresent | clsFObservation
 	case "sprint", "season", "next", "coming", "for", "temporarily", "lately", "until", "till", "til", "vacation",
 		"holiday", "holidays", "leave", "pto", "sabbatical", "office", "ooo", "off", "out", "travelling", "traveling",
 		"busy", "dealing", "blocked", "waiting", "cold", "flu", "covid", "ill", "unwell", "injured", "pregnant":
@@ -2004,7 +2070,7 @@ func clsWordFlags(w string) clsFlags {
 		return clsFPreference
 	// observations
 	case "lives", "living", "based", "resides", "employed", "job", "speaks", "timezone", "time", "email", "e-mail",
-		"owns":
+		"mail", "owns":
 		return clsFObservation
 	}
 	for _, p := range [...]string{"ugh", "argh", "urgh", "grr", "yay", "woo", "sigh", "hooray", "ffs"} {

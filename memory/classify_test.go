@@ -1,8 +1,10 @@
 package memory
 
 import (
+	"math/rand/v2"
 	"reflect"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strings"
 	"testing"
@@ -155,6 +157,7 @@ func TestClassifyAxes(t *testing.T) {
 		if c.Reason == "" {
 			t.Errorf("Classify(%q).Reason is empty", tc.text)
 		}
+		checkTriggers(t, tc.text)
 	}
 }
 
@@ -402,6 +405,7 @@ func FuzzClassify(f *testing.F) {
 		now := time.Unix(secs%(1<<36), 0)
 		c := Classify(text, now)
 		checkClassification(t, text, c)
+		checkTriggers(t, text)
 		if again := Classify(text, now); !reflect.DeepEqual(c, again) {
 			t.Errorf("Classify(%q) is not deterministic: %+v then %+v", text, c, again)
 		}
@@ -427,5 +431,129 @@ func BenchmarkClassify(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		Classify(classifyBenchTexts[i%len(classifyBenchTexts)], classifyNow)
+	}
+}
+
+// classifyTriggers pairs each pattern with the check that its trigger words
+// are present whenever it matches; the classifier skips a pattern otherwise.
+var classifyTriggers = []struct {
+	name string
+	re   *regexp.Regexp
+	ok   func(clsFlags) bool
+}{
+	{"decided", clsDecidedRe, func(f clsFlags) bool { return f&clsFDecided != 0 }},
+	{"agreed", clsAgreedRe, func(f clsFlags) bool { return f&clsFAgreed != 0 }},
+	{"choice", clsChoiceRe, func(f clsFlags) bool { return f&clsFChoice != 0 }},
+	{"mood phrase", clsMoodPhraseRe, func(f clsFlags) bool { return f&clsFMood != 0 }},
+	{"feel", clsFeelRe, func(f clsFlags) bool { return f&clsFMood != 0 }},
+	{"mood word", clsMoodWordRe, func(f clsFlags) bool { return f&clsFMood != 0 }},
+	{"identity", clsIdentityRe, func(f clsFlags) bool { return f&clsFIdentity != 0 || f&clsFWork != 0 && f&clsFAs != 0 }},
+	{"obligation", clsObligationRe, func(f clsFlags) bool { return f&clsFObligation != 0 }},
+	{"recurrence", clsRecurRe, func(f clsFlags) bool { return f&clsFRecur != 0 }},
+	{"past", clsPastRe, func(f clsFlags) bool { return f&clsFPast != 0 }},
+	{"today", clsTodayRe, func(f clsFlags) bool { return f&clsFToday != 0 }},
+	{"present", clsPresentRe, func(f clsFlags) bool { return f&clsFPresent != 0 }},
+	{"bounded", clsBoundedRe, func(f clsFlags) bool { return f&clsFBounded != 0 }},
+	{"for", clsForRe, func(f clsFlags) bool { return f&clsFBounded != 0 }},
+	{"reading", clsReadingRe, func(f clsFlags) bool { return f&clsFReading != 0 }},
+	{"preference", clsPreferenceRe, func(f clsFlags) bool { return f&clsFPreference != 0 }},
+	{"observation", clsObservationRe, func(f clsFlags) bool { return f&clsFObservation != 0 }},
+	{"clock at", clsAtClockRe, func(f clsFlags) bool { return f&clsFDate != 0 }},
+	{"iso date", clsISODateRe, func(f clsFlags) bool { return f&clsFDate != 0 && f&clsFDigit != 0 }},
+	{"month day", clsMonthDayRe, func(f clsFlags) bool { return f&clsFDate != 0 && f&(clsFMonth|clsFDigit) == clsFMonth|clsFDigit }},
+	{"day month", clsDayMonthRe, func(f clsFlags) bool { return f&clsFDate != 0 && f&(clsFMonth|clsFDigit) == clsFMonth|clsFDigit }},
+	{"weekday", clsWeekdayRe, func(f clsFlags) bool { return f&clsFDate != 0 && f&clsFWeekday != 0 }},
+	{"relative day", clsRelDayRe, func(f clsFlags) bool { return f&clsFDate != 0 && f&clsFRelDay != 0 }},
+	{"in n", clsInNRe, func(f clsFlags) bool { return f&clsFDate != 0 && f&clsFUnit != 0 }},
+	{"period", clsPeriodRe, func(f clsFlags) bool { return f&clsFDate != 0 && f&clsFPeriod != 0 }},
+	{"clock", clsClockRe, func(f clsFlags) bool { return f&clsFDate != 0 && f&(clsFDigit|clsFClockWord) != 0 }},
+}
+
+// checkTriggers fails when a pattern matches text whose trigger words the
+// scan missed.
+func checkTriggers(t *testing.T, text string) {
+	t.Helper()
+	ct := clsNormalize(text)
+	for _, tr := range classifyTriggers {
+		if tr.re.MatchString(ct.norm) && !tr.ok(ct.flags) {
+			t.Errorf("pattern %s matches %q but its trigger words were not seen (flags %b)", tr.name, ct.norm, ct.flags)
+		}
+	}
+}
+
+// classifyGen writes a random string matched by re into b.
+func classifyGen(b *strings.Builder, re *syntax.Regexp, r *rand.Rand) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		b.WriteString(string(re.Rune))
+	case syntax.OpCharClass:
+		if len(re.Rune) == 0 {
+			return
+		}
+		i := r.IntN(len(re.Rune)/2) * 2
+		lo, hi := re.Rune[i], re.Rune[i+1]
+		if hi-lo > 200 {
+			hi = lo + 200
+		}
+		b.WriteRune(lo + rune(r.IntN(int(hi-lo)+1)))
+	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		b.WriteByte(" x-'é,"[r.IntN(6)])
+	case syntax.OpCapture:
+		classifyGen(b, re.Sub[0], r)
+	case syntax.OpConcat:
+		for _, s := range re.Sub {
+			classifyGen(b, s, r)
+		}
+	case syntax.OpAlternate:
+		classifyGen(b, re.Sub[r.IntN(len(re.Sub))], r)
+	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
+		lo, hi := 0, 2
+		switch re.Op {
+		case syntax.OpPlus:
+			lo = 1
+		case syntax.OpQuest:
+			hi = 1
+		case syntax.OpRepeat:
+			lo, hi = re.Min, re.Max
+			if hi < 0 || hi > lo+3 {
+				hi = lo + 3
+			}
+		}
+		for range lo + r.IntN(hi-lo+1) {
+			classifyGen(b, re.Sub[0], r)
+		}
+	}
+}
+
+// TestClassifyTriggers generates texts from every pattern, with random
+// neighbours, and checks that the word scan sees their triggers.
+func TestClassifyTriggers(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	around := []string{"", " ", "x", "-", "'", "…", "é", ",", "2"}
+	for _, tr := range classifyTriggers {
+		parsed, err := syntax.Parse(tr.re.String(), syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parsed = parsed.Simplify()
+		matched := 0
+		for range 3000 {
+			var b strings.Builder
+			b.WriteString(around[r.IntN(len(around))])
+			classifyGen(&b, parsed, r)
+			b.WriteString(around[r.IntN(len(around))])
+			text := b.String()
+			ct := clsNormalize(text)
+			if !tr.re.MatchString(ct.norm) {
+				continue
+			}
+			matched++
+			if !tr.ok(ct.flags) {
+				t.Errorf("pattern %s matches %q but its trigger words were not seen", tr.name, ct.norm)
+			}
+		}
+		if matched < 300 {
+			t.Errorf("pattern %s: only %d of 3000 generated texts matched", tr.name, matched)
+		}
 	}
 }

@@ -43,6 +43,9 @@ func (s *Server) setCookie(c echo.Context, name, value string, maxAge int) {
 // CSRF token into the rendering context.
 func (s *Server) loadSession(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
+		if !consolePath(c.Request().URL.Path) {
+			return next(c)
+		}
 		cookie, err := c.Cookie(sessionCookie)
 		if err == nil && cookie.Value != "" {
 			sess, err := s.sessions.Lookup(c.Request().Context(), cookie.Value)
@@ -91,6 +94,9 @@ func (s *Server) require(need auth.Role) echo.MiddlewareFunc {
 // session's CSRF token, as the _csrf form field or the X-CSRF-Token header.
 func (s *Server) checkCSRF(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
+		if !consolePath(c.Request().URL.Path) {
+			return next(c)
+		}
 		switch c.Request().Method {
 		case http.MethodGet, http.MethodHead, http.MethodOptions:
 			return next(c)
@@ -109,6 +115,17 @@ func (s *Server) checkCSRF(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		return next(c)
 	}
+}
+
+// consolePath reports whether path belongs to the console, which uses
+// sessions, rather than to assets, health checks, metrics or the API.
+func consolePath(path string) bool {
+	for _, prefix := range []string{"/static/", "/api/", "/mcp", "/healthz", "/readyz", "/metrics"} {
+		if strings.HasPrefix(path, prefix) {
+			return false
+		}
+	}
+	return true
 }
 
 // safeNext keeps redirects after sign-in on this site.

@@ -33,7 +33,7 @@ func (s *Server) page(c echo.Context, status int, title, section string, content
 	if isHTMX(c) && fragment != nil {
 		return render(c, status, fragment)
 	}
-	shell := layouts.Shell{Title: title, Section: section, Assets: s.assets}
+	shell := layouts.Shell{Title: title, Section: section, Assets: s.assets, Flash: s.takeFlash(c)}
 	if sess := currentSession(c); sess != nil {
 		shell.User, shell.Role, shell.Nav = sess.Email, string(sess.Role), nav(sess.Role)
 	}

@@ -69,20 +69,87 @@ func (s *Server) routes() {
 		return c.Redirect(http.StatusMovedPermanently, s.assets.Path("favicon.svg"))
 	})
 
-	// The console: every page needs a session; writes need a CSRF token.
-	ui := e.Group("", s.loadSession, s.checkCSRF)
-	ui.GET("/login", s.loginShow)
-	ui.POST("/login", s.loginSubmit)
-	ui.POST("/logout", s.logout)
+	// The console: sessions are loaded and writes need a CSRF token.
+	// Reading needs any role; changing memory needs reviewer; users, tokens
+	// and policies need admin.
+	e.Use(s.loadSession, s.checkCSRF)
+	e.GET("/login", s.loginShow)
+	e.POST("/login", s.loginSubmit)
+	e.POST("/logout", s.logout)
+	viewer := roleRoutes{e, s.require(auth.RoleViewer)}
+	reviewer := roleRoutes{e, s.require(auth.RoleReviewer)}
+	admin := roleRoutes{e, s.require(auth.RoleAdmin)}
 
-	viewer := ui.Group("", s.require(auth.RoleViewer))
-	viewer.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusSeeOther, "/facts") })
+	viewer.GET("/", s.overviewShow)
+
 	viewer.GET("/facts", s.factList)
+	viewer.GET("/facts/:id", s.factShow)
+	reviewer.POST("/facts/bulk", s.factBulk)
+	reviewer.POST("/facts/:id", s.factSave)
+	viewer.GET("/obligations", s.obligationList)
+
+	viewer.GET("/decisions", s.decisionList)
+	reviewer.GET("/decisions/new", s.decisionNew)
+	reviewer.POST("/decisions", s.decisionCreate)
+	viewer.GET("/decisions/:id", s.decisionShow)
+	reviewer.POST("/decisions/:id", s.decisionSave)
+	reviewer.POST("/decisions/:id/reopen", s.decisionReopen)
+	reviewer.POST("/decisions/:id/relock", s.decisionRelock)
+
+	viewer.GET("/review", s.reviewList)
+	reviewer.POST("/review/:id", s.reviewResolve)
+
+	viewer.GET("/working", s.nodeList)
+	reviewer.POST("/working/markers", s.nodeMarkers)
+
+	viewer.GET("/consolidation", s.consolidationShow)
+	reviewer.POST("/consolidation/run", s.consolidationRun)
+	viewer.GET("/consolidation/runs/:id", s.runShow)
+	viewer.GET("/consolidation/rejections", s.rejectionList)
+
+	viewer.GET("/tombstones", s.tombstoneList)
+	reviewer.POST("/tombstones/:id/restore", s.tombstoneRestore)
+
+	viewer.GET("/policies", s.policyList)
+	admin.POST("/policies/:id", s.policySave)
+
+	viewer.GET("/audit", s.auditList)
+
+	admin.GET("/users", s.userList)
+	admin.POST("/users", s.userCreate)
+	admin.POST("/users/:id", s.userSave)
+	admin.GET("/tokens", s.tokenList)
+	admin.POST("/tokens", s.tokenCreate)
+	admin.POST("/tokens/:id/revoke", s.tokenRevoke)
 }
+
+// roleRoutes registers routes behind one role check.
+type roleRoutes struct {
+	e    *echo.Echo
+	need echo.MiddlewareFunc
+}
+
+func (r roleRoutes) GET(path string, h echo.HandlerFunc)  { r.e.GET(path, h, r.need) }
+func (r roleRoutes) POST(path string, h echo.HandlerFunc) { r.e.POST(path, h, r.need) }
 
 // nav is the console's main navigation for a person with role.
 func nav(role auth.Role) []layouts.NavItem {
-	return []layouts.NavItem{
+	items := []layouts.NavItem{
+		{Section: "overview", Label: "Overview", Href: "/"},
 		{Section: "facts", Label: "Facts", Href: "/facts"},
+		{Section: "decisions", Label: "Decisions", Href: "/decisions"},
+		{Section: "obligations", Label: "Obligations", Href: "/obligations"},
+		{Section: "working", Label: "Working memory", Href: "/working"},
+		{Section: "consolidation", Label: "Consolidation", Href: "/consolidation"},
+		{Section: "review", Label: "Review", Href: "/review"},
+		{Section: "tombstones", Label: "Tombstones", Href: "/tombstones"},
+		{Section: "policies", Label: "Decay policies", Href: "/policies"},
+		{Section: "audit", Label: "Audit log", Href: "/audit"},
 	}
+	if role.Allows(auth.RoleAdmin) {
+		items = append(items,
+			layouts.NavItem{Section: "users", Label: "Users", Href: "/users"},
+			layouts.NavItem{Section: "tokens", Label: "API tokens", Href: "/tokens"})
+	}
+	return items
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/tenurehq/tenure/auth"
+	"github.com/tenurehq/tenure/jobs"
+	"github.com/tenurehq/tenure/memory"
 	"github.com/tenurehq/tenure/queries"
 	"github.com/tenurehq/tenure/static"
 )
@@ -25,6 +27,17 @@ type Config struct {
 	Now func() time.Time
 	// Metrics serves /metrics; nil serves none.
 	Metrics http.Handler
+	// Store is the memory engine; New builds one over Pool when nil.
+	Store *memory.Store
+	// Jobs reports and starts scheduled jobs; nil when this process runs none.
+	Jobs Jobs
+}
+
+// Jobs is what the console needs of the scheduler: the jobs' status for the
+// consolidation page and "run now".
+type Jobs interface {
+	Status() []jobs.JobStatus
+	RunNow(name string) error
 }
 
 // Server is Tenure's HTTP application.
@@ -37,6 +50,8 @@ type Server struct {
 	now      func() time.Time
 	metrics  http.Handler
 	sessions *auth.Sessions
+	store    *memory.Store
+	jobs     Jobs
 }
 
 // New builds the server and registers every route.
@@ -58,6 +73,11 @@ func New(cfg Config) (*Server, error) {
 		assets:  cfg.Assets,
 		now:     cfg.Now,
 		metrics: cfg.Metrics,
+		store:   cfg.Store,
+		jobs:    cfg.Jobs,
+	}
+	if s.store == nil {
+		s.store = memory.NewStore(cfg.Pool, memory.Options{Logger: cfg.Logger, Now: cfg.Now})
 	}
 	sessions, err := auth.NewSessions(s.q, cfg.Now)
 	if err != nil {

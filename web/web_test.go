@@ -292,8 +292,4 @@ func TestStaticAndErrors(t *testing.T) {
 	if rec.Code != http.StatusNotFound || parse(t, rec).Find(`[data-testid="error-page"]`).Length() != 1 {
 		t.Errorf("GET /no/such/page = %d, want 404 with the error page", rec.Code)
 	}
-	rec = f.get(t, "/")
-	if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/facts" {
-		t.Errorf("GET / = %d to %q, want 303 to /facts", rec.Code, rec.Header().Get("Location"))
-	}
 }

@@ -76,16 +76,20 @@ func runServe(ctx context.Context, env *environment, args []string) error {
 	reg := metrics.New()
 	store := memory.NewStore(db.pool, memory.Options{Logger: logger, Metrics: reg})
 	stopJobs := func() {}
+	var sched web.Jobs
 	if !cfg.jobs.noJobs {
-		if _, stopJobs, err = startJobs(ctx, db, store, reg, cfg.jobs, logger); err != nil {
+		s, stop, err := startJobs(ctx, db, store, reg, cfg.jobs, logger)
+		if err != nil {
 			return err
 		}
+		sched, stopJobs = s, stop
 	}
 	// Deferred calls run last-in first-out: the scheduler stops after HTTP and
 	// before the pool and the private cluster.
 	defer stopJobs()
 
-	app, err := web.New(web.Config{Pool: db.pool, Logger: logger, Assets: assets, Metrics: reg.Handler()})
+	app, err := web.New(web.Config{Pool: db.pool, Logger: logger, Assets: assets, Metrics: reg.Handler(),
+		Store: store, Jobs: sched})
 	if err != nil {
 		return err
 	}
