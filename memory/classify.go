@@ -17,41 +17,57 @@ import (
 // rule's place in the order is a judgement about which mistake costs least:
 //
 //  1. empty text: nothing to classify, so the defaults (long_term observation).
-//  2. decision: an explicit "decided"/"agreed"/"settled on" or a collective
-//     "we use X, not Y" is the strongest signal there is, and a decision lost
-//     to another category gets reopened; "we decided to meet every Monday" is
-//     a decision, not a routine.
-//  3. mood: feelings come before everything else because moods must never
-//     harden; a feeling mistaken for a trait breaks the product's promise,
-//     while a trait mistaken for a mood only fades early. A feeling word that
-//     is habitually qualified ("usually grumpy", "an anxious person") is left
-//     to the later rules.
-//  4. identity: biography and lasting traits (born in, allergic to, my name
-//     is, is an introvert, is a software engineer).
-//  5. obligation: a duty (must, needs to, has to, promised, remind me to,
-//     deadline, due) or a future event on a named date ("present at the
-//     conference on May 15", "report by Jan 5"). A duty that recurs and names
-//     no date ("must take medication daily") is a routine instead: it has no
-//     deadline to decay after and should not fade. Obligations come before
+//  2. decision (permanent): "decided", "settled on", "the decision is", a
+//     group that "agreed", or a group's choice with a rejected alternative
+//     ("we use pnpm, not npm", "going with X instead of Y"). It comes first
+//     because a decision lost to another category gets reopened: "we decided
+//     to meet every Monday" is a decision, not a routine. Negated or open
+//     ("we haven't decided", "to be decided") it is not a decision.
+//  3. mood (ephemeral): before everything else because moods must never
+//     harden; a feeling taken for a trait breaks the product's promise, while
+//     a trait taken for a mood only fades early.
+//  4. identity (permanent): biography and lasting traits (born in, allergic
+//     to, my name is, native language, is an introvert, is a software
+//     engineer). A role held "this week" or "until March" is a state.
+//  5. obligation (short_term): a duty (must, needs to, has to, promised,
+//     remind me to, deadline, due) or an appointment or plan on a named date
+//     ("present at the conference on May 15", "report by Jan 5"). A duty that
+//     recurs and names no date ("must take medication daily") is a routine:
+//     it has no deadline to decay after and should not fade. A lifted duty
+//     ("doesn't need to") is not an obligation. Obligations come before
 //     states so that "dentist appointment today" keeps its deadline.
-//  6. state: a condition of the moment (currently, right now, ETA, rolling
-//     out, a metric reading) is ephemeral; one with a bound (until Friday,
-//     this week, on vacation, working on) is short_term. "today"/"tonight"
-//     make it ephemeral even when bounded.
-//  7. preference: prefers, likes, loves, hates (of anything but a time of day
-//     or the present moment), favourite, would rather, always uses.
-//  8. routine: every/each/daily/weekly/on Mondays/usually/always, or a clock
-//     time with no date ("takes medication at 9am").
+//  6. state: a condition of the moment (right now, currently, at the moment,
+//     still syncing, ETA, rolling out, a metric reading, progress) is
+//     ephemeral; one with a bound (until Friday, this week, for the next two
+//     weeks, on vacation, working on) is short_term; "today"/"tonight" make it
+//     ephemeral even when bounded.
+//  7. preference (long_term): prefers, likes, loves, enjoys, favourite, would
+//     rather, always uses, a fan of, dislikes, hates (see below).
+//  8. routine (long_term): every/each/daily/weekly/on Mondays/usually/always,
+//     or a clock time with no date ("takes medication at 9am").
 //  9. everything else: a long_term observation.
+//
+// Mood or preference. Feeling words (stressed, tired, frustrated, annoyed,
+// excited...) and "feeling down/better" are moods in any person: "Priya
+// sounded frustrated". Complaints of the moment are moods too: first-person
+// venting ("I hate mornings", "I can't stand this", "ugh", "sick of") and
+// hating a time of day or the moment in any person ("hates Mondays", "hates
+// it when"). Stated tastes are preferences: "prefers dark mode", "likes",
+// "loves", "I love dark mode", and third-person "hates" of anything else
+// ("hates being put on hold"). A feeling described as a habit or a trait
+// ("usually grumpy in the mornings", "an anxious person", "gets anxious
+// before talks") is not a mood and is left to the later rules; "happy to
+// help" is willingness, not a mood.
 //
 // Text that reads as past ("was down yesterday", "shipped on May 15") is not a
 // state and not a dated obligation: it is a record of what happened.
 //
 // Matching works on a normalised copy of the text: lowercase, curly quotes
 // and apostrophes made straight, dashes turned into commas, whitespace
-// collapsed. Words match whole ("mood" does not match inside "moody"; "moody"
-// is a mood word of its own). Only the first classifyMaxBytes of a text are
-// read.
+// collapsed. Words match whole: "mood" does not match inside "moody" ("moody"
+// is a mood word of its own) and "decided" not inside "undecided". Only the
+// first classifyMaxBytes of a text are read, and each rule examines a bounded
+// number of candidate matches, so the cost stays linear in the text.
 
 // Classification is the classifier's verdict on one text.
 type Classification struct {
@@ -104,6 +120,14 @@ func Classify(text string, now time.Time) Classification {
 	}
 	return t.observation()
 }
+
+// clsMaxTries bounds how many matches of one pattern a rule examines, and
+// clsWindow how far around a decision verb it looks for an alternative, so
+// that a long text repeating a near miss costs linear time.
+const (
+	clsMaxTries = 32
+	clsWindow   = 300
+)
 
 // clsText is a text prepared for matching: norm is the normalised copy and
 // off maps each byte of norm to the byte of orig it came from, so that
@@ -237,7 +261,12 @@ func (t *clsText) span(a, b int) string {
 	if a >= b {
 		return ""
 	}
-	return strings.TrimSpace(t.orig[t.off[a]:t.off[b]])
+	v := strings.TrimSpace(t.orig[t.off[a]:t.off[b]])
+	if !utf8.ValidString(v) {
+		// Extracted text is stored as PostgreSQL text, which refuses bad bytes.
+		v = strings.ToValidUTF8(v, "\uFFFD")
+	}
+	return v
 }
 
 // quote is a matched phrase for a Reason, in the writer's spelling.
@@ -282,7 +311,7 @@ func clsWordsBefore(s string, pos int, out []string) int {
 			return n
 		}
 		j := i
-		for j > 0 && clsIsWordByte(s[j-1]) {
+		for j > 0 && (clsIsWordByte(s[j-1]) || j > 1 && j < i && s[j-1] == '.' && clsIsWordByte(s[j-2])) {
 			j--
 		}
 		out[n] = strings.Trim(s[j:i], "'-")
@@ -313,13 +342,13 @@ func clsSentenceEnd(s string, pos int) int {
 }
 
 // clsNextWord returns the word that starts at or after pos (skipping spaces
-// only) and where it ends.
+// only) and where it ends. A dot inside a word is kept ("3.13", "node.js").
 func clsNextWord(s string, pos int) (string, int) {
 	for pos < len(s) && s[pos] == ' ' {
 		pos++
 	}
 	j := pos
-	for j < len(s) && clsIsWordByte(s[j]) {
+	for j < len(s) && (clsIsWordByte(s[j]) || j > pos && s[j] == '.' && j+1 < len(s) && clsIsWordByte(s[j+1])) {
 		j++
 	}
 	return s[pos:j], j
@@ -327,7 +356,7 @@ func clsNextWord(s string, pos int) (string, int) {
 
 func clsIsNegation(w string) bool {
 	switch w {
-	case "not", "never", "no", "nothing", "nor", "cannot", "longer", "yet", "if", "whether", "be", "undecided":
+	case "not", "never", "no", "nothing", "nor", "cannot", "longer", "yet", "if", "whether", "undecided":
 		return true
 	}
 	return strings.HasSuffix(w, "n't")
@@ -399,6 +428,13 @@ func (t *clsText) collective(pos int, passive bool) bool {
 	return false
 }
 
+// pending reports whether the decision word at pos is still to come: "to be
+// decided", "will be agreed".
+func (t *clsText) pending(pos int) bool {
+	var w [1]string
+	return clsWordsBefore(t.norm, pos, w[:]) == 1 && w[0] == "be"
+}
+
 func (t *clsText) negated(pos, words int) bool {
 	var w [4]string
 	n := clsWordsBefore(t.norm, pos, w[:min(words, len(w))])
@@ -415,7 +451,7 @@ func (t *clsText) decision() (Classification, bool) {
 	start, end, found := -1, -1, false
 	objectAt := -1 // the object of "we won't use X" is an alternative
 	// Explicit decision phrases.
-	for from := 0; t.has(clsFDecided) && from < len(s) && !found; {
+	for from, tries := 0, 0; t.has(clsFDecided) && from < len(s) && !found && tries < clsMaxTries; tries++ {
 		loc := clsDecidedRe.FindStringIndex(s[from:])
 		if loc == nil {
 			break
@@ -426,24 +462,24 @@ func (t *clsText) decision() (Classification, bool) {
 		case "nothing", "yet", "anything", "whether", "if":
 			continue // "decided nothing yet"
 		}
-		if !t.negated(a, 3) {
+		if !t.negated(a, 3) && !t.pending(a) {
 			start, end, found = a, b, true
 		}
 	}
 	// Agreement by a group.
-	for from := 0; t.has(clsFAgreed) && from < len(s) && !found; {
+	for from, tries := 0, 0; t.has(clsFAgreed) && from < len(s) && !found && tries < clsMaxTries; tries++ {
 		loc := clsAgreedRe.FindStringIndex(s[from:])
 		if loc == nil {
 			break
 		}
 		a, b := from+loc[0], from+loc[1]
 		from = b
-		if !t.negated(a, 3) && t.collective(a, true) {
+		if !t.negated(a, 3) && !t.pending(a) && t.collective(a, true) {
 			start, end, found = a, b, true
 		}
 	}
 	// Choices by a group, with an alternative where the verb alone says little.
-	for from := 0; t.has(clsFChoice) && from < len(s) && !found; {
+	for from, tries := 0, 0; t.has(clsFChoice) && from < len(s) && !found && tries < clsMaxTries; tries++ {
 		loc := clsChoiceRe.FindStringIndex(s[from:])
 		if loc == nil {
 			break
@@ -452,7 +488,7 @@ func (t *clsText) decision() (Classification, bool) {
 		from = b
 		verb := s[a:b]
 		atStart := strings.TrimSpace(s[clsSentenceStart(s, a):a]) == ""
-		sentStart, sentEnd := clsSentenceStart(s, a), clsSentenceEnd(s, b)
+		sentStart, sentEnd := max(clsSentenceStart(s, a), a-clsWindow), min(clsSentenceEnd(s, b), b+clsWindow)
 		rest := s[b:sentEnd]
 		hasContrast := t.contrastIn(sentStart, sentEnd)
 		switch {
@@ -500,8 +536,10 @@ func (t *clsText) decision() (Classification, bool) {
 		}
 		sort.Strings(parts)
 		c.Key = clsSlug("choice_" + strings.Join(parts, "_"))
-	} else {
-		c.Key = t.decisionObject(end)
+	} else if c.Key = t.decisionObject(end); c.Key == "" {
+		// "We will use pnpm going forward": the object came first. A key
+		// specific to the decision keeps its lock from covering others.
+		c.Key = t.decisionObject(clsSentenceStart(t.norm, start))
 	}
 	if c.Key == "" {
 		c.Key = "decision"
@@ -550,7 +588,7 @@ func (t *clsText) decisionObject(pos int) string {
 
 // contrastIn reports whether norm[a:b] names an alternative.
 func (t *clsText) contrastIn(a, b int) bool {
-	for from := a; from < b; {
+	for from, tries := a, 0; from < b && tries < clsMaxTries; tries++ {
 		loc := clsContrastRe.FindStringSubmatchIndex(t.norm[from:b])
 		if loc == nil {
 			return false
@@ -655,7 +693,7 @@ func clsIsAltStop(w string) bool {
 	case "because", "since", "as", "so", "for", "which", "that", "who", "due", "but", "in", "on", "at", "when",
 		"anymore", "again", "going", "from", "to", "with", "by", "this", "we", "i", "they", "it's", "is", "are", "was",
 		"were", "will", "would", "until", "till", "after", "before", "per", "given", "now", "here", "there", "unless",
-		"if", "though", "although", "while", "whereas", "yet", "because-", "any", "either", "anyway", "we'll", "we're":
+		"if", "though", "although", "while", "whereas", "yet", "any", "either", "anyway", "we'll", "we're":
 		return true
 	}
 	return false
@@ -736,7 +774,7 @@ func (t *clsText) alternatives(decisionAt, objectAt int) ([]string, string) {
 		add(itemStart, i)
 	}
 	first := true
-	for from := 0; from < len(s); {
+	for from, tries := 0, 0; from < len(s) && tries < clsMaxTries; tries++ {
 		loc := clsContrastRe.FindStringSubmatchIndex(s[from:])
 		if loc == nil {
 			break
@@ -853,7 +891,7 @@ func (t *clsText) phraseEnd(pos int) int {
 // ends at the comma before the decision.
 func (t *clsText) reasoning(decisionAt int) string {
 	s := t.norm
-	for from := 0; from < len(s); {
+	for from, tries := 0, 0; from < len(s) && tries < clsMaxTries; tries++ {
 		loc := clsReasonRe.FindStringSubmatchIndex(s[from:])
 		if loc == nil {
 			return ""
@@ -919,11 +957,11 @@ func (t *clsText) reasoning(decisionAt int) string {
 
 func clsIsTimeWord(w string) bool {
 	switch w {
-	case "then", "last", "early", "late", "yesterday", "today", "the", "january", "february", "march", "april", "may",
+	case "then", "last", "early", "late", "yesterday", "today", "january", "february", "march", "april", "may",
 		"june", "july", "august", "september", "october", "november", "december", "jan", "feb", "mar", "apr", "jun",
 		"jul", "aug", "sep", "sept", "oct", "nov", "dec", "monday", "tuesday", "wednesday", "thursday", "friday",
 		"saturday", "sunday", "q1", "q2", "q3", "q4", "forever", "ever", "before", "spring", "summer", "autumn",
-		"fall", "winter", "launch", "v1", "v2", "then,", "morning", "noon", "midnight", "forever,":
+		"fall", "winter", "launch", "v1", "v2", "morning", "noon", "midnight", "this", "that":
 		return true
 	}
 	return false
@@ -974,7 +1012,7 @@ func (t *clsText) mood() (Classification, bool) {
 		return Classification{Durability: Ephemeral, Category: CategoryMood, Key: "mood",
 			Reason: label + " " + t.quote(a, b)}, true
 	}
-	for from := 0; from < len(s); {
+	for from, tries := 0, 0; from < len(s) && tries < clsMaxTries; tries++ {
 		loc := clsMoodPhraseRe.FindStringIndex(s[from:])
 		if loc == nil {
 			break
@@ -988,7 +1026,7 @@ func (t *clsText) mood() (Classification, bool) {
 			return mood("mood phrase", a, b)
 		}
 	}
-	for from := 0; from < len(s); {
+	for from, tries := 0, 0; from < len(s) && tries < clsMaxTries; tries++ {
 		loc := clsFeelRe.FindStringIndex(s[from:])
 		if loc == nil {
 			break
@@ -999,7 +1037,7 @@ func (t *clsText) mood() (Classification, bool) {
 			return mood("feeling", a, b)
 		}
 	}
-	for from := 0; from < len(s); {
+	for from, tries := 0, 0; from < len(s) && tries < clsMaxTries; tries++ {
 		loc := clsMoodWordRe.FindStringIndex(s[from:])
 		if loc == nil {
 			break
@@ -1087,7 +1125,7 @@ func (t *clsText) identity() (Classification, bool) {
 			}
 		}
 	}
-	for from := 0; t.has(clsFRole) && from < len(s); {
+	for from, tries := 0, 0; t.has(clsFRole) && from < len(s) && tries < clsMaxTries; tries++ {
 		m := clsRoleRe.FindStringSubmatchIndex(s[from:])
 		if m == nil {
 			break
@@ -1105,6 +1143,11 @@ func (t *clsText) identity() (Classification, bool) {
 				continue
 			}
 			if clsIsRole(w) {
+				if t.find(clsFBounded, clsBoundedRe) != nil || t.find(clsFToday, clsTodayRe) != nil ||
+					t.find(clsFPresent, clsPresentRe) != nil {
+					// "is the on-call engineer this week": a role for now is a state.
+					return Classification{}, false
+				}
 				key := "occupation"
 				if w == "person" || w == "type" || w == "introvert" || w == "extrovert" || w == "ambivert" {
 					key = "personality"
@@ -1122,7 +1165,7 @@ func (t *clsText) identity() (Classification, bool) {
 var (
 	clsObligationRe = regexp.MustCompile(`\b(?:must(?:n't| not)?|needs to|need to|has to|have to|has got to|have got to|'ve got to|gotta|(?:is|are|am|was|were) supposed to|(?:is|are|am) expected to|promised|promises|committed to|commits to|owes|obliged to|obligated to|required to|remind (?:me|him|her|them|us)|reminder|don't forget|do not forget|remember to|deadline|overdue|due|rsvp|on the hook)\b`)
 	// clsFutureRe: words that make a named date an appointment or a plan.
-	clsFutureRe = regexp.MustCompile(`\b(?:will|'ll|shall|going to|plans? to|planning to|scheduled|is to|are to|should|appointment|appt|meeting|call with|call on|conference|presentation|present|presenting|interview|exam|flight|flying|demo|review|launch|release|renewal|renew|renews|expires|expiry|expiring|submit|send|deliver|pay|payment|file|ship|finish|complete|booked|reservation|event|party|wedding|hearing|court|surgery|checkup|check-up|call|meet|attend|prepare|book|buy|order|pick up|drop off|email|visit|sign|follow up|reply|respond|collect)\b`)
+	clsFutureRe = regexp.MustCompile(`\b(?:will|'ll|shall|going to|plans? to|planning to|scheduled|is to|are to|should|appointment|appt|meeting|call with|call on|conference|presentation|present|presenting|interview|exam|flight|flying|demo|review|launch|release|renewal|renew|renews|expires|expiry|expiring|submit|send|deliver|pay|payment|file|ship|finish|complete|booked|reservation|event|party|wedding|hearing|court|surgery|checkup|check-up|call|callback|call back|meet|attend|prepare|book|buy|order|pick up|drop off|email|visit|sign|follow up|follow-up|reply|respond|collect|ends|ending)\b`)
 	// clsRecurRe: recurrence, shared by obligations (a recurring duty is a
 	// routine) and routines.
 	clsRecurRe = regexp.MustCompile(`\b(?:every (?:single )?(?:other )?(?:day|morning|afternoon|evening|night|week|weekday|weekend|month|year|quarter|sprint|hour|minute|monday|tuesday|wednesday|thursday|friday|saturday|sunday|summer|winter|spring|autumn|fall|season|\d+ (?:minutes|hours|days|weeks|months|years)|few (?:days|weeks|hours|months)|couple of (?:days|weeks))|each (?:day|morning|afternoon|evening|night|week|weekday|weekend|month|year|quarter|sprint|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|daily|nightly|weekly|bi-?weekly|fortnightly|monthly|quarterly|yearly|annually|hourly|weekdays|weeknights|weekends|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|usually|typically|normally|generally|routinely|habitually|regularly|always|often|frequently|tends? to|whenever|every time|most (?:days|mornings|afternoons|evenings|nights|weekends|weeks)|(?:once|twice|three times|\d+ times|several times) (?:a|an|per|each|every) (?:day|week|month|year|hour)|in the mornings|in the evenings|at night|at weekends|on weekends|as a rule|habit|routine|ritual)\b`)
@@ -1132,7 +1175,7 @@ var (
 func (t *clsText) obligation(now time.Time, past bool) (Classification, bool) {
 	s := t.norm
 	ma, mb := -1, -1
-	for from := 0; t.has(clsFObligation) && from < len(s); {
+	for from, tries := 0, 0; t.has(clsFObligation) && from < len(s) && tries < clsMaxTries; tries++ {
 		loc := clsObligationRe.FindStringIndex(s[from:])
 		if loc == nil {
 			break
@@ -1183,8 +1226,11 @@ func (t *clsText) obligation(now time.Time, past bool) (Classification, bool) {
 		return Classification{Durability: ShortTerm, Category: CategoryObligation, Key: "deadline", Deadline: &dl,
 			Reason: "obligation phrase " + t.quote(ma, mb) + ", date " + t.quote(d.start, d.end)}, true
 	}
-	if !ok || past || d.bound {
-		return Classification{}, false
+	if !ok || past || d.bound || d.clockOnly && !d.qualified {
+		return Classification{}, false // a clock time alone is a habit's, not a deadline
+	}
+	if t.find(clsFRecur, clsRecurRe) != nil {
+		return Classification{}, false // a recurring event is a routine
 	}
 	reason := ""
 	switch {
@@ -1192,6 +1238,15 @@ func (t *clsText) obligation(now time.Time, past bool) (Classification, bool) {
 		reason = "deadline " + t.quote(d.qualStart, d.end)
 	default:
 		f := clsFutureRe.FindStringIndex(s)
+		for f != nil && f[0] > 0 && s[f[0]-1] == '-' {
+			// "on-call", "pre-release": part of a compound word
+			next := clsFutureRe.FindStringIndex(s[f[1]:])
+			if next == nil {
+				f = nil
+				break
+			}
+			f = []int{f[1] + next[0], f[1] + next[1]}
+		}
 		if f == nil {
 			return Classification{}, false
 		}
@@ -1215,7 +1270,7 @@ var (
 	// clsForRe: "for two weeks", "for an hour".
 	clsForRe = regexp.MustCompile(`\bfor (?:a|an|one|two|three|four|five|six|a few|a couple of|several|\d{1,3}) (minutes?|hours?|days?|weeks?)\b`)
 	// clsReadingRe: a metric reading or progress, as of now.
-	clsReadingRe = regexp.MustCompile(`\b(?:([a-z0-9]+) )?(lag|latency|load|cpu|memory usage|mem usage|disk usage|queue depth|queue length|queue size|backlog|error rate|throughput|utili[sz]ation|p50|p95|p99|response time|free space|disk space|heap|rps|qps)\b[^.;!?\d]{0,20}\d|\b\d{1,3} ?% (?:done|complete|completed|through|finished|rolled out|deployed|migrated|synced|uploaded|of the way)\b|\b(?:at|reached) \d{1,3} ?%|\b(?:outage|went down|on fire|at lunch)\b`)
+	clsReadingRe = regexp.MustCompile(`\b(?:([a-z0-9]+) )?(lag|latency|load|cpu|memory usage|mem usage|disk usage|queue depth|queue length|queue size|backlog|error rate|throughput|utili[sz]ation|p50|p95|p99|response time|free space|disk space|heap|rps|qps)\b[^.;!?\d]{0,20}\d[\d.,]*(?: ?(?:%|[a-z]+\b))?|\b\d{1,3} ?% (?:done|complete|completed|through|finished|rolled out|deployed|migrated|synced|uploaded|of the way)\b|\b(?:at|reached) \d{1,3} ?%|\b(?:outage|went down|on fire|at lunch)\b`)
 )
 
 // stateKey guesses the predicate of a state from its marker.
@@ -1264,7 +1319,7 @@ func (t *clsText) state(past bool) (Classification, bool) {
 	// A present-tense marker, skipping "currently lives in" (a long_term fact
 	// that may change, not a condition of the moment).
 	pa, pb := -1, -1
-	for from := 0; t.has(clsFPresent) && from < len(s); {
+	for from, tries := 0, 0; t.has(clsFPresent) && from < len(s) && tries < clsMaxTries; tries++ {
 		loc := clsPresentRe.FindStringIndex(s[from:])
 		if loc == nil {
 			break
@@ -1334,7 +1389,7 @@ func (t *clsText) state(past bool) (Classification, bool) {
 
 // --------------------------------------------------------------- preference
 
-var clsPreferenceRe = regexp.MustCompile(`\b(?:(prefers?|preferred|preferring|preferences? (?:is|are|for)|would rather|'d rather|(?:always|never|only) (?:uses|use|orders|order|picks|pick|chooses|choose|asks for|drinks|wears|books|flies|wants|reads|watches|listens to|goes for|sits))|(favou?rites?)|(likes|liked|i like|we like|they like|you like|really likes?|loves|i love|we love|they love|really loves?|absolutely loves?|enjoys|i enjoy|we enjoy|enjoyed|(?:is|am|are|'m|'re|'s) (?:a )?(?:big |huge )?fan of|fond of)|(dislikes?|disliked|hates|hated|(?:can't|cannot|can not) stand|loathes|detests|(?:doesn't|does not|don't|do not|didn't|never) (?:like|enjoy)|(?:is|am|are|'m|'re|'s) not (?:a )?(?:big )?fan of|not a fan of|no fan of))\b`)
+var clsPreferenceRe = regexp.MustCompile(`\b(?:(prefers?|preferred|preferring|preferences? (?:is|are|for)|would rather|'d rather|(?:always|never|only) (?:uses|use|orders|order|picks|pick|chooses|choose|asks for|drinks|wears|books|flies|wants|reads|watches|listens to|goes for|sits))|(favou?rites?)|(likes|liked|i like|we like|they like|you like|really likes?|loves|i love|we love|they love|really loves?|absolutely loves?|enjoys|i enjoy|we enjoy|enjoyed|(?:is|am|are|'m|'re|'s) (?:a )?(?:big |huge )?fan of|fond of|an? (?:[a-z0-9]+ ){0,2}fan)|(dislikes?|disliked|hates|hated|(?:can't|cannot|can not) stand|loathes|detests|(?:doesn't|does not|don't|do not|didn't|never) (?:like|enjoy)|(?:is|am|are|'m|'re|'s) not (?:a )?(?:big )?fan of|not a fan of|no fan of))\b`)
 
 var clsPreferenceKeys = [...]string{"prefers", "favourite", "likes", "dislikes"}
 
@@ -1399,7 +1454,7 @@ func (t *clsText) observation() Classification {
 // -------------------------------------------------------------------- dates
 
 var (
-	clsMonthPat   = `(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)`
+	clsMonthPat   = `(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)`
 	clsISODateRe  = regexp.MustCompile(`\b(\d{4})-(\d{1,2})-(\d{1,2})(?:[t ](\d{1,2}):(\d{2})(?::(\d{2}))?(?:\.\d+)?(z|[+-]\d{2}(?::?\d{2})?)?)?\b`)
 	clsMonthDayRe = regexp.MustCompile(`\b` + clsMonthPat + `\.? (\d{1,2})(?:st|nd|rd|th)?\b(?:,? (\d{4})\b)?`)
 	clsDayMonthRe = regexp.MustCompile(`\b(\d{1,2})(?:st|nd|rd|th)? (?:of )?` + clsMonthPat + `\b\.?(?:,? (\d{4})\b)?`)
@@ -1532,9 +1587,22 @@ func clsNextDate(today time.Time, m time.Month, d int) (time.Time, bool) {
 	return time.Time{}, false
 }
 
-// clsFindDate finds the deadline a text names, relative to now (UTC). A date
-// after "by", "before", "due" or "no later than" wins; otherwise the first
-// date in the text. A clock time anywhere sets the time of day.
+// clsFindDate finds the deadline a text names, relative to now (UTC).
+//
+// It reads ISO dates with an optional time and offset (2026-12-31,
+// 2026-12-31T15:00, 2026-12-31T15:00+02:00), "May 15", "May 15th, 2027",
+// "15 May", weekdays ("on Friday", "next Monday"), "today", "tonight",
+// "tomorrow", "the day after tomorrow", "in 3 days", "within two weeks",
+// "end of week/month/quarter/year", "this/next week" and a clock time ("at
+// 3pm", "by 17:30", "noon"). A date without a year is its next occurrence on
+// or after today; a weekday is its next occurrence after today ("this Friday"
+// said on a Friday is today); a week ends on its Friday. The deadline is the
+// end of that day, 23:59:59 UTC, unless a time is given. A clock time alone is
+// today, or tomorrow once it has passed. Impossible dates (Feb 30) are
+// ignored. A date after "by", "before", "due" or "no later than" wins;
+// otherwise the first date in the text. Dates after "every", "each", "last"
+// or "since" are not deadlines, and one after "until", "till" or "from" is the
+// end of a state rather than a deadline.
 func clsFindDate(t *clsText, now time.Time) (clsDate, bool) {
 	s := t.norm
 	ny, nm, nd := now.Date()
@@ -1548,6 +1616,9 @@ func clsFindDate(t *clsText, now time.Time) (clsDate, bool) {
 		var prev [3]string
 		k := clsWordsBefore(s, a, prev[:])
 		c := clsDate{start: a, end: b, t: when, exact: exact, qualStart: a}
+		if k > 1 && prev[0] == "other" && (prev[1] == "every" || prev[1] == "each") {
+			return // "every other Thursday"
+		}
 		if k > 0 {
 			switch prev[0] {
 			case "every", "each", "last", "since", "past", "previous":
@@ -1741,7 +1812,7 @@ func clsFindDate(t *clsText, now time.Time) (clsDate, bool) {
 	}
 	c := found[best]
 	if !c.exact && clock {
-		for from := 0; from < len(s); {
+		for from, tries := 0, 0; from < len(s) && tries < clsMaxTries; tries++ {
 			cl := clsClockRe.FindStringSubmatchIndex(s[from:])
 			if cl == nil {
 				break

@@ -59,6 +59,11 @@ var classifyAxesCases = []struct {
 	{"The deploy that started at 9 is still rolling out", Ephemeral, CategoryState},
 	{"Is travelling to Tokyo next week", ShortTerm, CategoryState},
 	{"Edmund is working on a tight deadline for the board deck", ShortTerm, CategoryState},
+	{"Edmund is the on-call engineer this week", ShortTerm, CategoryState},
+	{"Incident INC-231 is ongoing, mitigation in progress", Ephemeral, CategoryState},
+	{"Payments service p99 latency is 850 ms", Ephemeral, CategoryState},
+	{"Staging is broken until the fix lands", ShortTerm, CategoryState},
+	{"The VPN has been flaky lately", ShortTerm, CategoryState},
 
 	// Identity: biography and lasting traits.
 	{"Is an introvert", Permanent, CategoryIdentity},
@@ -88,6 +93,11 @@ var classifyAxesCases = []struct {
 	{"It was agreed that refunds over $100 need approval", Permanent, CategoryDecision},
 	{"Priya decided to cancel her subscription", Permanent, CategoryDecision},
 	{"Because npm broke twice, we decided to switch to pnpm", Permanent, CategoryDecision},
+	{"We'll be using pnpm instead of npm", Permanent, CategoryDecision},
+	{"The venue is to be decided", LongTerm, CategoryObservation},
+	{"Let's go with Stripe over Adyen for payments", Permanent, CategoryDecision},
+	{"We will stick with Python 3.12 rather than 3.13 until numpy supports it", Permanent, CategoryDecision},
+	{"The team decided that PRs need two approvals", Permanent, CategoryDecision},
 
 	// Obligations.
 	{"Must present at the conference on May 15", ShortTerm, CategoryObligation},
@@ -101,6 +111,10 @@ var classifyAxesCases = []struct {
 	{"Customer agreed to a call on Friday", ShortTerm, CategoryObligation},
 	{"Submit expenses by next Monday", ShortTerm, CategoryObligation},
 	{"Needs to update the runbook", ShortTerm, CategoryObligation},
+	{"Her contract ends on 31 March 2027", ShortTerm, CategoryObligation},
+	{"Priya would like a callback tomorrow morning", ShortTerm, CategoryObligation},
+	{"Rotate the API key by Friday", ShortTerm, CategoryObligation},
+	{"Trial expires in 14 days", ShortTerm, CategoryObligation},
 
 	// Routines.
 	{"Takes medication at 9am", LongTerm, CategoryRoutine},
@@ -112,6 +126,9 @@ var classifyAxesCases = []struct {
 	{"Backups run nightly at 2am", LongTerm, CategoryRoutine},
 	{"Edmund is usually grumpy in the mornings", LongTerm, CategoryRoutine},
 	{"Must submit the timesheet every Friday", LongTerm, CategoryRoutine},
+	{"The release train leaves every other Thursday", LongTerm, CategoryRoutine},
+	{"On-call handover happens on Mondays at 10:00", LongTerm, CategoryRoutine},
+	{"The API key rotates every 90 days", LongTerm, CategoryRoutine},
 
 	// Preferences.
 	{"Prefers dark mode", LongTerm, CategoryPreference},
@@ -123,6 +140,8 @@ var classifyAxesCases = []struct {
 	{"Doesn't like phone calls", LongTerm, CategoryPreference},
 	{"Is a big fan of Formula 1", LongTerm, CategoryPreference},
 	{"I love dark mode", LongTerm, CategoryPreference},
+	{"Edmund is a huge Arsenal fan", LongTerm, CategoryPreference},
+	{"Customer prefers to be contacted via email, not phone", LongTerm, CategoryPreference},
 
 	// Observations and near misses.
 	{"Lives in Austin", LongTerm, CategoryObservation},
@@ -143,6 +162,9 @@ var classifyAxesCases = []struct {
 	{"Edmund agreed with the diagnosis", LongTerm, CategoryObservation},
 	{"Nothing has been decided about the logo", LongTerm, CategoryObservation},
 	{"The order shipped with a damaged box", LongTerm, CategoryObservation},
+	{"Customer is on the Pro plan", LongTerm, CategoryObservation},
+	{"Customer's refund was processed on Nov 12", LongTerm, CategoryObservation},
+	{"Priya is the account owner", LongTerm, CategoryObservation},
 	{"", LongTerm, CategoryObservation},
 	{" \t\n ", LongTerm, CategoryObservation},
 }
@@ -188,7 +210,7 @@ func TestClassifyKeysAndReasons(t *testing.T) {
 		{"We decided to meet every Monday", "meet_every_monday", `decision phrase "decided to"`},
 		{"Runs every Tuesday", "routine", `routine "every Tuesday"`},
 		{"Must take medication daily", "routine", `recurring duty "daily"`},
-		{"replication lag is 4 s", "replication_lag", `reading "replication lag is 4"`},
+		{"replication lag is 4 s", "replication_lag", `reading "replication lag is 4 s"`},
 		{"currently on a call", "availability", `current state "currently"`},
 		{"Edmund is in Lisbon until Friday", "location", `bounded state "until"`},
 		{"The office wifi password is hunter2", "", "no rule matched: a general observation"},
@@ -307,6 +329,8 @@ func TestClassifyDecisionDetails(t *testing.T) {
 		{"We ruled out MongoDB and Cassandra", []string{"MongoDB", "Cassandra"}, ""},
 		{"We've decided to standardise on Go over Python and Rust, since hiring is easier", []string{"Python", "Rust"}, "hiring is easier"},
 		{"We agreed to ship weekly since 2025", nil, ""},
+		{"We will stick with Python 3.12 rather than 3.13 until numpy supports it", []string{"3.13"}, ""},
+		{"We're using Terraform instead of Pulumi because the team knows HCL", []string{"Pulumi"}, "the team knows HCL"},
 	}
 	for _, tc := range cases {
 		c := Classify(tc.text, classifyNow)
@@ -431,6 +455,16 @@ func BenchmarkClassify(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		Classify(classifyBenchTexts[i%len(classifyBenchTexts)], classifyNow)
+	}
+}
+
+// BenchmarkClassifyLongText is the worst case the caps are for: 16 KiB of
+// near misses that each rule would otherwise examine one by one.
+func BenchmarkClassifyLongText(b *testing.B) {
+	text := strings.Repeat("we use x, and agreed happy to ", 600)
+	b.ReportAllocs()
+	for b.Loop() {
+		Classify(text, classifyNow)
 	}
 }
 
