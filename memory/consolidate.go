@@ -316,7 +316,7 @@ func (r *runner) batch(ctx context.Context, phase int, fn func(q *queries.Querie
 			return err
 		}
 		return q.UpdateRunProgress(ctx, queries.UpdateRunProgressParams{
-			ID: r.id, Phase: ptrTo(int16(phase)), Report: raw, TransientRejected: int32(totals[0]),
+			ID: r.id, Phase: pointerTo(int16(phase)), Report: raw, TransientRejected: int32(totals[0]),
 			ExpiredRejected: int32(totals[1]), DecisionLocked: int32(totals[2]),
 		})
 	})
@@ -350,8 +350,6 @@ func refusalName(reason string) string {
 	}
 	return reason
 }
-
-func ptrTo[T any](v T) *T { return &v }
 
 func (r *runner) phase(ctx context.Context, phase int) error {
 	var step func(context.Context, *queries.Queries, *int64) (batchResult, error)
@@ -833,3 +831,5 @@ func slugKey(text string) string {
 	}
 	return key
 }
+
+func ptrTo[T any](v T) *T { return pointerTo(v) }

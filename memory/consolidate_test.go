@@ -225,7 +225,7 @@ func TestStatusRowRecipe(t *testing.T) {
 func TestTransientRowsAreRefusedUntilPruned(t *testing.T) {
 	e := newEnv(t)
 	id := e.push(t, "ops", NewNode{Content: "Deploy 4812 is rolling out, 40% of pods updated.", Durability: "transient"})[0]
-	withTTL := e.push(t, "ops", NewNode{Content: "Disk alert firing", Durability: "transient", TTLSeconds: ptrTo(int32(600))})[0]
+	withTTL := e.push(t, "ops", NewNode{Content: "Disk alert firing", Durability: "transient", TTLSeconds: pointerTo(int32(600))})[0]
 
 	first := e.consolidate(t)
 	if first.TransientRejected != 2 || first.Count(PhaseCleanup, "pruned_transient") != 0 {
@@ -254,7 +254,7 @@ func TestTransientRowsAreRefusedUntilPruned(t *testing.T) {
 
 func TestExplicitTTLPrunesDurableRows(t *testing.T) {
 	e := newEnv(t)
-	id := e.push(t, "ops", NewNode{Content: "Queue depth is 37 right now.", TTLSeconds: ptrTo(int32(60))})[0]
+	id := e.push(t, "ops", NewNode{Content: "Queue depth is 37 right now.", TTLSeconds: pointerTo(int32(60))})[0]
 	e.clock.Advance(2 * time.Minute)
 	run := e.consolidate(t)
 	if run.Count(PhaseCleanup, "pruned_ttl") != 1 || run.Count(PhasePromote, "promoted") != 0 {

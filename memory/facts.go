@@ -171,18 +171,10 @@ func durabilityRank(d Durability) int {
 }
 
 // defaultDurability is the durability of a fact of category whose writer
-// named none: a passing mood stays ephemeral and a state short-term, identity
-// is permanent, and everything else long-term (the column default).
+// named none; categories the product does not know get long_term, the
+// column default.
 func defaultDurability(category string) Durability {
-	switch category {
-	case CategoryMood:
-		return Ephemeral
-	case CategoryState, CategoryObligation:
-		return ShortTerm
-	case CategoryIdentity:
-		return Permanent
-	}
-	return LongTerm
+	return DefaultDurability(category, LongTerm)
 }
 
 // The limits of the fields people and agents type.
