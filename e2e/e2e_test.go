@@ -95,7 +95,7 @@ func newSession(t *testing.T) *session {
 	ctx, cancel := context.WithTimeout(ctx, 90*time.Second)
 	t.Cleanup(cancel)
 	s := &session{t: t, ctx: ctx, base: srv.URL, pool: pool}
-	s.do(chromedp.Navigate(s.base+"/facts"))
+	s.do(chromedp.Navigate(s.base + "/facts"))
 	s.do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="login-form"]`)))
 	s.do(chromedp.SendKeys(chromedp.CSS(`#login-email`), "reviewer@example.com"))
 	s.do(chromedp.SendKeys(chromedp.CSS(`#login-password`), password))

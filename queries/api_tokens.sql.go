@@ -88,6 +88,59 @@ func (q *Queries) GetLiveTokenByHash(ctx context.Context, arg GetLiveTokenByHash
 	return i, err
 }
 
+const getTokenByID = `-- name: GetTokenByID :one
+SELECT id, name, scope, role, token_hash, token_prefix, created_by, created_at, last_used_at,
+    expires_at, revoked_at
+FROM api_tokens
+WHERE id = $1
+`
+
+func (q *Queries) GetTokenByID(ctx context.Context, id int64) (ApiToken, error) {
+	row := q.db.QueryRow(ctx, getTokenByID, id)
+	var i ApiToken
+	err := row.Scan(
+		&i.ID,
+		&i.Name,
+		&i.Scope,
+		&i.Role,
+		&i.TokenHash,
+		&i.TokenPrefix,
+		&i.CreatedBy,
+		&i.CreatedAt,
+		&i.LastUsedAt,
+		&i.ExpiresAt,
+		&i.RevokedAt,
+	)
+	return i, err
+}
+
+const getTokenByIDForUpdate = `-- name: GetTokenByIDForUpdate :one
+SELECT id, name, scope, role, token_hash, token_prefix, created_by, created_at, last_used_at,
+    expires_at, revoked_at
+FROM api_tokens
+WHERE id = $1
+FOR UPDATE
+`
+
+func (q *Queries) GetTokenByIDForUpdate(ctx context.Context, id int64) (ApiToken, error) {
+	row := q.db.QueryRow(ctx, getTokenByIDForUpdate, id)
+	var i ApiToken
+	err := row.Scan(
+		&i.ID,
+		&i.Name,
+		&i.Scope,
+		&i.Role,
+		&i.TokenHash,
+		&i.TokenPrefix,
+		&i.CreatedBy,
+		&i.CreatedAt,
+		&i.LastUsedAt,
+		&i.ExpiresAt,
+		&i.RevokedAt,
+	)
+	return i, err
+}
+
 const listTokens = `-- name: ListTokens :many
 SELECT id, name, scope, role, token_hash, token_prefix, created_by, created_at, last_used_at,
     expires_at, revoked_at
@@ -116,6 +169,60 @@ func (q *Queries) ListTokens(ctx context.Context) ([]ApiToken, error) {
 			&i.LastUsedAt,
 			&i.ExpiresAt,
 			&i.RevokedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const listTokensWithCreator = `-- name: ListTokensWithCreator :many
+SELECT t.id, t.name, t.scope, t.role, t.token_prefix, t.created_at, t.last_used_at,
+    t.expires_at, t.revoked_at, coalesce(u.email, '')::text AS created_by_email
+FROM api_tokens t
+LEFT JOIN users u ON u.id = t.created_by
+ORDER BY t.revoked_at IS NOT NULL, t.scope, t.name, t.id
+`
+
+type ListTokensWithCreatorRow struct {
+	ID             int64
+	Name           string
+	Scope          string
+	Role           string
+	TokenPrefix    string
+	CreatedAt      time.Time
+	LastUsedAt     *time.Time
+	ExpiresAt      *time.Time
+	RevokedAt      *time.Time
+	CreatedByEmail string
+}
+
+// ListTokensWithCreator lists every token for the console, live ones first,
+// with the email of the admin who created it (empty when that user is gone).
+func (q *Queries) ListTokensWithCreator(ctx context.Context) ([]ListTokensWithCreatorRow, error) {
+	rows, err := q.db.Query(ctx, listTokensWithCreator)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ListTokensWithCreatorRow{}
+	for rows.Next() {
+		var i ListTokensWithCreatorRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Name,
+			&i.Scope,
+			&i.Role,
+			&i.TokenPrefix,
+			&i.CreatedAt,
+			&i.LastUsedAt,
+			&i.ExpiresAt,
+			&i.RevokedAt,
+			&i.CreatedByEmail,
 		); err != nil {
 			return nil, err
 		}

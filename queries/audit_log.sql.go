@@ -96,3 +96,77 @@ func (q *Queries) ListAuditForTarget(ctx context.Context, arg ListAuditForTarget
 	}
 	return items, nil
 }
+
+const listAuditLog = `-- name: ListAuditLog :many
+SELECT id, at, actor, action, target_type, target_id, scope, before, after, reason
+FROM audit_log
+WHERE ($1::text[] IS NULL OR actor = ANY($1::text[]))
+  AND ($2::text IS NULL OR action = $2
+       OR starts_with(action, $2::text || '.'))
+  AND ($3::text IS NULL OR target_type = $3)
+  AND ($4::text IS NULL OR target_id = $4)
+  AND ($5::text IS NULL OR scope = $5)
+  AND ($6::timestamptz IS NULL OR at >= $6)
+  AND ($7::timestamptz IS NULL OR at < $7)
+  AND ($8::bigint = 0 OR id < $8)
+ORDER BY id DESC
+LIMIT $9
+`
+
+type ListAuditLogParams struct {
+	Actors     []string
+	Action     *string
+	TargetType *string
+	TargetID   *string
+	Scope      *string
+	Since      *time.Time
+	Until      *time.Time
+	BeforeID   int64
+	PageSize   int32
+}
+
+// ListAuditLog returns one page of the audit log, newest first, below the
+// keyset cursor before_id (0 for the first page). Every filter is optional:
+// NULL leaves it out. actors lists the exact actor strings to match, so the
+// actor index serves a filter by name; action matches itself and the actions
+// it prefixes ("fact" matches fact.update); until is exclusive.
+func (q *Queries) ListAuditLog(ctx context.Context, arg ListAuditLogParams) ([]AuditLog, error) {
+	rows, err := q.db.Query(ctx, listAuditLog,
+		arg.Actors,
+		arg.Action,
+		arg.TargetType,
+		arg.TargetID,
+		arg.Scope,
+		arg.Since,
+		arg.Until,
+		arg.BeforeID,
+		arg.PageSize,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []AuditLog{}
+	for rows.Next() {
+		var i AuditLog
+		if err := rows.Scan(
+			&i.ID,
+			&i.At,
+			&i.Actor,
+			&i.Action,
+			&i.TargetType,
+			&i.TargetID,
+			&i.Scope,
+			&i.Before,
+			&i.After,
+			&i.Reason,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}

@@ -59,6 +59,105 @@ func (q *Queries) InsertWriteRejection(ctx context.Context, arg InsertWriteRejec
 	return id, err
 }
 
+const listRejectionScopes = `-- name: ListRejectionScopes :many
+WITH RECURSIVE s AS (
+    (SELECT r.scope FROM consolidation_rejections r ORDER BY r.scope LIMIT 1)
+    UNION ALL
+    SELECT (SELECT r.scope FROM consolidation_rejections r WHERE r.scope > s.scope ORDER BY r.scope LIMIT 1)
+    FROM s
+    WHERE s.scope IS NOT NULL
+)
+SELECT s.scope::text FROM s WHERE s.scope IS NOT NULL
+`
+
+// ListRejectionScopes returns the distinct scopes of the rejection log with a
+// loose index scan over the scope index.
+func (q *Queries) ListRejectionScopes(ctx context.Context) ([]string, error) {
+	rows, err := q.db.Query(ctx, listRejectionScopes)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []string{}
+	for rows.Next() {
+		var s_scope string
+		if err := rows.Scan(&s_scope); err != nil {
+			return nil, err
+		}
+		items = append(items, s_scope)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const listRejections = `-- name: ListRejections :many
+SELECT id, run_id, phase, node_id, scope, reason, source, content, properties, decision_id,
+    created_at
+FROM consolidation_rejections
+WHERE ($1::bigint IS NULL OR run_id = $1)
+  AND ($2::smallint IS NULL OR phase = $2)
+  AND ($3::text IS NULL OR reason = $3)
+  AND ($4::text IS NULL OR scope = $4)
+  AND ($5::text IS NULL OR source = $5)
+  AND ($6::bigint = 0 OR id < $6)
+ORDER BY id DESC
+LIMIT $7
+`
+
+type ListRejectionsParams struct {
+	RunID    *int64
+	Phase    *int16
+	Reason   *string
+	Scope    *string
+	Source   *string
+	BeforeID int64
+	PageSize int32
+}
+
+// ListRejections pages through the rejection log, newest first; each filter
+// is skipped when NULL.
+func (q *Queries) ListRejections(ctx context.Context, arg ListRejectionsParams) ([]ConsolidationRejection, error) {
+	rows, err := q.db.Query(ctx, listRejections,
+		arg.RunID,
+		arg.Phase,
+		arg.Reason,
+		arg.Scope,
+		arg.Source,
+		arg.BeforeID,
+		arg.PageSize,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ConsolidationRejection{}
+	for rows.Next() {
+		var i ConsolidationRejection
+		if err := rows.Scan(
+			&i.ID,
+			&i.RunID,
+			&i.Phase,
+			&i.NodeID,
+			&i.Scope,
+			&i.Reason,
+			&i.Source,
+			&i.Content,
+			&i.Properties,
+			&i.DecisionID,
+			&i.CreatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listRejectionsForDecision = `-- name: ListRejectionsForDecision :many
 SELECT id, run_id, phase, node_id, scope, reason, source, content, properties, decision_id,
     created_at

@@ -121,3 +121,11 @@ WHERE e.id = d.entity_id AND d.id = @id
 RETURNING d.id, d.fact_id, d.scope, d.entity_id, e.name AS entity_name, d.key, d.decision,
     d.alternatives, d.reasoning, d.decided_by, d.decided_at, d.do_not_reopen, d.reopened_at,
     d.reopened_by, d.reopen_reason, d.version, d.created_at, d.updated_at;
+
+-- name: CountRefusalsForDecisions :many
+-- CountRefusalsForDecisions counts the refused writes against each of the
+-- named decisions, through the rejections' decision index.
+SELECT decision_id::bigint AS decision_id, count(*)::bigint AS refusals
+FROM consolidation_rejections
+WHERE decision_id = ANY(@decision_ids::bigint[])
+GROUP BY decision_id;

@@ -10,6 +10,40 @@ import (
 	"time"
 )
 
+const countRefusalsForDecisions = `-- name: CountRefusalsForDecisions :many
+SELECT decision_id::bigint AS decision_id, count(*)::bigint AS refusals
+FROM consolidation_rejections
+WHERE decision_id = ANY($1::bigint[])
+GROUP BY decision_id
+`
+
+type CountRefusalsForDecisionsRow struct {
+	DecisionID int64
+	Refusals   int64
+}
+
+// CountRefusalsForDecisions counts the refused writes against each of the
+// named decisions, through the rejections' decision index.
+func (q *Queries) CountRefusalsForDecisions(ctx context.Context, decisionIds []int64) ([]CountRefusalsForDecisionsRow, error) {
+	rows, err := q.db.Query(ctx, countRefusalsForDecisions, decisionIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []CountRefusalsForDecisionsRow{}
+	for rows.Next() {
+		var i CountRefusalsForDecisionsRow
+		if err := rows.Scan(&i.DecisionID, &i.Refusals); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const createDecision = `-- name: CreateDecision :one
 INSERT INTO decisions (
     fact_id, scope, entity_id, key, decision, alternatives, reasoning, decided_by,

@@ -34,6 +34,7 @@ FROM entity_facts f
 JOIN entities e ON e.id = f.entity_id
 WHERE (sqlc.narg('scope')::text IS NULL OR f.scope = sqlc.narg('scope'))
   AND (sqlc.narg('entity_id')::bigint IS NULL OR f.entity_id = sqlc.narg('entity_id'))
+  AND (sqlc.narg('entity_ids')::bigint[] IS NULL OR f.entity_id = ANY(sqlc.narg('entity_ids')::bigint[]))
   AND (sqlc.narg('durability')::text IS NULL OR f.durability = sqlc.narg('durability'))
   AND (sqlc.narg('category')::text IS NULL OR f.category = sqlc.narg('category'))
   AND (sqlc.narg('status')::text IS NULL OR f.status = sqlc.narg('status'))
@@ -376,3 +377,56 @@ WHERE f.status = 'active'
   AND NOT EXISTS (
       SELECT 1 FROM decay_policies dp
       WHERE dp.category = f.category AND (dp.anchor <> 'deadline' OR f.deadline IS NOT NULL));
+
+-- name: EntityIDsNamed :many
+-- EntityIDsNamed returns the ids of the entities called name, in scope or, when
+-- scope is NULL, in every scope: the facts list filters by entity name.
+SELECT id
+FROM entities
+WHERE name = @name::text
+  AND (sqlc.narg('scope')::text IS NULL OR scope = sqlc.narg('scope'))
+ORDER BY id;
+
+-- name: EntityNamesInScope :many
+-- EntityNamesInScope returns up to max_rows entity names of one scope, in
+-- order, to suggest in the facts list's entity filter.
+SELECT name
+FROM entities
+WHERE scope = @scope::text
+ORDER BY name
+LIMIT @max_rows;
+
+-- name: ListObligationsDue :many
+-- ListObligationsDue returns active obligations with a deadline in
+-- [due_from, due_before), soonest deadline first, through
+-- entity_facts_deadline_idx; scope is optional.
+SELECT f.id, f.scope, e.name AS entity_name, f.key, f.content, f.durability,
+    f.confidence, f.confirmed_at, f.deadline::timestamptz AS deadline, f.forget_at,
+    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
+        f.deadline, @now::timestamptz)::double precision AS effective_confidence
+FROM entity_facts f
+JOIN entities e ON e.id = f.entity_id
+WHERE f.status = 'active'
+  AND f.deadline IS NOT NULL
+  AND f.deadline >= @due_from::timestamptz
+  AND f.deadline < @due_before::timestamptz
+  AND f.category = 'obligation'
+  AND (sqlc.narg('scope')::text IS NULL OR f.scope = sqlc.narg('scope'))
+ORDER BY f.deadline, f.id
+LIMIT @max_rows;
+
+-- name: ListObligationsWithoutDeadline :many
+-- ListObligationsWithoutDeadline returns active obligations that have no
+-- deadline, newest first; scope is optional.
+SELECT f.id, f.scope, e.name AS entity_name, f.key, f.content, f.durability,
+    f.confidence, f.confirmed_at, f.forget_at,
+    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
+        f.deadline, @now::timestamptz)::double precision AS effective_confidence
+FROM entity_facts f
+JOIN entities e ON e.id = f.entity_id
+WHERE f.status = 'active'
+  AND f.category = 'obligation'
+  AND f.deadline IS NULL
+  AND (sqlc.narg('scope')::text IS NULL OR f.scope = sqlc.narg('scope'))
+ORDER BY f.id DESC
+LIMIT @max_rows;

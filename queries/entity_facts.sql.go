@@ -266,6 +266,76 @@ func (q *Queries) CreateFact(ctx context.Context, arg CreateFactParams) (CreateF
 	return i, err
 }
 
+const entityIDsNamed = `-- name: EntityIDsNamed :many
+SELECT id
+FROM entities
+WHERE name = $1::text
+  AND ($2::text IS NULL OR scope = $2)
+ORDER BY id
+`
+
+type EntityIDsNamedParams struct {
+	Name  string
+	Scope *string
+}
+
+// EntityIDsNamed returns the ids of the entities called name, in scope or, when
+// scope is NULL, in every scope: the facts list filters by entity name.
+func (q *Queries) EntityIDsNamed(ctx context.Context, arg EntityIDsNamedParams) ([]int64, error) {
+	rows, err := q.db.Query(ctx, entityIDsNamed, arg.Name, arg.Scope)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []int64{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const entityNamesInScope = `-- name: EntityNamesInScope :many
+SELECT name
+FROM entities
+WHERE scope = $1::text
+ORDER BY name
+LIMIT $2
+`
+
+type EntityNamesInScopeParams struct {
+	Scope   string
+	MaxRows int32
+}
+
+// EntityNamesInScope returns up to max_rows entity names of one scope, in
+// order, to suggest in the facts list's entity filter.
+func (q *Queries) EntityNamesInScope(ctx context.Context, arg EntityNamesInScopeParams) ([]string, error) {
+	rows, err := q.db.Query(ctx, entityNamesInScope, arg.Scope, arg.MaxRows)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []string{}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, err
+		}
+		items = append(items, name)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const factByID = `-- name: FactByID :one
 
 SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
@@ -741,20 +811,22 @@ FROM entity_facts f
 JOIN entities e ON e.id = f.entity_id
 WHERE ($2::text IS NULL OR f.scope = $2)
   AND ($3::bigint IS NULL OR f.entity_id = $3)
-  AND ($4::text IS NULL OR f.durability = $4)
-  AND ($5::text IS NULL OR f.category = $5)
-  AND ($6::text IS NULL OR f.status = $6)
-  AND ($7::text IS NULL
-       OR f.search @@ websearch_to_tsquery('english', $7))
-  AND ($8::bigint = 0 OR f.id < $8)
+  AND ($4::bigint[] IS NULL OR f.entity_id = ANY($4::bigint[]))
+  AND ($5::text IS NULL OR f.durability = $5)
+  AND ($6::text IS NULL OR f.category = $6)
+  AND ($7::text IS NULL OR f.status = $7)
+  AND ($8::text IS NULL
+       OR f.search @@ websearch_to_tsquery('english', $8))
+  AND ($9::bigint = 0 OR f.id < $9)
 ORDER BY f.id DESC
-LIMIT $9
+LIMIT $10
 `
 
 type ListFactsParams struct {
 	Now        time.Time
 	Scope      *string
 	EntityID   *int64
+	EntityIds  []int64
 	Durability *string
 	Category   *string
 	Status     *string
@@ -793,6 +865,7 @@ func (q *Queries) ListFacts(ctx context.Context, arg ListFactsParams) ([]ListFac
 		arg.Now,
 		arg.Scope,
 		arg.EntityID,
+		arg.EntityIds,
 		arg.Durability,
 		arg.Category,
 		arg.Status,
@@ -826,6 +899,153 @@ func (q *Queries) ListFacts(ctx context.Context, arg ListFactsParams) ([]ListFac
 			&i.ExtractionCount,
 			&i.Version,
 			&i.CreatedAt,
+			&i.EffectiveConfidence,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const listObligationsDue = `-- name: ListObligationsDue :many
+SELECT f.id, f.scope, e.name AS entity_name, f.key, f.content, f.durability,
+    f.confidence, f.confirmed_at, f.deadline::timestamptz AS deadline, f.forget_at,
+    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
+        f.deadline, $1::timestamptz)::double precision AS effective_confidence
+FROM entity_facts f
+JOIN entities e ON e.id = f.entity_id
+WHERE f.status = 'active'
+  AND f.deadline IS NOT NULL
+  AND f.deadline >= $2::timestamptz
+  AND f.deadline < $3::timestamptz
+  AND f.category = 'obligation'
+  AND ($4::text IS NULL OR f.scope = $4)
+ORDER BY f.deadline, f.id
+LIMIT $5
+`
+
+type ListObligationsDueParams struct {
+	Now       time.Time
+	DueFrom   time.Time
+	DueBefore time.Time
+	Scope     *string
+	MaxRows   int32
+}
+
+type ListObligationsDueRow struct {
+	ID                  int64
+	Scope               string
+	EntityName          string
+	Key                 string
+	Content             string
+	Durability          string
+	Confidence          float64
+	ConfirmedAt         time.Time
+	Deadline            time.Time
+	ForgetAt            *time.Time
+	EffectiveConfidence float64
+}
+
+// ListObligationsDue returns active obligations with a deadline in
+// [due_from, due_before), soonest deadline first, through
+// entity_facts_deadline_idx; scope is optional.
+func (q *Queries) ListObligationsDue(ctx context.Context, arg ListObligationsDueParams) ([]ListObligationsDueRow, error) {
+	rows, err := q.db.Query(ctx, listObligationsDue,
+		arg.Now,
+		arg.DueFrom,
+		arg.DueBefore,
+		arg.Scope,
+		arg.MaxRows,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ListObligationsDueRow{}
+	for rows.Next() {
+		var i ListObligationsDueRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Scope,
+			&i.EntityName,
+			&i.Key,
+			&i.Content,
+			&i.Durability,
+			&i.Confidence,
+			&i.ConfirmedAt,
+			&i.Deadline,
+			&i.ForgetAt,
+			&i.EffectiveConfidence,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const listObligationsWithoutDeadline = `-- name: ListObligationsWithoutDeadline :many
+SELECT f.id, f.scope, e.name AS entity_name, f.key, f.content, f.durability,
+    f.confidence, f.confirmed_at, f.forget_at,
+    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
+        f.deadline, $1::timestamptz)::double precision AS effective_confidence
+FROM entity_facts f
+JOIN entities e ON e.id = f.entity_id
+WHERE f.status = 'active'
+  AND f.category = 'obligation'
+  AND f.deadline IS NULL
+  AND ($2::text IS NULL OR f.scope = $2)
+ORDER BY f.id DESC
+LIMIT $3
+`
+
+type ListObligationsWithoutDeadlineParams struct {
+	Now     time.Time
+	Scope   *string
+	MaxRows int32
+}
+
+type ListObligationsWithoutDeadlineRow struct {
+	ID                  int64
+	Scope               string
+	EntityName          string
+	Key                 string
+	Content             string
+	Durability          string
+	Confidence          float64
+	ConfirmedAt         time.Time
+	ForgetAt            *time.Time
+	EffectiveConfidence float64
+}
+
+// ListObligationsWithoutDeadline returns active obligations that have no
+// deadline, newest first; scope is optional.
+func (q *Queries) ListObligationsWithoutDeadline(ctx context.Context, arg ListObligationsWithoutDeadlineParams) ([]ListObligationsWithoutDeadlineRow, error) {
+	rows, err := q.db.Query(ctx, listObligationsWithoutDeadline, arg.Now, arg.Scope, arg.MaxRows)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ListObligationsWithoutDeadlineRow{}
+	for rows.Next() {
+		var i ListObligationsWithoutDeadlineRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Scope,
+			&i.EntityName,
+			&i.Key,
+			&i.Content,
+			&i.Durability,
+			&i.Confidence,
+			&i.ConfirmedAt,
+			&i.ForgetAt,
 			&i.EffectiveConfidence,
 		); err != nil {
 			return nil, err

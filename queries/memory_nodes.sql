@@ -52,3 +52,41 @@ WHERE (sqlc.narg('scope')::text IS NULL OR scope = sqlc.narg('scope'))
   AND (@before_id::bigint = 0 OR id < @before_id)
 ORDER BY id DESC
 LIMIT @page_size;
+
+-- name: ListWorkingRows :many
+-- ListWorkingRows pages through working rows for the console, newest first.
+-- state is pending, promoted, or empty for both; marker is the stored marker,
+-- empty when the row has none (it reads as durable, and a durable filter finds
+-- it).
+SELECT id, scope, content, coalesce(properties->>'durability', '')::text AS marker,
+    importance, ttl_seconds, created_at, promoted_at, promoted_fact_id, promoted_run_id
+FROM memory_nodes
+WHERE (sqlc.narg('scope')::text IS NULL OR scope = sqlc.narg('scope'))
+  AND (sqlc.narg('marker')::text IS NULL
+       OR coalesce(properties->>'durability', 'durable') = sqlc.narg('marker'))
+  AND (@state::text = '' OR (@state::text = 'pending') = (promoted_at IS NULL))
+  AND (@before_id::bigint = 0 OR id < @before_id)
+ORDER BY id DESC
+LIMIT @page_size;
+
+-- name: CountPendingNodes :many
+-- CountPendingNodes counts the rows consolidation has not promoted yet, by
+-- scope and marker (an absent marker counts as durable).
+SELECT scope, coalesce(properties->>'durability', 'durable')::text AS marker, count(*)::bigint AS n
+FROM memory_nodes
+WHERE promoted_at IS NULL
+GROUP BY 1, 2
+ORDER BY 1, 2;
+
+-- name: ListNodeScopes :many
+-- ListNodeScopes returns the distinct scopes of working rows by skipping
+-- through the scope index (a loose index scan), so its cost follows the number
+-- of scopes, not of rows.
+WITH RECURSIVE s AS (
+    (SELECT m.scope FROM memory_nodes m ORDER BY m.scope LIMIT 1)
+    UNION ALL
+    SELECT (SELECT m.scope FROM memory_nodes m WHERE m.scope > s.scope ORDER BY m.scope LIMIT 1)
+    FROM s
+    WHERE s.scope IS NOT NULL
+)
+SELECT s.scope::text FROM s WHERE s.scope IS NOT NULL;

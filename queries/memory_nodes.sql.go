@@ -11,6 +11,42 @@ import (
 	"time"
 )
 
+const countPendingNodes = `-- name: CountPendingNodes :many
+SELECT scope, coalesce(properties->>'durability', 'durable')::text AS marker, count(*)::bigint AS n
+FROM memory_nodes
+WHERE promoted_at IS NULL
+GROUP BY 1, 2
+ORDER BY 1, 2
+`
+
+type CountPendingNodesRow struct {
+	Scope  string
+	Marker string
+	N      int64
+}
+
+// CountPendingNodes counts the rows consolidation has not promoted yet, by
+// scope and marker (an absent marker counts as durable).
+func (q *Queries) CountPendingNodes(ctx context.Context) ([]CountPendingNodesRow, error) {
+	rows, err := q.db.Query(ctx, countPendingNodes)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []CountPendingNodesRow{}
+	for rows.Next() {
+		var i CountPendingNodesRow
+		if err := rows.Scan(&i.Scope, &i.Marker, &i.N); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const getNodesByID = `-- name: GetNodesByID :many
 SELECT id, scope, content, properties, importance, ttl_seconds, created_at, promoted_at,
     promoted_fact_id, promoted_run_id
@@ -139,6 +175,40 @@ func (q *Queries) InsertNodes(ctx context.Context, arg InsertNodesParams) ([]int
 	return items, nil
 }
 
+const listNodeScopes = `-- name: ListNodeScopes :many
+WITH RECURSIVE s AS (
+    (SELECT m.scope FROM memory_nodes m ORDER BY m.scope LIMIT 1)
+    UNION ALL
+    SELECT (SELECT m.scope FROM memory_nodes m WHERE m.scope > s.scope ORDER BY m.scope LIMIT 1)
+    FROM s
+    WHERE s.scope IS NOT NULL
+)
+SELECT s.scope::text FROM s WHERE s.scope IS NOT NULL
+`
+
+// ListNodeScopes returns the distinct scopes of working rows by skipping
+// through the scope index (a loose index scan), so its cost follows the number
+// of scopes, not of rows.
+func (q *Queries) ListNodeScopes(ctx context.Context) ([]string, error) {
+	rows, err := q.db.Query(ctx, listNodeScopes)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []string{}
+	for rows.Next() {
+		var s_scope string
+		if err := rows.Scan(&s_scope); err != nil {
+			return nil, err
+		}
+		items = append(items, s_scope)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listNodes = `-- name: ListNodes :many
 SELECT id, scope, content, properties, importance, ttl_seconds, created_at, promoted_at,
     promoted_fact_id, promoted_run_id
@@ -182,6 +252,81 @@ func (q *Queries) ListNodes(ctx context.Context, arg ListNodesParams) ([]MemoryN
 			&i.Scope,
 			&i.Content,
 			&i.Properties,
+			&i.Importance,
+			&i.TtlSeconds,
+			&i.CreatedAt,
+			&i.PromotedAt,
+			&i.PromotedFactID,
+			&i.PromotedRunID,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const listWorkingRows = `-- name: ListWorkingRows :many
+SELECT id, scope, content, coalesce(properties->>'durability', '')::text AS marker,
+    importance, ttl_seconds, created_at, promoted_at, promoted_fact_id, promoted_run_id
+FROM memory_nodes
+WHERE ($1::text IS NULL OR scope = $1)
+  AND ($2::text IS NULL
+       OR coalesce(properties->>'durability', 'durable') = $2)
+  AND ($3::text = '' OR ($3::text = 'pending') = (promoted_at IS NULL))
+  AND ($4::bigint = 0 OR id < $4)
+ORDER BY id DESC
+LIMIT $5
+`
+
+type ListWorkingRowsParams struct {
+	Scope    *string
+	Marker   *string
+	State    string
+	BeforeID int64
+	PageSize int32
+}
+
+type ListWorkingRowsRow struct {
+	ID             int64
+	Scope          string
+	Content        string
+	Marker         string
+	Importance     float64
+	TtlSeconds     *int32
+	CreatedAt      time.Time
+	PromotedAt     *time.Time
+	PromotedFactID *int64
+	PromotedRunID  *int64
+}
+
+// ListWorkingRows pages through working rows for the console, newest first.
+// state is pending, promoted, or empty for both; marker is the stored marker,
+// empty when the row has none (it reads as durable, and a durable filter finds
+// it).
+func (q *Queries) ListWorkingRows(ctx context.Context, arg ListWorkingRowsParams) ([]ListWorkingRowsRow, error) {
+	rows, err := q.db.Query(ctx, listWorkingRows,
+		arg.Scope,
+		arg.Marker,
+		arg.State,
+		arg.BeforeID,
+		arg.PageSize,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ListWorkingRowsRow{}
+	for rows.Next() {
+		var i ListWorkingRowsRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Scope,
+			&i.Content,
+			&i.Marker,
 			&i.Importance,
 			&i.TtlSeconds,
 			&i.CreatedAt,

@@ -34,3 +34,14 @@ RETURNING id, email, name, role, password_hash, created_at, updated_at, last_log
 
 -- name: CountAdmins :one
 SELECT count(*)::int FROM users WHERE role = 'admin' AND disabled_at IS NULL;
+
+-- name: LockActiveAdmins :many
+-- LockActiveAdmins locks the rows of the enabled admins, so that two admins
+-- demoting or disabling each other at once cannot leave nobody in charge.
+SELECT id FROM users WHERE role = 'admin' AND disabled_at IS NULL ORDER BY id FOR UPDATE;
+
+-- name: GetUserForUpdate :one
+SELECT id, email, name, role, password_hash, created_at, updated_at, last_login_at, disabled_at
+FROM users
+WHERE id = @id
+FOR UPDATE;

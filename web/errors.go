@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/tenurehq/tenure/api"
 	"github.com/tenurehq/tenure/memory"
 	"github.com/tenurehq/tenure/views/pages"
 )
@@ -50,7 +51,9 @@ func (s *Server) handleError(err error, c echo.Context) {
 	switch {
 	case c.Request().Method == http.MethodHead:
 		werr = c.NoContent(status)
-	case strings.HasPrefix(path, "/api/") || path == "/healthz" || path == "/readyz":
+	case strings.HasPrefix(path, "/api/"):
+		werr = api.WriteError(c, err)
+	case path == "/healthz" || path == "/readyz":
 		werr = c.JSON(status, map[string]any{"error": map[string]string{
 			"code": strings.ReplaceAll(strings.ToLower(http.StatusText(status)), " ", "_"), "message": msg}})
 	default:

@@ -10,6 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/tenurehq/tenure/auth"
 	"github.com/tenurehq/tenure/memory"
 	"github.com/tenurehq/tenure/queries"
 	"github.com/tenurehq/tenure/views/pages"
@@ -41,11 +42,22 @@ func (s *Server) factList(c echo.Context) error {
 	if filter.Query != "" {
 		params.Query = &filter.Query
 	}
-	rows, err := s.q.ListFacts(ctx, params)
-	if err != nil {
-		return err
+	view := pages.FactsPage{Filter: filter, Now: params.Now, CanEdit: canEditFacts(c),
+		ReturnURL: factsURL(filter, before)}
+	if filter.Entity != "" {
+		if params.EntityIds, err = s.q.EntityIDsNamed(ctx, queries.EntityIDsNamedParams{
+			Name: filter.Entity, Scope: params.Scope,
+		}); err != nil {
+			return err
+		}
+		view.EntityMissing = len(params.EntityIds) == 0
 	}
-	view := pages.FactsPage{Filter: filter, Now: params.Now}
+	var rows []queries.ListFactsRow
+	if !view.EntityMissing {
+		if rows, err = s.q.ListFacts(ctx, params); err != nil {
+			return err
+		}
+	}
 	for _, d := range memory.Durabilities() {
 		view.Durabilities = append(view.Durabilities, string(d))
 	}
@@ -64,18 +76,38 @@ func (s *Server) factList(c echo.Context) error {
 			ForgetAt: r.ForgetAt, Deadline: r.Deadline,
 		})
 	}
+	if !isHTMX(c) || view.CanEdit {
+		// The filter bar and the bulk bar offer every category in use.
+		cats, err := s.q.ListCategories(ctx)
+		if err != nil {
+			return err
+		}
+		view.Categories = mergeSorted(memory.SuggestedCategories(), cats)
+	}
 	if isHTMX(c) {
 		return s.page(c, http.StatusOK, "Facts", "facts", nil, pages.FactsResults(view))
 	}
 	if view.Scopes, err = s.q.ListScopes(ctx); err != nil {
 		return err
 	}
-	cats, err := s.q.ListCategories(ctx)
-	if err != nil {
-		return err
+	if filter.Scope != "" {
+		if view.EntityNames, err = s.q.EntityNamesInScope(ctx, queries.EntityNamesInScopeParams{
+			Scope: filter.Scope, MaxRows: maxEntitySuggestions,
+		}); err != nil {
+			return err
+		}
 	}
-	view.Categories = mergeSorted(memory.SuggestedCategories(), cats)
 	return s.page(c, http.StatusOK, "Facts", "facts", pages.Facts(view), nil)
+}
+
+// maxEntitySuggestions bounds the entity names the filter suggests.
+const maxEntitySuggestions = 500
+
+// canEditFacts reports whether the signed-in person may change memory
+// (reviewers and admins); the routes refuse everyone else anyway.
+func canEditFacts(c echo.Context) bool {
+	sess := currentSession(c)
+	return sess != nil && sess.Role.Allows(auth.RoleReviewer)
 }
 
 // parseFactsFilter reads and validates the facts filter; a bad value is a 400
@@ -87,6 +119,10 @@ func parseFactsFilter(v url.Values) (pages.FactsFilter, int64, error) {
 		Category:   strings.TrimSpace(v.Get("category")),
 		Status:     strings.TrimSpace(v.Get("status")),
 		Query:      strings.TrimSpace(v.Get("q")),
+		Entity:     strings.TrimSpace(v.Get("entity")),
+	}
+	if n := utf8.RuneCountInString(f.Entity); n > 200 {
+		return f, 0, memory.Invalidf("entity", "the entity name is %d characters long: at most 200 are allowed", n)
 	}
 	if f.Scope != "" {
 		if _, err := memory.ParseScope(f.Scope); err != nil {
@@ -130,7 +166,7 @@ func parseFactsFilter(v url.Values) (pages.FactsFilter, int64, error) {
 func factsURL(f pages.FactsFilter, before int64) string {
 	v := url.Values{}
 	for k, val := range map[string]string{"scope": f.Scope, "durability": f.Durability,
-		"category": f.Category, "q": f.Query} {
+		"category": f.Category, "q": f.Query, "entity": f.Entity} {
 		if val != "" {
 			v.Set(k, val)
 		}

@@ -2,10 +2,191 @@ package web
 
 import (
 	"net/http"
+	"net/url"
+	"slices"
+	"time"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/tenurehq/tenure/memory"
+	"github.com/tenurehq/tenure/queries"
+	"github.com/tenurehq/tenure/views/pages"
 )
 
+// What the overview shows: how far ahead it looks and how many rows a panel
+// lists.
+const (
+	overviewForgetWindow     = 7 * 24 * time.Hour
+	overviewObligationWindow = 14 * 24 * time.Hour
+	overviewPanelRows        = 10
+	overviewRuns             = 5
+)
+
+// overviewMarkers and overviewReviewKinds are listed even when their count
+// is zero, so the panels keep their shape.
+var (
+	overviewMarkers = []struct{ key, label string }{
+		{"durable", "Durable (will be promoted)"}, {"transient", "Transient (will be refused)"},
+		{"expired", "Expired (will be pruned)"},
+	}
+	overviewReviewKinds = []struct{ key, label string }{
+		{"near_duplicate", "Near duplicates"}, {"decision_refusal", "Refused writes against decisions"},
+		{"repeated_mood", "Moods seen many times"},
+	}
+)
+
+// overviewShow is the console's landing page: the durability × category
+// matrix, facts about to be forgotten, obligations, the last runs and the
+// queues waiting for people. Every query reads an index or one GROUP BY.
 func (s *Server) overviewShow(c echo.Context) error {
-	return echo.NewHTTPError(http.StatusNotImplemented, "overviewShow is not built yet")
+	ctx := c.Request().Context()
+	now := s.now().UTC()
+	view := pages.OverviewPage{Now: now}
+
+	axes, err := s.q.CountFactsByAxes(ctx, string(memory.StatusActive))
+	if err != nil {
+		return err
+	}
+	view.Matrix = overviewMatrix(axes)
+
+	forgetting, err := s.q.OverviewForgettingSoon(ctx, queries.OverviewForgettingSoonParams{
+		Now: now, Until: now.Add(overviewForgetWindow), MaxRows: overviewPanelRows + 1})
+	if err != nil {
+		return err
+	}
+	if len(forgetting) > overviewPanelRows {
+		forgetting, view.MoreForgetting = forgetting[:overviewPanelRows], true
+	}
+	for _, r := range forgetting {
+		view.Forgetting = append(view.Forgetting, pages.OverviewFact{
+			ID: r.ID, Scope: r.Scope, Entity: r.EntityName, Content: r.Content, Durability: r.Durability,
+			Category: r.Category, ForgetAt: r.ForgetAt, Effective: r.EffectiveConfidence,
+		})
+	}
+
+	upcoming, err := s.q.OverviewUpcomingObligations(ctx, queries.OverviewUpcomingObligationsParams{
+		Now: now, Until: now.Add(overviewObligationWindow), MaxRows: overviewPanelRows + 1})
+	if err != nil {
+		return err
+	}
+	if len(upcoming) > overviewPanelRows {
+		upcoming, view.MoreUpcoming = upcoming[:overviewPanelRows], true
+	}
+	for _, r := range upcoming {
+		view.Upcoming = append(view.Upcoming, pages.OverviewObligation{
+			ID: r.ID, Scope: r.Scope, Entity: r.EntityName, Content: r.Content, Deadline: r.Deadline})
+	}
+	overdue, err := s.q.OverviewOverdueObligations(ctx, queries.OverviewOverdueObligationsParams{
+		Now: now, MaxRows: overviewPanelRows + 1})
+	if err != nil {
+		return err
+	}
+	if len(overdue) > overviewPanelRows {
+		overdue, view.MoreOverdue = overdue[:overviewPanelRows], true
+	}
+	for _, r := range overdue {
+		view.Overdue = append(view.Overdue, pages.OverviewObligation{
+			ID: r.ID, Scope: r.Scope, Entity: r.EntityName, Content: r.Content, Deadline: r.Deadline})
+	}
+
+	runs, err := s.q.OverviewRecentRuns(ctx, overviewRuns)
+	if err != nil {
+		return err
+	}
+	for _, r := range runs {
+		view.Runs = append(view.Runs, pages.OverviewRun{
+			ID: r.ID, Trigger: r.Trigger, Status: r.Status, StartedAt: r.StartedAt, Promoted: r.Promoted,
+			Reinforced: r.Reinforced, Archived: r.Archived, TransientRejected: r.TransientRejected,
+			ExpiredRejected: r.ExpiredRejected, DecisionLocked: r.DecisionLocked,
+		})
+	}
+
+	markers, err := s.q.OverviewPendingNodesByMarker(ctx)
+	if err != nil {
+		return err
+	}
+	byMarker := map[string]int64{}
+	for _, m := range markers {
+		byMarker[m.Marker] = m.Nodes
+		view.PendingTotal += m.Nodes
+	}
+	for _, m := range overviewMarkers {
+		view.Markers = append(view.Markers, pages.OverviewCount{Key: m.key, Label: m.label,
+			Count: byMarker[m.key], Href: "/working?marker=" + url.QueryEscape(m.key)})
+	}
+
+	review, err := s.q.OverviewOpenReviewByKind(ctx)
+	if err != nil {
+		return err
+	}
+	byKind := map[string]int64{}
+	for _, r := range review {
+		byKind[r.Kind] = r.Items
+		view.ReviewTotal += r.Items
+	}
+	for _, k := range overviewReviewKinds {
+		view.Review = append(view.Review, pages.OverviewCount{Key: k.key, Label: k.label,
+			Count: byKind[k.key], Href: "/review?kind=" + url.QueryEscape(k.key)})
+	}
+
+	return s.page(c, http.StatusOK, "Overview", "overview", pages.Overview(view), nil)
+}
+
+// overviewMatrix lays the counts out with the four durabilities as rows and
+// the categories as columns: the suggested ones first, in their own order,
+// then any other category in use, alphabetically.
+func overviewMatrix(rows []queries.CountFactsByAxesRow) pages.OverviewMatrix {
+	var m pages.OverviewMatrix
+	for _, d := range memory.Durabilities() {
+		m.Durabilities = append(m.Durabilities, string(d))
+	}
+	m.Categories = memory.SuggestedCategories()
+	var others []string
+	counts := map[[2]string]int64{}
+	for _, r := range rows {
+		counts[[2]string{r.Durability, r.Category}] += r.Facts
+		if !slices.Contains(m.Categories, r.Category) && !slices.Contains(others, r.Category) {
+			others = append(others, r.Category)
+		}
+	}
+	slices.Sort(others)
+	m.Categories = append(slices.Clone(m.Categories), others...)
+
+	link := func(n int64, d, c string) pages.OverviewCell {
+		if n == 0 {
+			return pages.OverviewCell{}
+		}
+		v := url.Values{}
+		if d != "" {
+			v.Set("durability", d)
+		}
+		if c != "" {
+			v.Set("category", c)
+		}
+		href := "/facts"
+		if len(v) > 0 {
+			href += "?" + v.Encode()
+		}
+		return pages.OverviewCell{Count: n, Href: href}
+	}
+	colTotals := make([]int64, len(m.Categories))
+	var total int64
+	for _, d := range m.Durabilities {
+		cells := make([]pages.OverviewCell, len(m.Categories))
+		var rowTotal int64
+		for j, c := range m.Categories {
+			n := counts[[2]string{d, c}]
+			cells[j] = link(n, d, c)
+			rowTotal += n
+			colTotals[j] += n
+		}
+		m.Cells = append(m.Cells, cells)
+		m.RowTotals = append(m.RowTotals, link(rowTotal, d, ""))
+		total += rowTotal
+	}
+	for j, c := range m.Categories {
+		m.ColTotals = append(m.ColTotals, link(colTotals[j], "", c))
+	}
+	m.Total = link(total, "", "")
+	return m
 }

@@ -1,15 +1,223 @@
 package web
 
 import (
+	"errors"
+	"fmt"
+	"math"
 	"net/http"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/tenurehq/tenure/auth"
+	"github.com/tenurehq/tenure/memory"
+	"github.com/tenurehq/tenure/views/pages"
 )
 
-func (s *Server) policyList(c echo.Context) error {
-	return echo.NewHTTPError(http.StatusNotImplemented, "policyList is not built yet")
+// policiesUnits are the units the policy form offers for a half-life.
+var policiesUnits = map[string]time.Duration{
+	"hours": time.Hour,
+	"days":  24 * time.Hour,
+	"years": 365 * 24 * time.Hour,
 }
 
+// policyList shows every decay policy; admins also get a form per policy.
+func (s *Server) policyList(c echo.Context) error {
+	return s.renderPolicies(c, http.StatusOK, 0, policiesSubmitted{})
+}
+
+// policiesSubmitted is a submitted policy form to show again. A stale one
+// shows the policy's current values instead, with the error.
+type policiesSubmitted struct {
+	pages.PolicyForm
+	Stale bool
+}
+
+// policiesStamp is a policy's updated_at as the form carries it.
+func policiesStamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+// renderPolicies renders the policies page; the form of policy formID (when
+// not 0) shows form instead of the policy's own values.
+func (s *Server) renderPolicies(c echo.Context, status int, formID int64, form policiesSubmitted) error {
+	policies, err := s.store.ListPolicies(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	view := pages.PoliciesPage{Now: s.now()}
+	if sess := currentSession(c); sess != nil {
+		view.CanEdit = sess.Role.Allows(auth.RoleAdmin)
+	}
+	for _, p := range policies {
+		row := pages.PolicyRow{
+			ID: p.ID, HalfLife: policiesHalfLifeText(p.HalfLife), Anchor: p.Anchor, Floor: policiesFloorText(p.Floor),
+			Description: p.Description, UpdatedBy: p.UpdatedBy, UpdatedAt: p.UpdatedAt,
+		}
+		switch {
+		case p.Category != nil:
+			row.Kind, row.Name = "category", *p.Category
+		case p.Durability != nil:
+			row.Kind, row.Name = "durability", *p.Durability
+		}
+		if p.ID == formID && !form.Stale {
+			row.Form = form.PolicyForm
+		} else {
+			row.Form = pages.PolicyForm{Floor: row.Floor, Seen: policiesStamp(p.UpdatedAt)}
+			if p.HalfLife == nil {
+				row.Form.Never, row.Form.Unit = true, "days"
+			} else {
+				row.Form.HalfLife, row.Form.Unit = policiesHalfLifeInput(*p.HalfLife)
+			}
+			if p.ID == formID {
+				row.Form.Open, row.Form.Reason, row.Form.Errors = true, form.Reason, form.Errors
+			}
+		}
+		view.Policies = append(view.Policies, row)
+	}
+	return s.page(c, status, "Decay policies", "policies", pages.Policies(view), nil)
+}
+
+// policySave changes one decay policy through the engine, which recomputes
+// forget_at for the facts it governs and audits the change.
 func (s *Server) policySave(c echo.Context) error {
-	return echo.NewHTTPError(http.StatusNotImplemented, "policySave is not built yet")
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	form := pages.PolicyForm{
+		HalfLife: strings.TrimSpace(c.FormValue("half_life")),
+		Unit:     c.FormValue("unit"),
+		Never:    c.FormValue("never") != "",
+		Floor:    strings.TrimSpace(c.FormValue("floor")),
+		Reason:   c.FormValue("reason"),
+		Seen:     c.FormValue("seen"),
+		Errors:   map[string]string{},
+		Open:     true,
+	}
+	// A form rendered before someone else's change would silently undo it:
+	// refuse it and show the current values.
+	if form.Seen != "" {
+		cur, err := s.policiesByID(c, id)
+		if err != nil {
+			return err
+		}
+		if policiesStamp(cur.UpdatedAt) != form.Seen {
+			form.Errors["form"] = "Someone else (" + cur.UpdatedBy + ") changed this policy after you opened the page. " +
+				"Its current values are shown below; make your change again if it is still needed."
+			return s.renderPolicies(c, http.StatusConflict, id, policiesSubmitted{PolicyForm: form, Stale: true})
+		}
+	}
+	ch, ok := parsePoliciesForm(form)
+	if !ok {
+		return s.renderPolicies(c, http.StatusUnprocessableEntity, id, policiesSubmitted{PolicyForm: form})
+	}
+	_, n, err := s.store.UpdatePolicy(c.Request().Context(), actor(c), id, ch, form.Reason)
+	var me *memory.Error
+	if errors.As(err, &me) && me.Code == memory.CodeInvalid {
+		field := me.Field
+		if field != "half_life" && field != "floor" && field != "reason" {
+			field = "form"
+		}
+		form.Errors[field] = me.Message
+		return s.renderPolicies(c, http.StatusUnprocessableEntity, id, policiesSubmitted{PolicyForm: form})
+	}
+	if err != nil {
+		return err
+	}
+	facts := "facts"
+	if n == 1 {
+		facts = "fact"
+	}
+	return s.redirectWithFlash(c, "/policies", "ok", fmt.Sprintf("Policy updated; %d %s recomputed", n, facts))
+}
+
+// policiesByID returns the decay policy with id, or a 404.
+func (s *Server) policiesByID(c echo.Context, id int64) (memory.Policy, error) {
+	policies, err := s.store.ListPolicies(c.Request().Context())
+	if err != nil {
+		return memory.Policy{}, err
+	}
+	for _, p := range policies {
+		if p.ID == id {
+			return p, nil
+		}
+	}
+	return memory.Policy{}, memory.NotFoundf("no decay policy with id %d", id)
+}
+
+// parsePoliciesForm reads the policy form into changes, or records in
+// form.Errors why it cannot.
+func parsePoliciesForm(form pages.PolicyForm) (memory.PolicyChanges, bool) {
+	var ch memory.PolicyChanges
+	if form.Never {
+		ch.NeverDecays = true
+	} else {
+		unit, known := policiesUnits[form.Unit]
+		v, err := strconv.ParseFloat(form.HalfLife, 64)
+		switch {
+		case !known:
+			form.Errors["half_life"] = fmt.Sprintf("unknown unit %q: choose hours, days or years", form.Unit)
+		case form.HalfLife == "":
+			form.Errors["half_life"] = "give a half-life, or tick \"Never decays\""
+		case err != nil || math.IsNaN(v) || math.IsInf(v, 0):
+			form.Errors["half_life"] = fmt.Sprintf("%q is not a number: write the half-life as a number such as 180", form.HalfLife)
+		case v <= 0:
+			form.Errors["half_life"] = "the half-life must be greater than 0; to stop decay, tick \"Never decays\""
+		case v*unit.Seconds() > float64(100*365*24*3600):
+			form.Errors["half_life"] = fmt.Sprintf("a half-life of %s %s is out of range: at most 100 years", form.HalfLife, form.Unit)
+		default:
+			d := time.Duration(math.Round(v * float64(unit)))
+			ch.HalfLife = &d
+		}
+	}
+	v, err := strconv.ParseFloat(form.Floor, 64)
+	switch {
+	case form.Floor == "":
+		form.Errors["floor"] = "give a floor between 0 and 1, such as 0.10"
+	case err != nil || math.IsNaN(v):
+		form.Errors["floor"] = fmt.Sprintf("%q is not a number: write the floor as a decimal such as 0.10", form.Floor)
+	case v <= 0 || v >= 1:
+		form.Errors["floor"] = fmt.Sprintf("floor %s is out of range: it must be greater than 0 and less than 1", form.Floor)
+	default:
+		ch.Floor = &v
+	}
+	return ch, len(form.Errors) == 0
+}
+
+// policiesHalfLifeInput splits a half-life into the form's number and unit:
+// whole years, else whole days, else hours.
+func policiesHalfLifeInput(d time.Duration) (string, string) {
+	switch {
+	case d%policiesUnits["years"] == 0:
+		return strconv.FormatInt(int64(d/policiesUnits["years"]), 10), "years"
+	case d%policiesUnits["days"] == 0:
+		return strconv.FormatInt(int64(d/policiesUnits["days"]), 10), "days"
+	}
+	return strconv.FormatFloat(d.Hours(), 'f', -1, 64), "hours"
+}
+
+// policiesHalfLifeText is a half-life in words, such as "180 days".
+func policiesHalfLifeText(d *time.Duration) string {
+	if d == nil {
+		return "never decays"
+	}
+	n, unit := policiesHalfLifeInput(*d)
+	if n == "1" {
+		unit = strings.TrimSuffix(unit, "s")
+	}
+	text := n + " " + unit
+	if unit == "hours" && *d >= 48*time.Hour {
+		text += " (" + strconv.FormatFloat(d.Hours()/24, 'f', 1, 64) + " days)"
+	}
+	return text
+}
+
+// policiesFloorText shows a floor with at least two decimals (0.10).
+func policiesFloorText(v float64) string {
+	s := strconv.FormatFloat(v, 'f', -1, 64)
+	if i := strings.IndexByte(s, '.'); i < 0 || len(s)-i-1 < 2 {
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+	return s
 }

@@ -7,12 +7,14 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"github.com/tenurehq/tenure/api"
 	"github.com/tenurehq/tenure/auth"
+	"github.com/tenurehq/tenure/mcpserver"
 	"github.com/tenurehq/tenure/views/layouts"
 )
 
 // routes registers every route of the application, in one place.
-func (s *Server) routes() {
+func (s *Server) routes() error {
 	e := s.echo
 	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{
 		DisablePrintStack: true,
@@ -69,6 +71,13 @@ func (s *Server) routes() {
 		return c.Redirect(http.StatusMovedPermanently, s.assets.Path("favicon.svg"))
 	})
 
+	// Agents: the JSON API and the MCP server authenticate their own bearer
+	// tokens; the API's routes are listed in api/routes.go.
+	if err := api.Mount(e, api.Config{Store: s.store, Pool: s.pool, Logger: s.logger, Now: s.now}); err != nil {
+		return err
+	}
+	e.Any("/mcp", echo.WrapHandler(mcpserver.NewHandler(s.store, mcpserver.NewTokenAuth(s.q, s.now), s.logger)))
+
 	// The console: sessions are loaded and writes need a CSRF token.
 	// Reading needs any role; changing memory needs reviewer; users, tokens
 	// and policies need admin.
@@ -121,6 +130,7 @@ func (s *Server) routes() {
 	admin.GET("/tokens", s.tokenList)
 	admin.POST("/tokens", s.tokenCreate)
 	admin.POST("/tokens/:id/revoke", s.tokenRevoke)
+	return nil
 }
 
 // roleRoutes registers routes behind one role check.

@@ -85,7 +85,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.sessions = sessions
 	e.HTTPErrorHandler = s.handleError
-	s.routes()
+	if err := s.routes(); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 

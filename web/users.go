@@ -1,19 +1,122 @@
 package web
 
 import (
+	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/tenurehq/tenure/auth"
+	"github.com/tenurehq/tenure/views/pages"
 )
 
+// admin is the administration of people and tokens, as the signed-in admin.
+func (s *Server) userAdmin() *auth.Admin { return auth.NewAdmin(s.pool, s.now) }
+
+// usersAdminStatus is the status of a refused administrative change.
+func usersAdminStatus(e *auth.AdminError) int {
+	switch e.Kind {
+	case auth.AdminConflict:
+		return http.StatusConflict
+	case auth.AdminNotFound:
+		return http.StatusNotFound
+	}
+	return http.StatusUnprocessableEntity
+}
+
+// userList lists the people who may sign in, with a form for a new one.
 func (s *Server) userList(c echo.Context) error {
-	return echo.NewHTTPError(http.StatusNotImplemented, "userList is not built yet")
+	return s.renderUsers(c, http.StatusOK, pages.UsersForm{Role: string(auth.RoleViewer)}, 0, nil)
 }
 
+// renderUsers renders the users page with form as the new-user form and, for
+// user refusedID, the reason a change was refused.
+func (s *Server) renderUsers(c echo.Context, status int, form pages.UsersForm, refusedID int64, refusal *auth.AdminError) error {
+	users, err := s.userAdmin().ListUsers(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	sess := currentSession(c)
+	view := pages.UsersPage{Now: s.now(), Form: form}
+	for _, u := range users {
+		row := pages.UsersRow{ID: u.ID, Email: u.Email, Name: u.Name, Role: string(u.Role), CreatedAt: u.CreatedAt,
+			LastLoginAt: u.LastLoginAt, DisabledAt: u.DisabledAt, IsSelf: sess != nil && sess.UserID == u.ID}
+		if refusal != nil && u.ID == refusedID {
+			row.Error, row.ErrorField = refusal.Message, refusal.Field
+			if row.ErrorField == "" {
+				row.ErrorField = "user"
+			}
+		}
+		view.Users = append(view.Users, row)
+	}
+	return s.page(c, status, "Users", "users", pages.Users(view), nil)
+}
+
+// userCreate creates a person; the form comes back with the error beside the
+// field when the input is refused.
 func (s *Server) userCreate(c echo.Context) error {
-	return echo.NewHTTPError(http.StatusNotImplemented, "userCreate is not built yet")
+	in := auth.NewUser{
+		Email: strings.TrimSpace(c.FormValue("email")), Name: strings.TrimSpace(c.FormValue("name")),
+		Role: c.FormValue("role"), Password: c.FormValue("password"), Confirm: c.FormValue("confirm"),
+	}
+	u, err := s.userAdmin().CreateUser(c.Request().Context(), *currentSession(c), in)
+	var ae *auth.AdminError
+	if errors.As(err, &ae) {
+		form := pages.UsersForm{Email: in.Email, Name: in.Name, Role: in.Role,
+			Errors: map[string]string{ae.Field: ae.Message}}
+		return s.renderUsers(c, usersAdminStatus(ae), form, 0, nil)
+	}
+	if err != nil {
+		return err
+	}
+	return s.redirectWithFlash(c, "/users", "ok", "Created "+string(u.Role)+" "+u.Email+".")
 }
 
+// userSave changes one person's role, or disables or enables them.
 func (s *Server) userSave(c echo.Context) error {
-	return echo.NewHTTPError(http.StatusNotImplemented, "userSave is not built yet")
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	by := *currentSession(c)
+	var (
+		u   auth.User
+		msg string
+	)
+	switch action := c.FormValue("action"); action {
+	case "role":
+		u, err = s.userAdmin().SetRole(ctx, by, id, c.FormValue("role"))
+		msg = u.Email + " is now " + string(u.Role) + "."
+	case "disable":
+		u, err = s.userAdmin().SetDisabled(ctx, by, id, true)
+		msg = u.Email + " is disabled; their sessions have ended."
+	case "enable":
+		u, err = s.userAdmin().SetDisabled(ctx, by, id, false)
+		msg = u.Email + " may sign in again."
+	default:
+		return echo.NewHTTPError(http.StatusBadRequest,
+			"Unknown action "+usersQuote(action)+": allowed values are role, disable, enable.")
+	}
+	var ae *auth.AdminError
+	if errors.As(err, &ae) {
+		if ae.Kind == auth.AdminNotFound {
+			return echo.NewHTTPError(http.StatusNotFound, ae.Message)
+		}
+		return s.renderUsers(c, usersAdminStatus(ae), pages.UsersForm{Role: string(auth.RoleViewer)}, id, ae)
+	}
+	if err != nil {
+		return err
+	}
+	return s.redirectWithFlash(c, "/users", "ok", msg)
+}
+
+// usersQuote quotes a user-supplied value for an error message, cut
+// short so that a long value cannot flood the page.
+func usersQuote(s string) string {
+	if r := []rune(s); len(r) > 40 {
+		s = string(r[:40]) + "…"
+	}
+	return `"` + s + `"`
 }

@@ -293,3 +293,24 @@ func TestStaticAndErrors(t *testing.T) {
 		t.Errorf("GET /no/such/page = %d, want 404 with the error page", rec.Code)
 	}
 }
+
+// TestAgentEndpointsMounted: the console's server also serves the JSON API
+// and the MCP server, each behind its own bearer tokens, not sessions.
+func TestAgentEndpointsMounted(t *testing.T) {
+	f := newFixture(t, false)
+	anon := newClient(f)
+	if rec := anon.get(t, "/api/openapi.json"); rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `"openapi"`) {
+		t.Errorf("GET /api/openapi.json = %d", rec.Code)
+	}
+	rec := anon.get(t, "/api/v1/scopes/acme/facts")
+	if rec.Code != http.StatusUnauthorized || !strings.Contains(rec.Body.String(), `"error"`) {
+		t.Errorf("API without a token = %d %s, want 401 with the JSON error shape", rec.Code, rec.Body)
+	}
+	// A signed-in session is not an API credential.
+	if rec := f.get(t, "/api/v1/scopes/acme/facts"); rec.Code != http.StatusUnauthorized {
+		t.Errorf("API with a console session only = %d, want 401", rec.Code)
+	}
+	if rec := anon.post(t, "/mcp", nil); rec.Code != http.StatusUnauthorized {
+		t.Errorf("POST /mcp without a token = %d, want 401", rec.Code)
+	}
+}

@@ -47,6 +47,7 @@ func commands() []command {
 		{"consolidate", "run one consolidation now and print its report (--json for machines)", runConsolidate},
 		{"decay", "archive every fact whose forget_at has passed, once (--json for machines)", runDecay},
 		{"migrate", "apply migrations: migrate [up|status|down|down-to VERSION]", runMigrate},
+		{"token", "create an API token for an agent: token create --scope S --name N [--role writer|reader] [--expires-days D]", runToken},
 		{"user", "manage console users: user create --email E --role R --password-stdin", runUser},
 		{"version", "print the version", runVersion},
 	}

@@ -1,0 +1,88 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/labstack/echo/v4"
+
+	"github.com/tenurehq/tenure/auth"
+	"github.com/tenurehq/tenure/memory"
+	"github.com/tenurehq/tenure/queries"
+)
+
+// touchEvery is how stale a token's last_used_at may grow before a request
+// refreshes it: a busy agent must not turn every read into a write.
+const touchEvery = time.Minute
+
+const tokenKey = "api.token"
+
+// callerToken is the token a request was authenticated with.
+func callerToken(c echo.Context) queries.ApiToken {
+	t, _ := c.Get(tokenKey).(queries.ApiToken)
+	return t
+}
+
+// actor is who the audit log records for the request: the token's name.
+func actor(c echo.Context) memory.Actor { return memory.Token(callerToken(c).Name) }
+
+// unauthorized refuses a request without a usable token; invalid says the
+// token was sent but is not one (RFC 6750 error="invalid_token").
+func unauthorized(c echo.Context, invalid bool, msg string) error {
+	challenge := `Bearer realm="tenure"`
+	if invalid {
+		challenge += `, error="invalid_token"`
+	}
+	c.Response().Header().Set(echo.HeaderWWWAuthenticate, challenge)
+	return echo.NewHTTPError(http.StatusUnauthorized, msg)
+}
+
+// authenticate lets through requests with a live bearer token. A token only
+// reaches its own scope: a :scope path parameter must equal the token's
+// scope (routes without one, consolidation, are open to every token). A
+// reader token may only read.
+func (h *handlers) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		header := c.Request().Header.Get(echo.HeaderAuthorization)
+		if strings.TrimSpace(header) == "" {
+			return unauthorized(c, false, "missing bearer token: send the header Authorization: Bearer <token>")
+		}
+		scheme, secret, _ := strings.Cut(strings.TrimSpace(header), " ")
+		secret = strings.TrimSpace(secret)
+		if !strings.EqualFold(scheme, "Bearer") || secret == "" {
+			return unauthorized(c, false, "the Authorization header must read Bearer <token>")
+		}
+		ctx := c.Request().Context()
+		now := h.now().UTC().Truncate(time.Microsecond)
+		tok, err := h.q.GetLiveTokenByHash(ctx, queries.GetLiveTokenByHashParams{
+			TokenHash: auth.HashAPIToken(secret), Now: now,
+		})
+		if errors.Is(err, pgx.ErrNoRows) {
+			return unauthorized(c, true, "the token is unknown, revoked or expired: ask an admin for a new one")
+		}
+		if err != nil {
+			return err
+		}
+		if tok.LastUsedAt == nil || now.Sub(*tok.LastUsedAt) >= touchEvery {
+			if err := h.q.TouchToken(ctx, queries.TouchTokenParams{Now: &now, ID: tok.ID}); err != nil {
+				return err
+			}
+		}
+		c.Set(tokenKey, tok)
+		if scope := c.Param("scope"); scope != "" && scope != tok.Scope {
+			return &memory.Error{Code: memory.CodeForbidden, Message: "this token may only reach scope " + tok.Scope}
+		}
+		if tok.Role != auth.TokenWriter {
+			switch c.Request().Method {
+			case http.MethodGet, http.MethodHead, http.MethodOptions:
+			default:
+				return &memory.Error{Code: memory.CodeForbidden, Message: "this token is a " + tok.Role +
+					" token: it may only read; writing needs a writer token"}
+			}
+		}
+		return next(c)
+	}
+}

@@ -1,0 +1,228 @@
+package api
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/tenurehq/tenure/memory"
+	"github.com/tenurehq/tenure/queries"
+)
+
+// factList lists the scope's facts, newest first, filtered by category,
+// durability, entity name, status (active by default, archived or all) and
+// text, one keyset page at a time.
+func (h *handlers) factList(c echo.Context) error {
+	q, err := newQuery(c, "category", "durability", "entity", "status", "q", "limit", "cursor")
+	if err != nil {
+		return err
+	}
+	limit, before, err := q.pagination()
+	if err != nil {
+		return err
+	}
+	scope := c.Param("scope")
+	p := queries.ListFactsParams{Now: h.store.Now(), Scope: &scope, BeforeID: before, PageSize: int32(limit + 1)}
+	if s, err := q.text("category", 40); err != nil {
+		return err
+	} else if s != "" {
+		if _, err := memory.ParseCategory(s); err != nil {
+			return err
+		}
+		p.Category = &s
+	}
+	if s, err := q.text("durability", 20); err != nil {
+		return err
+	} else if s != "" {
+		if _, err := memory.ParseDurability(s); err != nil {
+			return err
+		}
+		p.Durability = &s
+	}
+	status, err := q.text("status", 10)
+	if err != nil {
+		return err
+	}
+	switch status {
+	case "":
+		p.Status = pointerTo(string(memory.StatusActive))
+	case "all":
+	default:
+		if _, err := memory.ParseStatus(status); err != nil {
+			return memory.Invalidf("status", "unknown status %q: allowed values are active (the default), archived, all", status)
+		}
+		p.Status = &status
+	}
+	if s, err := q.text("q", 200); err != nil {
+		return err
+	} else if s != "" {
+		p.Query = &s
+	}
+	ctx := c.Request().Context()
+	entity, err := q.text("entity", 200)
+	if err != nil {
+		return err
+	}
+	if entity != "" {
+		ids, err := h.q.EntityIDsNamed(ctx, queries.EntityIDsNamedParams{Name: entity, Scope: &scope})
+		if err != nil {
+			return err
+		}
+		if len(ids) == 0 {
+			return c.JSON(http.StatusOK, page[factSummaryJSON]{Items: []factSummaryJSON{}})
+		}
+		p.EntityIds = ids
+	}
+	rows, err := h.q.ListFacts(ctx, p)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, paginate(rows, limit, limit+1, func(r queries.ListFactsRow) int64 { return r.ID }, newFactSummaryJSON))
+}
+
+// factRequest is a fact to write. The two axes come as durability and
+// category, or as a legacy data_type (DESIGN 2.2), never both.
+type factRequest struct {
+	Entity     string     `json:"entity"`
+	EntityKind string     `json:"entity_kind"`
+	Key        string     `json:"key"`
+	Content    string     `json:"content"`
+	Durability string     `json:"durability"`
+	Category   string     `json:"category"`
+	DataType   string     `json:"data_type"`
+	Confidence *float64   `json:"confidence"`
+	Importance *float64   `json:"importance"`
+	ExpiresAt  *time.Time `json:"expires_at"`
+	Deadline   *time.Time `json:"deadline"`
+}
+
+// factWritten is the answer to a fact write: the fact, and whether an
+// identical active fact was reinforced rather than a new one created.
+type factWritten struct {
+	Fact       factJSON `json:"fact"`
+	Reinforced bool     `json:"reinforced"`
+}
+
+// factCreate writes a fact in the scope (201), or reinforces the identical
+// active fact (200). A write on the entity and key of a locked decision is
+// refused with 409 decision_locked, and logged in the rejection log.
+func (h *handlers) factCreate(c echo.Context) error {
+	if _, err := newQuery(c); err != nil {
+		return err
+	}
+	var req factRequest
+	if err := decodeBody(c, maxBody, &req); err != nil {
+		return err
+	}
+	in := memory.NewFact{
+		Scope: c.Param("scope"), Entity: req.Entity, EntityKind: req.EntityKind, Key: req.Key,
+		Content: req.Content, Durability: memory.Durability(req.Durability), Category: req.Category,
+		Confidence: req.Confidence, Importance: req.Importance, ExpiresAt: req.ExpiresAt, Deadline: req.Deadline,
+	}
+	if req.DataType != "" {
+		if req.Durability != "" || req.Category != "" {
+			return memory.Invalidf("data_type", "data_type is the legacy form of durability and category together: send either data_type or durability and category, not both")
+		}
+		d, cat, err := MapDataType(req.DataType)
+		if err != nil {
+			return err
+		}
+		in.Durability, in.Category = d, cat
+	}
+	f, reinforced, err := h.store.CreateFact(c.Request().Context(), actor(c), in)
+	if err != nil {
+		return err
+	}
+	status := http.StatusCreated
+	if reinforced {
+		status = http.StatusOK
+	}
+	return c.JSON(status, factWritten{Fact: newFactJSON(f), Reinforced: reinforced})
+}
+
+// scopedFact returns the fact with the path's id if it lies in the path's
+// scope; a fact of another scope is as unknown as a missing one.
+func (h *handlers) scopedFact(c echo.Context) (memory.Fact, error) {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return memory.Fact{}, err
+	}
+	f, err := h.store.GetFact(c.Request().Context(), id)
+	if err != nil {
+		return memory.Fact{}, err
+	}
+	if scope := c.Param("scope"); f.Scope != scope {
+		return memory.Fact{}, memory.NotFoundf("no fact with id %d in scope %s", id, scope)
+	}
+	return f, nil
+}
+
+// factShow answers with one fact and its effective confidence now.
+func (h *handlers) factShow(c echo.Context) error {
+	if _, err := newQuery(c); err != nil {
+		return err
+	}
+	f, err := h.scopedFact(c)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, newFactJSON(f))
+}
+
+// factPatch edits a fact. Version is the version the caller read; absent
+// fields stay as they are, and null clears deadline or expires_at.
+type factPatch struct {
+	Version    *int32              `json:"version"`
+	Content    *string             `json:"content"`
+	Key        *string             `json:"key"`
+	Durability *string             `json:"durability"`
+	Category   *string             `json:"category"`
+	Confidence *float64            `json:"confidence"`
+	Importance *float64            `json:"importance"`
+	Deadline   nullable[time.Time] `json:"deadline"`
+	ExpiresAt  nullable[time.Time] `json:"expires_at"`
+	Reason     string              `json:"reason"`
+}
+
+// factUpdate edits a fact if it is still at the version sent; a stale
+// version is 409 with the current fact. Tokens may not raise durability nor
+// harden a mood or state (403), nor touch a locked decision's key (409).
+func (h *handlers) factUpdate(c echo.Context) error {
+	if _, err := newQuery(c); err != nil {
+		return err
+	}
+	var req factPatch
+	if err := decodeBody(c, maxBody, &req); err != nil {
+		return err
+	}
+	if req.Version == nil {
+		return memory.Invalidf("version", "version is required: send the version you read, so that nobody's change is overwritten unseen")
+	}
+	f, err := h.scopedFact(c)
+	if err != nil {
+		return err
+	}
+	ch := memory.FactChanges{
+		Content: req.Content, Key: req.Key, Category: req.Category, Confidence: req.Confidence,
+		Importance: req.Importance, ClearDeadline: req.Deadline.Null, ClearExpiresAt: req.ExpiresAt.Null,
+	}
+	if req.Durability != nil {
+		d, err := memory.ParseDurability(*req.Durability)
+		if err != nil {
+			return err
+		}
+		ch.Durability = &d
+	}
+	if req.Deadline.Set && !req.Deadline.Null {
+		ch.Deadline = &req.Deadline.Value
+	}
+	if req.ExpiresAt.Set && !req.ExpiresAt.Null {
+		ch.ExpiresAt = &req.ExpiresAt.Value
+	}
+	updated, err := h.store.UpdateFact(c.Request().Context(), actor(c), f.ID, *req.Version, ch, req.Reason)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, newFactJSON(updated))
+}

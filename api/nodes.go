@@ -1,0 +1,138 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/tenurehq/tenure/memory"
+)
+
+// nodeRow is one working row to push.
+type nodeRow struct {
+	Content    string         `json:"content"`
+	Durability string         `json:"durability"`
+	Metadata   map[string]any `json:"metadata"`
+	Importance *float64       `json:"importance"`
+	TTLSeconds *int32         `json:"ttl_seconds"`
+	Properties map[string]any `json:"properties"`
+}
+
+// pushRequest is one row, or a batch of rows under "nodes".
+type pushRequest struct {
+	nodeRow
+	Nodes *[]nodeRow `json:"nodes"`
+}
+
+func (r nodeRow) empty() bool {
+	return r.Content == "" && r.Durability == "" && r.Metadata == nil && r.Importance == nil &&
+		r.TTLSeconds == nil && r.Properties == nil
+}
+
+func (r nodeRow) newNode() memory.NewNode {
+	return memory.NewNode{Content: r.Content, Durability: r.Durability, Metadata: r.Metadata,
+		Properties: r.Properties, Importance: r.Importance, TTLSeconds: r.TTLSeconds}
+}
+
+// nodePush writes one working row, or a batch of up to 1,000, and answers
+// 201 with their ids in order. One bad row refuses the whole batch.
+func (h *handlers) nodePush(c echo.Context) error {
+	if _, err := newQuery(c); err != nil {
+		return err
+	}
+	var req pushRequest
+	if err := decodeBody(c, maxPushBody, &req); err != nil {
+		return err
+	}
+	var rows []memory.NewNode
+	if req.Nodes != nil {
+		if !req.nodeRow.empty() {
+			return memory.Invalidf("nodes", "send either one row or a batch under nodes, not both")
+		}
+		rows = make([]memory.NewNode, len(*req.Nodes))
+		for i, r := range *req.Nodes {
+			rows[i] = r.newNode()
+		}
+	} else {
+		rows = []memory.NewNode{req.nodeRow.newNode()}
+	}
+	ids, err := h.store.Push(c.Request().Context(), actor(c), c.Param("scope"), rows)
+	var me *memory.Error
+	if req.Nodes != nil && len(rows) == 1 && errors.As(err, &me) && me.Field != "" && !strings.HasPrefix(me.Field, "nodes") {
+		// The engine names the rows of longer batches only; a batch of one
+		// is still a batch to its sender.
+		named := *me
+		named.Field = "nodes[0]." + me.Field
+		return &named
+	}
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, map[string][]int64{"ids": ids})
+}
+
+// nodeList lists the scope's working rows, newest first, filtered by marker.
+func (h *handlers) nodeList(c echo.Context) error {
+	q, err := newQuery(c, "durability", "pending", "limit", "cursor")
+	if err != nil {
+		return err
+	}
+	limit, before, err := q.pagination()
+	if err != nil {
+		return err
+	}
+	pending, err := q.boolean("pending")
+	if err != nil {
+		return err
+	}
+	marker, err := q.text("durability", 20)
+	if err != nil {
+		return err
+	}
+	rows, err := h.store.ListNodes(c.Request().Context(), memory.NodeFilter{
+		Scope: c.Param("scope"), Marker: marker, PendingOnly: pending != nil && *pending,
+		BeforeID: before, Limit: int32(fetchSize(limit)),
+	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, paginate(rows, limit, fetchSize(limit), func(n memory.Node) int64 { return n.ID }, newNodeJSON))
+}
+
+// durabilityRequest sets a working row's marker.
+type durabilityRequest struct {
+	Durability string `json:"durability"`
+}
+
+// nodeDurability promotes (durable) or retires (expired) one working row,
+// keeping every other property, and answers with the row.
+func (h *handlers) nodeDurability(c echo.Context) error {
+	if _, err := newQuery(c); err != nil {
+		return err
+	}
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	var req durabilityRequest
+	if err := decodeBody(c, maxBody, &req); err != nil {
+		return err
+	}
+	if req.Durability == "" {
+		return memory.Invalidf("durability", "durability is required: allowed values are durable, transient, expired")
+	}
+	ctx := c.Request().Context()
+	if err := h.store.UpgradeDurability(ctx, actor(c), c.Param("scope"), id, req.Durability); err != nil {
+		return err
+	}
+	nodes, err := h.store.GetNodes(ctx, []int64{id})
+	if err != nil {
+		return err
+	}
+	if len(nodes) != 1 {
+		return memory.NotFoundf("working row %d was pruned meanwhile", id)
+	}
+	return c.JSON(http.StatusOK, newNodeJSON(nodes[0]))
+}

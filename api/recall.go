@@ -1,0 +1,184 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/tenurehq/tenure/memory"
+)
+
+// recallJSON is the answer to a recall: the facts that answer the query,
+// best first.
+type recallJSON struct {
+	Query   string             `json:"query"`
+	Results []recallResultJSON `json:"results"`
+}
+
+// recallResultJSON is one recalled fact. Score is relevance times the
+// fact's effective confidence now, what results are ranked by; a decision's
+// fact carries the decision, with its reasoning.
+type recallResultJSON struct {
+	Fact                factJSON      `json:"fact"`
+	EffectiveConfidence float64       `json:"effective_confidence"`
+	Relevance           float64       `json:"relevance"`
+	Score               float64       `json:"score"`
+	Decision            *decisionJSON `json:"decision"`
+}
+
+// recall ranks the scope's live facts for q (PostgreSQL full-text search,
+// web search syntax) times their effective confidence; without q, by
+// effective confidence alone.
+func (h *handlers) recall(c echo.Context) error {
+	q, err := newQuery(c, "q", "category", "durability", "entity", "limit")
+	if err != nil {
+		return err
+	}
+	rq := memory.RecallQuery{Scope: c.Param("scope")}
+	if rq.Query, err = q.text("q", 1000); err != nil {
+		return err
+	}
+	if rq.Category, err = q.text("category", 40); err != nil {
+		return err
+	}
+	if rq.Durability, err = q.text("durability", 20); err != nil {
+		return err
+	}
+	if rq.Entity, err = q.text("entity", 200); err != nil {
+		return err
+	}
+	if rq.Limit, err = q.intRange("limit", 0, 1, 100); err != nil {
+		return err
+	}
+	results, err := h.store.Recall(c.Request().Context(), rq)
+	var me *memory.Error
+	if errors.As(err, &me) && me.Field == "query" {
+		renamed := *me
+		renamed.Field = "q"
+		return &renamed
+	}
+	if err != nil {
+		return err
+	}
+	out := recallJSON{Query: rq.Query, Results: make([]recallResultJSON, len(results))}
+	for i, r := range results {
+		out.Results[i] = recallResultJSON{
+			Fact: newFactJSON(r.Fact), EffectiveConfidence: r.Fact.EffectiveConfidence,
+			Relevance: r.Relevance, Score: r.Score,
+		}
+		if r.Decision != nil {
+			d := newDecisionJSON(*r.Decision)
+			out.Results[i].Decision = &d
+		}
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// briefJSON is the context brief: what an agent must not forget at the
+// start of a turn, within a budget of characters. Text is the same brief as
+// a block ready to paste into a prompt; Used counts its characters and
+// never exceeds Budget.
+type briefJSON struct {
+	Scope       string              `json:"scope"`
+	Budget      int                 `json:"budget"`
+	Used        int                 `json:"used"`
+	Truncated   bool                `json:"truncated"`
+	Decisions   []briefDecisionJSON `json:"decisions"`
+	Obligations []briefItemJSON     `json:"obligations"`
+	States      []briefItemJSON     `json:"states"`
+	Facts       []briefItemJSON     `json:"facts"`
+	Text        string              `json:"text"`
+}
+
+type briefDecisionJSON struct {
+	ID           int64     `json:"id"`
+	Entity       string    `json:"entity"`
+	Key          string    `json:"key"`
+	Decision     string    `json:"decision"`
+	Reasoning    string    `json:"reasoning"`
+	Alternatives []string  `json:"alternatives"`
+	DecidedBy    string    `json:"decided_by"`
+	DecidedAt    time.Time `json:"decided_at"`
+}
+
+type briefItemJSON struct {
+	FactID     int64      `json:"fact_id"`
+	Entity     string     `json:"entity"`
+	Key        string     `json:"key"`
+	Content    string     `json:"content"`
+	Durability string     `json:"durability"`
+	Category   string     `json:"category"`
+	Confidence float64    `json:"confidence"`
+	Deadline   *time.Time `json:"deadline"`
+	Overdue    bool       `json:"overdue"`
+}
+
+func newBriefJSON(b memory.Brief) briefJSON {
+	out := briefJSON{
+		Scope: b.Scope, Budget: b.Budget, Used: b.Used, Truncated: b.Truncated, Text: b.Text(),
+		Decisions:   make([]briefDecisionJSON, len(b.Decisions)),
+		Obligations: briefItems(b.Obligations), States: briefItems(b.States), Facts: briefItems(b.Facts),
+	}
+	for i, d := range b.Decisions {
+		alts := d.Alternatives
+		if alts == nil {
+			alts = []string{}
+		}
+		out.Decisions[i] = briefDecisionJSON{
+			ID: d.ID, Entity: d.Entity, Key: d.Key, Decision: d.Decision, Reasoning: d.Reasoning,
+			Alternatives: alts, DecidedBy: d.DecidedBy, DecidedAt: utc(d.DecidedAt),
+		}
+	}
+	return out
+}
+
+func briefItems(items []memory.BriefItem) []briefItemJSON {
+	out := make([]briefItemJSON, len(items))
+	for i, it := range items {
+		out[i] = briefItemJSON{
+			FactID: it.FactID, Entity: it.Entity, Key: it.Key, Content: it.Content, Durability: it.Durability,
+			Category: it.Category, Confidence: it.Confidence, Deadline: utcPtr(it.Deadline), Overdue: it.Overdue,
+		}
+	}
+	return out
+}
+
+// contextShow answers with the scope's context brief: locked decisions
+// first, then obligations, current states and the most confident durable
+// facts, never over budget characters (default 4,000). With format=text it
+// is the plain-text block to paste into a prompt.
+func (h *handlers) contextShow(c echo.Context) error {
+	q, err := newQuery(c, "budget", "entity", "format")
+	if err != nil {
+		return err
+	}
+	o := memory.BriefOptions{Scope: c.Param("scope")}
+	if s := strings.TrimSpace(q.values.Get("budget")); s != "" {
+		if o.Budget, err = strconv.Atoi(s); err != nil || o.Budget == 0 {
+			return memory.Invalidf("budget", "invalid budget %q: give the most characters the brief may take, %d to %d (default %d)",
+				s, memory.MinBriefBudget, memory.MaxBriefBudget, memory.DefaultBriefBudget)
+		}
+	}
+	if o.Entity, err = q.text("entity", 200); err != nil {
+		return err
+	}
+	format, err := q.text("format", 10)
+	if err != nil {
+		return err
+	}
+	if format != "" && format != "json" && format != "text" {
+		return memory.Invalidf("format", "unknown format %q: allowed values are json (the default), text", format)
+	}
+	b, err := h.store.ContextBrief(c.Request().Context(), o)
+	if err != nil {
+		return err
+	}
+	if format == "text" {
+		return c.String(http.StatusOK, b.Text())
+	}
+	return c.JSON(http.StatusOK, newBriefJSON(b))
+}

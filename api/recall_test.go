@@ -1,0 +1,120 @@
+package api_test
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestRecall(t *testing.T) {
+	f := newAPIFixture(t)
+	token := f.newToken(t, "home", "laptop", "writer")
+	d := f.recordDecision(t, token, map[string]any{"entity": "backend", "key": "database", "decision": "Use PostgreSQL for the database",
+		"reasoning": "We already run PostgreSQL", "alternatives": []string{"MySQL"}})
+	f.createFact(t, token, map[string]any{"entity": "Ann", "key": "lives_in", "content": "Ann lives in Berlin", "confidence": 0.9})
+	f.createFact(t, token, map[string]any{"entity": "Bob", "key": "lives_in", "content": "Bob lives in Berlin too", "confidence": 0.4, "category": "preference"})
+	other := f.newToken(t, "work", "desk", "writer")
+	f.call(t, http.MethodPost, "/api/v1/scopes/work/facts", other, map[string]any{"entity": "Ann", "content": "Ann lives in Berlin at work"}).
+		wantStatus(t, http.StatusCreated)
+
+	type result struct {
+		Fact                factBody      `json:"fact"`
+		EffectiveConfidence float64       `json:"effective_confidence"`
+		Score               float64       `json:"score"`
+		Decision            *decisionBody `json:"decision"`
+	}
+	var out struct {
+		Query   string   `json:"query"`
+		Results []result `json:"results"`
+	}
+	f.call(t, http.MethodGet, "/api/v1/scopes/home/recall?q=Berlin", token, nil).decode(t, &out)
+	if len(out.Results) != 2 || out.Results[0].Fact.Content != "Ann lives in Berlin" || out.Results[0].EffectiveConfidence != 0.9 ||
+		out.Results[0].Decision != nil || out.Results[0].Score < out.Results[1].Score {
+		t.Errorf("recall Berlin = %+v, want Ann's fact first, with its effective confidence", out.Results)
+	}
+	f.call(t, http.MethodGet, "/api/v1/scopes/home/recall?q=Berlin&entity=Bob&category=preference&durability=long_term&limit=5", token, nil).decode(t, &out)
+	if len(out.Results) != 1 || out.Results[0].Fact.Entity != "Bob" {
+		t.Errorf("filtered recall = %+v, want Bob's fact", out.Results)
+	}
+	f.call(t, http.MethodGet, "/api/v1/scopes/home/recall?q=postgresql", token, nil).decode(t, &out)
+	if len(out.Results) != 1 || out.Results[0].Decision == nil || out.Results[0].Decision.ID != d.ID ||
+		out.Results[0].Decision.Reasoning != "We already run PostgreSQL" {
+		t.Errorf("recall postgresql = %+v, want the decision with its reasoning", out.Results)
+	}
+	for _, bad := range []struct{ query, field string }{{"?limit=101", "limit"}, {"?durability=forever", "durability"}, {"?category=Bad!", "category"}} {
+		e := f.call(t, http.MethodGet, "/api/v1/scopes/home/recall"+bad.query, token, nil).wantError(t, http.StatusBadRequest, "invalid")
+		if e.Error.Field != bad.field {
+			t.Errorf("recall%s field = %q, want %q", bad.query, e.Error.Field, bad.field)
+		}
+	}
+}
+
+func TestContextBrief(t *testing.T) {
+	f := newAPIFixture(t)
+	token := f.newToken(t, "home", "laptop", "writer")
+	for i := range 40 {
+		f.createFact(t, token, map[string]any{"entity": fmt.Sprintf("thing%d", i), "key": "about",
+			"content": fmt.Sprintf("Thing %d is a fairly long durable fact that takes up room in the brief", i), "durability": "long_term"})
+	}
+	f.createFact(t, token, map[string]any{"entity": "Ann", "key": "status", "content": "Ann is travelling", "data_type": "temporal"})
+	d := f.recordDecision(t, token, map[string]any{"entity": "backend", "key": "database", "decision": "Use PostgreSQL",
+		"reasoning": "We already run it", "alternatives": []string{"MySQL"}})
+
+	type brief struct {
+		Budget    int  `json:"budget"`
+		Used      int  `json:"used"`
+		Truncated bool `json:"truncated"`
+		Decisions []struct {
+			ID        int64  `json:"id"`
+			Reasoning string `json:"reasoning"`
+		} `json:"decisions"`
+		States []struct{ Content string } `json:"states"`
+		Facts  []struct{ Content string } `json:"facts"`
+		Text   string                     `json:"text"`
+	}
+	var b brief
+	f.call(t, http.MethodGet, "/api/v1/scopes/home/context", token, nil).decode(t, &b)
+	if b.Budget != 4000 || b.Used > 4000 || utf8.RuneCountInString(b.Text) != b.Used {
+		t.Errorf("brief budget %d used %d (text %d), want the default 4000 and never over", b.Budget, b.Used, utf8.RuneCountInString(b.Text))
+	}
+	if len(b.Decisions) != 1 || b.Decisions[0].ID != d.ID || b.Decisions[0].Reasoning != "We already run it" || len(b.States) != 1 {
+		t.Errorf("brief = %+v, want the decision with its reasoning and Ann's state", b)
+	}
+
+	for _, budget := range []int{200, 300, 1000} {
+		t.Run(fmt.Sprint("budget ", budget), func(t *testing.T) {
+			var b brief
+			f.call(t, http.MethodGet, fmt.Sprintf("/api/v1/scopes/home/context?budget=%d", budget), token, nil).decode(t, &b)
+			if b.Used > budget || utf8.RuneCountInString(b.Text) > budget || !b.Truncated {
+				t.Errorf("brief within %d: used %d, text %d runes, truncated %v; want within budget and truncated", budget, b.Used, utf8.RuneCountInString(b.Text), b.Truncated)
+			}
+			if len(b.Decisions) != 1 {
+				t.Errorf("brief within %d has %d decisions, want the decision first", budget, len(b.Decisions))
+			}
+			res := f.call(t, http.MethodGet, fmt.Sprintf("/api/v1/scopes/home/context?budget=%d&format=text", budget), token, nil)
+			res.wantStatus(t, http.StatusOK)
+			text := string(res.body)
+			if !strings.HasPrefix(res.header.Get("Content-Type"), "text/plain") {
+				t.Errorf("Content-Type = %q, want text/plain", res.header.Get("Content-Type"))
+			}
+			if n := utf8.RuneCountInString(text); n > budget {
+				t.Errorf("text brief is %d characters, over the budget of %d", n, budget)
+			}
+			di, fi := strings.Index(text, "Use PostgreSQL — because We already run it"), strings.Index(text, "Known facts:")
+			if di < 0 || (fi >= 0 && fi < di) {
+				t.Errorf("text brief = %q, want the decision with its reasoning before any fact", text)
+			}
+			if text != b.Text {
+				t.Errorf("format=text = %q, want the JSON's text %q", text, b.Text)
+			}
+		})
+	}
+	for _, bad := range []struct{ query, field string }{{"?budget=10", "budget"}, {"?budget=lots", "budget"}, {"?format=xml", "format"}} {
+		e := f.call(t, http.MethodGet, "/api/v1/scopes/home/context"+bad.query, token, nil).wantError(t, http.StatusBadRequest, "invalid")
+		if e.Error.Field != bad.field {
+			t.Errorf("context%s field = %q, want %q", bad.query, e.Error.Field, bad.field)
+		}
+	}
+}

@@ -1,0 +1,115 @@
+// Package api serves Tenure's JSON API under /api/v1 for agents, with bearer
+// tokens bound to one scope, and its OpenAPI document at /api/openapi.json.
+// Handlers decode and validate requests, call the memory engine and encode
+// its answers; every rule about memory lives in the engine.
+package api
+
+import (
+	"errors"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/labstack/echo/v4"
+
+	"github.com/tenurehq/tenure/memory"
+	"github.com/tenurehq/tenure/queries"
+)
+
+// Config holds what the API depends on.
+type Config struct {
+	Store  *memory.Store
+	Pool   *pgxpool.Pool
+	Logger *slog.Logger
+	// Now is the clock of token expiry and last use; tests inject one.
+	Now func() time.Time
+}
+
+// handlers serve the API's routes, one file per resource.
+type handlers struct {
+	store  *memory.Store
+	q      *queries.Queries
+	logger *slog.Logger
+	now    func() time.Time
+	// routes are the /api/v1 routes, to tell a wrong method (405) from an
+	// unknown path (404).
+	routes []*echo.Route
+}
+
+// Mount registers every API route on e: GET /api/openapi.json, open to
+// all, and the /api/v1 routes behind a bearer token. Errors under /api/v1,
+// unknown paths and wrong methods included, are answered in the API's shape
+// by the group itself; errors of other /api/ paths reach e's error handler,
+// which should hand them to WriteError.
+func Mount(e *echo.Echo, cfg Config) error {
+	if cfg.Store == nil || cfg.Pool == nil {
+		return errors.New("api: Mount needs a Store and a Pool")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	h := &handlers{store: cfg.Store, q: queries.New(cfg.Pool), logger: cfg.Logger, now: cfg.Now}
+
+	e.GET("/api/openapi.json", h.openAPIShow)
+
+	v1 := e.Group("/api/v1", h.answerErrors, h.authenticate)
+
+	v1.POST("/scopes/:scope/nodes", h.nodePush)
+	v1.GET("/scopes/:scope/nodes", h.nodeList)
+	v1.POST("/scopes/:scope/nodes/:id/durability", h.nodeDurability)
+
+	v1.GET("/scopes/:scope/facts", h.factList)
+	v1.POST("/scopes/:scope/facts", h.factCreate)
+	v1.GET("/scopes/:scope/facts/:id", h.factShow)
+	v1.PATCH("/scopes/:scope/facts/:id", h.factUpdate)
+
+	v1.GET("/scopes/:scope/decisions", h.decisionList)
+	v1.POST("/scopes/:scope/decisions", h.decisionCreate)
+	v1.GET("/scopes/:scope/decisions/:id", h.decisionShow)
+
+	v1.GET("/scopes/:scope/recall", h.recall)
+	v1.GET("/scopes/:scope/context", h.contextShow)
+
+	// Consolidation is not bound to a scope: any writer token may start a
+	// run and any token may read one; the rejection log shows only the
+	// token's scope.
+	v1.POST("/consolidation/runs", h.runCreate)
+	v1.GET("/consolidation/runs/:id", h.runShow)
+	v1.GET("/consolidation/rejections", h.rejectionList)
+
+	for _, r := range e.Routes() {
+		if strings.HasPrefix(r.Path, "/api/v1/") && !strings.HasSuffix(r.Path, "*") {
+			h.routes = append(h.routes, r)
+		}
+	}
+	return nil
+}
+
+// allowedMethods returns the methods the API routes for path, which matched
+// no route with the request's method.
+func (h *handlers) allowedMethods(path string) []string {
+	var out []string
+	got := strings.Split(strings.Trim(path, "/"), "/")
+	for _, r := range h.routes {
+		want := strings.Split(strings.Trim(r.Path, "/"), "/")
+		if len(want) != len(got) {
+			continue
+		}
+		match := true
+		for i := range want {
+			if got[i] == "" || (!strings.HasPrefix(want[i], ":") && want[i] != got[i]) {
+				match = false
+				break
+			}
+		}
+		if match && !slices.Contains(out, r.Method) {
+			out = append(out, r.Method)
+		}
+	}
+	return out
+}

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/tenurehq/tenure/auth"
+	"github.com/tenurehq/tenure/memory"
+	"github.com/tenurehq/tenure/migrations"
+	"github.com/tenurehq/tenure/queries"
+)
+
+const tokenUsage = "usage: tenure token create --scope S --name N [--role writer|reader] [--expires-days D]"
+
+// runToken creates an API token for an agent: it prints the token once and
+// stores only its hash. The token reaches only its scope; a reader token
+// may only read.
+func runToken(ctx context.Context, env *environment, args []string) error {
+	if len(args) == 0 || args[0] != "create" {
+		return usagef("%s", tokenUsage)
+	}
+	var cfg baseConfig
+	var scope, name, role string
+	var expiresDays int
+	fs := flag.NewFlagSet("token create", flag.ContinueOnError)
+	fs.SetOutput(env.stderr)
+	cfg.register(fs, env.getenv)
+	fs.StringVar(&scope, "scope", "", "the one scope the token reaches, such as home or acme")
+	fs.StringVar(&name, "name", "", "the agent or machine that will use the token; unique among the scope's live tokens")
+	fs.StringVar(&role, "role", auth.TokenWriter, "writer (pushes, records, recalls) or reader (reads only)")
+	fs.IntVar(&expiresDays, "expires-days", 0, "days until the token expires; 0 for never")
+	if err := parseFlags(fs, args[1:], 0); err != nil {
+		return err
+	}
+	name = strings.TrimSpace(name)
+	scope = strings.TrimSpace(scope)
+	switch n := utf8.RuneCountInString(name); {
+	case n == 0:
+		return usagef("token create: --name is required: name the agent or machine that will use the token")
+	case n > 100:
+		return usagef("token create: --name is %d characters long: at most 100 are allowed", n)
+	}
+	if scope == "" {
+		return usagef("token create: --scope is required: the token reaches that scope only")
+	}
+	if _, err := memory.ParseScope(scope); err != nil {
+		return usagef("token create: %v", err)
+	}
+	if role != auth.TokenWriter && role != auth.TokenReader {
+		return usagef("token create: invalid role %q: allowed values are writer, reader", role)
+	}
+	if expiresDays < 0 || expiresDays > auth.MaxTokenExpiryDays {
+		return usagef("token create: --expires-days %d is out of range: give 1 to %d, or 0 for a token that never expires",
+			expiresDays, auth.MaxTokenExpiryDays)
+	}
+	if err := cfg.validate(); err != nil {
+		return err
+	}
+	logger := cfg.logger(env.stderr)
+	db, err := openDatabase(ctx, &cfg, env.getenv, logger)
+	if err != nil {
+		return err
+	}
+	defer db.close()
+	if err := migrations.Up(ctx, db.pool, logger); err != nil {
+		return err
+	}
+
+	secret, hash, prefix, err := auth.NewAPIToken()
+	if err != nil {
+		return fmt.Errorf("token create: %w", err)
+	}
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	var expires *time.Time
+	if expiresDays > 0 {
+		e := now.Add(time.Duration(expiresDays) * 24 * time.Hour)
+		expires = &e
+	}
+	var tok queries.ApiToken
+	err = pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		q := queries.New(tx)
+		var err error
+		tok, err = q.CreateToken(ctx, queries.CreateTokenParams{
+			Name: name, Scope: scope, Role: role, TokenHash: hash, TokenPrefix: prefix, Now: now, ExpiresAt: expires,
+		})
+		if err != nil {
+			return err
+		}
+		after, err := json.Marshal(map[string]any{"name": tok.Name, "scope": tok.Scope, "role": tok.Role,
+			"prefix": tok.TokenPrefix, "expires_at": tok.ExpiresAt})
+		if err != nil {
+			return err
+		}
+		return q.InsertAudit(ctx, queries.InsertAuditParams{
+			At: now, Actor: "cli", Action: "token.create", TargetType: "token", TargetID: strconv.FormatInt(tok.ID, 10),
+			Scope: &tok.Scope, After: after, Reason: "created with tenure token create",
+		})
+	})
+	if err != nil {
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == "api_tokens_live_name_key" {
+			return fmt.Errorf("token create: a live token named %q already exists in scope %s: revoke it in the console (API tokens) or pick another name", name, scope)
+		}
+		return fmt.Errorf("token create: %w", err)
+	}
+	lifetime := "never expires"
+	if tok.ExpiresAt != nil {
+		lifetime = "expires " + tok.ExpiresAt.UTC().Format(time.RFC3339)
+	}
+	fmt.Fprintf(env.stdout, "Created %s token %q for scope %s (id %d, %s).\n\n    %s\n\n", tok.Role, tok.Name, tok.Scope, tok.ID, lifetime, secret)
+	fmt.Fprintf(env.stdout, "Copy it now: it is shown only this once, and Tenure stores only its hash.\n"+
+		"Agents send it as the header  Authorization: Bearer %s…\n", tok.TokenPrefix)
+	return nil
+}

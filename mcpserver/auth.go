@@ -1,0 +1,85 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
+
+	"github.com/tenurehq/tenure/auth"
+	"github.com/tenurehq/tenure/queries"
+)
+
+// TokenInfo is the agent behind a request: its API token's name, the one
+// scope the token may read and write, and its role (writer or reader).
+type TokenInfo struct {
+	Name  string
+	Scope string
+	Role  string
+}
+
+// Reader reports whether the token may only read.
+func (t TokenInfo) Reader() bool { return t.Role != auth.TokenWriter }
+
+// TokenAuth resolves a bearer token to the agent it belongs to. A token that
+// is unknown, revoked or expired gets an error that matches
+// *InvalidTokenError (the caller answers 401); any other error is a failure
+// of the lookup itself (500).
+type TokenAuth interface {
+	Authenticate(ctx context.Context, bearer string) (TokenInfo, error)
+}
+
+// InvalidTokenError is the error of a bearer token that opens nothing.
+type InvalidTokenError struct {
+	Reason string
+}
+
+func (e *InvalidTokenError) Error() string { return "invalid bearer token: " + e.Reason }
+
+// Unwrap lets the MCP SDK's middleware recognise the error as its own
+// ErrInvalidToken.
+func (e *InvalidTokenError) Unwrap() error { return sdkauth.ErrInvalidToken }
+
+// touchEvery bounds how often a token's last_used_at is written: every call
+// would make each read a write.
+const touchEvery = time.Minute
+
+// NewTokenAuth returns the TokenAuth over the api_tokens table: tokens are
+// looked up by their SHA-256 (auth.HashAPIToken), must be live (not revoked,
+// not expired at now()), and their last_used_at is kept to the minute.
+func NewTokenAuth(q *queries.Queries, now func() time.Time) TokenAuth {
+	if now == nil {
+		now = time.Now
+	}
+	return &tokenAuth{q: q, now: now}
+}
+
+type tokenAuth struct {
+	q   *queries.Queries
+	now func() time.Time
+}
+
+func (a *tokenAuth) Authenticate(ctx context.Context, bearer string) (TokenInfo, error) {
+	bearer = strings.TrimSpace(bearer)
+	if bearer == "" {
+		return TokenInfo{}, &InvalidTokenError{Reason: "the token is empty"}
+	}
+	now := a.now().UTC().Truncate(time.Microsecond)
+	row, err := a.q.GetLiveTokenByHash(ctx, queries.GetLiveTokenByHashParams{TokenHash: auth.HashAPIToken(bearer), Now: now})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return TokenInfo{}, &InvalidTokenError{Reason: "unknown, revoked or expired token"}
+	}
+	if err != nil {
+		return TokenInfo{}, fmt.Errorf("mcpserver: look up token: %w", err)
+	}
+	if row.LastUsedAt == nil || now.Sub(*row.LastUsedAt) >= touchEvery {
+		if err := a.q.TouchToken(ctx, queries.TouchTokenParams{Now: &now, ID: row.ID}); err != nil {
+			return TokenInfo{}, fmt.Errorf("mcpserver: touch token: %w", err)
+		}
+	}
+	return TokenInfo{Name: row.Name, Scope: row.Scope, Role: row.Role}, nil
+}

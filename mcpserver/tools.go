@@ -1,0 +1,383 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tenurehq/tenure/memory"
+)
+
+// tools are the MCP tools over one Store.
+type tools struct {
+	store     *memory.Store
+	logger    *slog.Logger
+	extractor Extractor
+}
+
+// Tool names.
+const (
+	toolRemember       = "remember"
+	toolRecall         = "recall"
+	toolContext        = "context"
+	toolRecordDecision = "record_decision"
+	toolUpgrade        = "upgrade_durability"
+	toolListDecisions  = "list_decisions"
+	toolExtract        = "extract"
+)
+
+// Limits of extract's input.
+const (
+	maxExtractText      = 50000
+	maxEntityNameLength = 200
+)
+
+func (t *tools) register(s *mcp.Server) {
+	addTool(t, s, &mcp.Tool{
+		Name:  toolRemember,
+		Title: "Remember",
+		Description: "Write one working-memory row (content) or a batch (rows, at most 1000) to your scope. " +
+			"Consolidation later turns durable rows into long-term facts. Give durability \"transient\" for what is true now " +
+			"but will soon be wrong (\"is in a meeting\"): such rows are never promoted. Importance is a separate axis. " +
+			"One invalid row refuses the whole batch and nothing is written.",
+		Annotations: &mcp.ToolAnnotations{Title: "Remember"},
+	}, true, t.remember)
+	addTool(t, s, &mcp.Tool{
+		Name:  toolRecall,
+		Title: "Recall",
+		Description: "Search long-term memory of your scope: facts ranked by full-text relevance times their confidence now " +
+			"(confidence decays with time). Query uses web search syntax (\"exact phrase\", -word, or); without a query the " +
+			"most confident facts come first. Decisions come with their reasoning.",
+		Annotations: &mcp.ToolAnnotations{Title: "Recall", ReadOnlyHint: true},
+	}, false, t.recall)
+	addTool(t, s, &mcp.Tool{
+		Name:  toolContext,
+		Title: "Context brief",
+		Description: "Call at the start of a turn: the compact state you must not forget, within a budget of characters: " +
+			"settled decisions with their reasoning (never reopen them), obligations due within 14 days or overdue, " +
+			"current short-term states, then the most confident durable facts.",
+		Annotations: &mcp.ToolAnnotations{Title: "Context brief", ReadOnlyHint: true},
+	}, false, t.contextBrief)
+	addTool(t, s, &mcp.Tool{
+		Name:  toolRecordDecision,
+		Title: "Record decision",
+		Description: "Record a decision with its reasoning and the alternatives rejected. By default it is locked " +
+			"(do_not_reopen): no agent may then write on the same entity and key; only a reviewer can reopen it. " +
+			"Recording over a locked decision is refused with the decision's id and reasoning.",
+		Annotations: &mcp.ToolAnnotations{Title: "Record decision"},
+	}, true, t.recordDecision)
+	addTool(t, s, &mcp.Tool{
+		Name:  toolUpgrade,
+		Title: "Set a row's durability marker",
+		Description: "Set the durability marker of one working row of your scope: \"durable\" promotes it (consolidation " +
+			"may then make it a fact), \"expired\" retires it (pruned at the next cleanup), \"transient\" holds it back. " +
+			"Every other property of the row is kept.",
+		Annotations: &mcp.ToolAnnotations{Title: "Set durability marker", IdempotentHint: true},
+	}, true, t.upgradeDurability)
+	addTool(t, s, &mcp.Tool{
+		Name:        toolListDecisions,
+		Title:       "List decisions",
+		Description: "List the decisions of your scope, newest first, optionally for one entity, only locked (or only reopened) ones, or matching a text.",
+		Annotations: &mcp.ToolAnnotations{Title: "List decisions", ReadOnlyHint: true},
+	}, false, t.listDecisions)
+	addTool(t, s, &mcp.Tool{
+		Name:  toolExtract,
+		Title: "Extract facts",
+		Description: "Turn a text into candidate facts, each classified on both axes (durability and category) with the " +
+			"classifier's reason. With store true, the candidates are written as working rows (their axes in the rows' " +
+			"properties) so consolidation's gates decide what becomes a fact.",
+		Annotations: &mcp.ToolAnnotations{Title: "Extract facts"},
+	}, false, t.extract)
+}
+
+// addTool adds a tool whose handler gets the caller, refuses reader tokens
+// when the tool writes, and turns the engine's errors into tool errors.
+func addTool[In, Out any](t *tools, s *mcp.Server, tool *mcp.Tool, writes bool,
+	h func(ctx context.Context, c TokenInfo, in In) (*mcp.CallToolResult, Out, error)) {
+	mcp.AddTool(s, tool, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+		var zero Out
+		c, err := callerOf(req)
+		if err != nil {
+			return nil, zero, err
+		}
+		if writes && c.Reader() {
+			return nil, zero, t.toolError(tool.Name, c, errReader(c, tool.Name))
+		}
+		res, out, err := h(ctx, c, in)
+		if err != nil {
+			return nil, zero, t.toolError(tool.Name, c, err)
+		}
+		return res, out, nil
+	})
+}
+
+func errReader(c TokenInfo, tool string) error {
+	return &memory.Error{Code: memory.CodeForbidden, Field: "token", Message: fmt.Sprintf(
+		"token %q is a reader token: it may call recall, context, list_decisions and extract (without store), not %s; ask an admin for a writer token",
+		c.Name, tool)}
+}
+
+// toolError is what the agent reads when a call fails: the engine's message
+// (what was wrong and what is allowed), or, for a failure of Tenure itself, a
+// generic message while the details go to the log.
+func (t *tools) toolError(tool string, c TokenInfo, err error) error {
+	attrs := []any{slog.String("tool", tool), slog.String("scope", c.Scope), slog.String("token", c.Name)}
+	var locked *memory.LockedError
+	if errors.As(err, &locked) {
+		t.logger.Info("mcp.tool_refused", append(attrs, slog.String("code", string(memory.CodeDecisionLocked)),
+			slog.Int64("decision_id", locked.DecisionID))...)
+		return locked
+	}
+	var e *memory.Error
+	if errors.As(err, &e) {
+		t.logger.Info("mcp.tool_refused", append(attrs, slog.String("code", string(e.Code)), slog.String("error", e.Error()))...)
+		return e
+	}
+	t.logger.Error("mcp.tool_failed", append(attrs, slog.String("error", err.Error()))...)
+	return fmt.Errorf("%s failed inside Tenure; try again later", tool)
+}
+
+// remember
+
+type rememberRow struct {
+	Content    string         `json:"content,omitempty" jsonschema:"the text to remember (at most 10000 characters)"`
+	Durability string         `json:"durability,omitempty" jsonschema:"the durability marker: durable (default: a lasting fact), transient (true now, wrong soon: never promoted) or expired"`
+	Metadata   map[string]any `json:"metadata,omitempty" jsonschema:"free-form metadata kept with the row; metadata.durability may carry the marker too (the durability argument wins)"`
+	Importance *float64       `json:"importance,omitempty" jsonschema:"how much the row matters now, 0 to 1 (default 0.5); not durability"`
+	TTLSeconds *int32         `json:"ttl_seconds,omitempty" jsonschema:"prune the row once it is this many seconds old (1 to 31536000)"`
+	Properties map[string]any `json:"properties,omitempty" jsonschema:"guidance for consolidation: entity, key, category, fact_durability (permanent, long_term, short_term, ephemeral), confidence (0 to 1), deadline (RFC 3339), alternatives, reasoning, decided_by"`
+}
+
+type rememberInput struct {
+	rememberRow
+	Rows []rememberRow `json:"rows,omitempty" jsonschema:"a batch of rows instead of one; each row takes the same fields"`
+}
+
+type rememberOutput struct {
+	IDs   []int64 `json:"ids" jsonschema:"the ids of the rows written, in order"`
+	Scope string  `json:"scope" jsonschema:"the scope written to"`
+}
+
+func (r rememberRow) node() memory.NewNode {
+	return memory.NewNode{
+		Content: r.Content, Durability: r.Durability, Metadata: r.Metadata, Properties: r.Properties,
+		Importance: r.Importance, TTLSeconds: r.TTLSeconds,
+	}
+}
+
+func (r rememberRow) empty() bool { return reflect.ValueOf(r).IsZero() }
+
+func (t *tools) remember(ctx context.Context, c TokenInfo, in rememberInput) (*mcp.CallToolResult, rememberOutput, error) {
+	var nodes []memory.NewNode
+	switch {
+	case len(in.Rows) > 0 && !in.rememberRow.empty():
+		return nil, rememberOutput{}, memory.Invalidf("rows", "give either one row (content and its fields) or rows, not both")
+	case len(in.Rows) > 0:
+		for _, r := range in.Rows {
+			nodes = append(nodes, r.node())
+		}
+	default:
+		nodes = []memory.NewNode{in.rememberRow.node()}
+	}
+	ids, err := t.store.Push(ctx, memory.Token(c.Name), c.Scope, nodes)
+	if err != nil {
+		return nil, rememberOutput{}, err
+	}
+	return nil, rememberOutput{IDs: ids, Scope: c.Scope}, nil
+}
+
+// recall
+
+type recallInput struct {
+	Query      string `json:"query,omitempty" jsonschema:"what to look for, in web search syntax; empty lists the most confident facts"`
+	Category   string `json:"category,omitempty" jsonschema:"only facts of this category (observation, preference, identity, mood, decision, routine, state, obligation, ...)"`
+	Durability string `json:"durability,omitempty" jsonschema:"only facts of this durability: permanent, long_term, short_term or ephemeral"`
+	Entity     string `json:"entity,omitempty" jsonschema:"only facts about the entity with this exact name"`
+	Limit      int    `json:"limit,omitempty" jsonschema:"how many facts, 1 to 100 (default 10)"`
+}
+
+type recallOutput struct {
+	Results []memory.RecallResult `json:"results" jsonschema:"the facts, best first, each with its relevance, score and, for decisions, the decision"`
+}
+
+func (t *tools) recall(ctx context.Context, c TokenInfo, in recallInput) (*mcp.CallToolResult, recallOutput, error) {
+	res, err := t.store.Recall(ctx, memory.RecallQuery{
+		Scope: c.Scope, Query: in.Query, Category: in.Category, Durability: in.Durability, Entity: in.Entity, Limit: in.Limit,
+	})
+	if err != nil {
+		return nil, recallOutput{}, err
+	}
+	if res == nil {
+		res = []memory.RecallResult{}
+	}
+	return nil, recallOutput{Results: res}, nil
+}
+
+// context
+
+type contextInput struct {
+	Budget int    `json:"budget,omitempty" jsonschema:"the most characters the brief may take, 200 to 100000 (default 4000)"`
+	Format string `json:"format,omitempty" jsonschema:"text (default: a block ready for a prompt) or json (the brief's items as data, and the text)"`
+	Entity string `json:"entity,omitempty" jsonschema:"only memories about the entity with this exact name"`
+}
+
+type contextOutput struct {
+	Text  string        `json:"text" jsonschema:"the brief as a block ready to paste into a prompt"`
+	Brief *memory.Brief `json:"brief,omitempty" jsonschema:"the brief's items (format json)"`
+}
+
+func (t *tools) contextBrief(ctx context.Context, c TokenInfo, in contextInput) (*mcp.CallToolResult, contextOutput, error) {
+	format := strings.TrimSpace(in.Format)
+	if format != "" && format != "text" && format != "json" {
+		return nil, contextOutput{}, memory.Invalidf("format", "unknown format %q: allowed values are text, json", in.Format)
+	}
+	b, err := t.store.ContextBrief(ctx, memory.BriefOptions{Scope: c.Scope, Budget: in.Budget, Entity: in.Entity})
+	if err != nil {
+		return nil, contextOutput{}, err
+	}
+	text := b.Text()
+	if format == "json" {
+		return nil, contextOutput{Text: text, Brief: &b}, nil
+	}
+	// The text itself is the result an agent reads, not a JSON wrapping of it.
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, contextOutput{Text: text}, nil
+}
+
+// record_decision
+
+type recordDecisionInput struct {
+	Entity       string   `json:"entity" jsonschema:"who or what the decision is about, for example a project"`
+	Key          string   `json:"key" jsonschema:"the question it settles, a short slug such as database; the lock holds on entity and key"`
+	Decision     string   `json:"decision" jsonschema:"what was decided"`
+	Reasoning    string   `json:"reasoning" jsonschema:"why: kept so that nobody reopens it without knowing"`
+	Alternatives []string `json:"alternatives,omitempty" jsonschema:"the options considered and rejected"`
+	DecidedBy    string   `json:"decided_by,omitempty" jsonschema:"who decided (default: your token's name)"`
+	DecidedAt    string   `json:"decided_at,omitempty" jsonschema:"when, as an RFC 3339 time such as 2026-05-01T09:00:00Z (default: now); not in the future"`
+	DoNotReopen  *bool    `json:"do_not_reopen,omitempty" jsonschema:"lock the decision (default true)"`
+}
+
+func (t *tools) recordDecision(ctx context.Context, c TokenInfo, in recordDecisionInput) (*mcp.CallToolResult, memory.Decision, error) {
+	var decidedAt time.Time
+	if s := strings.TrimSpace(in.DecidedAt); s != "" {
+		var err error
+		if decidedAt, err = time.Parse(time.RFC3339, s); err != nil {
+			return nil, memory.Decision{}, memory.Invalidf("decided_at", "invalid time %q: use RFC 3339, such as 2026-05-01T09:00:00Z", in.DecidedAt)
+		}
+	}
+	d, err := t.store.RecordDecision(ctx, memory.Token(c.Name), memory.NewDecision{
+		Scope: c.Scope, Entity: in.Entity, Key: in.Key, Decision: in.Decision, Reasoning: in.Reasoning,
+		Alternatives: in.Alternatives, DecidedBy: in.DecidedBy, DecidedAt: decidedAt, DoNotReopen: in.DoNotReopen,
+	})
+	return nil, d, err
+}
+
+// upgrade_durability
+
+type upgradeInput struct {
+	NodeID     int64  `json:"node_id" jsonschema:"the id of the working row, as remember returned it"`
+	Durability string `json:"durability" jsonschema:"the new marker: durable, transient or expired"`
+}
+
+type upgradeOutput struct {
+	NodeID     int64  `json:"node_id"`
+	Durability string `json:"durability"`
+}
+
+func (t *tools) upgradeDurability(ctx context.Context, c TokenInfo, in upgradeInput) (*mcp.CallToolResult, upgradeOutput, error) {
+	if err := t.store.UpgradeDurability(ctx, memory.Token(c.Name), c.Scope, in.NodeID, in.Durability); err != nil {
+		return nil, upgradeOutput{}, err
+	}
+	return nil, upgradeOutput{NodeID: in.NodeID, Durability: in.Durability}, nil
+}
+
+// list_decisions
+
+type listDecisionsInput struct {
+	Entity   string `json:"entity,omitempty" jsonschema:"only decisions about the entity with this exact name"`
+	Locked   *bool  `json:"locked,omitempty" jsonschema:"true: only locked decisions; false: only reopened ones"`
+	Query    string `json:"query,omitempty" jsonschema:"only decisions whose text, reasoning, alternatives or key contain this"`
+	Limit    int    `json:"limit,omitempty" jsonschema:"how many, 1 to 500 (default 50)"`
+	BeforeID int64  `json:"before_id,omitempty" jsonschema:"the next page: only decisions with a smaller id (next_before_id of the previous page)"`
+}
+
+type listDecisionsOutput struct {
+	Decisions    []memory.Decision `json:"decisions"`
+	NextBeforeID int64             `json:"next_before_id,omitempty" jsonschema:"pass as before_id for the next page; absent on the last page"`
+}
+
+func (t *tools) listDecisions(ctx context.Context, c TokenInfo, in listDecisionsInput) (*mcp.CallToolResult, listDecisionsOutput, error) {
+	limit := in.Limit
+	if limit == 0 {
+		limit = 50
+	}
+	ds, err := t.store.ListDecisions(ctx, memory.DecisionFilter{
+		Scope: c.Scope, Entity: in.Entity, Locked: in.Locked, Query: in.Query, Limit: limit, BeforeID: in.BeforeID,
+	})
+	if err != nil {
+		return nil, listDecisionsOutput{}, err
+	}
+	out := listDecisionsOutput{Decisions: ds}
+	if out.Decisions == nil {
+		out.Decisions = []memory.Decision{}
+	}
+	if len(ds) == limit {
+		out.NextBeforeID = ds[len(ds)-1].ID
+	}
+	return nil, out, nil
+}
+
+// extract
+
+type extractInput struct {
+	Text   string `json:"text" jsonschema:"the text to extract facts from (at most 50000 characters)"`
+	Entity string `json:"entity,omitempty" jsonschema:"who or what the text is about"`
+	Store  bool   `json:"store,omitempty" jsonschema:"also write the candidates as working rows (needs a writer token)"`
+}
+
+type extractOutput struct {
+	Candidates []Candidate `json:"candidates"`
+	NodeIDs    []int64     `json:"node_ids,omitempty" jsonschema:"with store: the ids of the working rows written, one per candidate"`
+}
+
+func (t *tools) extract(ctx context.Context, c TokenInfo, in extractInput) (*mcp.CallToolResult, extractOutput, error) {
+	if in.Store && c.Reader() {
+		return nil, extractOutput{}, errReader(c, toolExtract+" with store")
+	}
+	text := strings.TrimSpace(in.Text)
+	if text == "" {
+		return nil, extractOutput{}, memory.Invalidf("text", "the text is empty: give the text to extract facts from")
+	}
+	if n := utf8.RuneCountInString(text); n > maxExtractText {
+		return nil, extractOutput{}, memory.Invalidf("text", "the text is %d characters long: at most %d are allowed", n, maxExtractText)
+	}
+	entity := strings.TrimSpace(in.Entity)
+	if n := utf8.RuneCountInString(entity); n > maxEntityNameLength {
+		return nil, extractOutput{}, memory.Invalidf("entity", "the entity name is %d characters long: at most %d are allowed", n, maxEntityNameLength)
+	}
+	cands, err := t.extractor.Extract(ctx, text, entity, t.store.Now())
+	if err != nil {
+		return nil, extractOutput{}, fmt.Errorf("extract: %w", err)
+	}
+	out := extractOutput{Candidates: cands}
+	if out.Candidates == nil {
+		out.Candidates = []Candidate{}
+	}
+	if !in.Store || len(cands) == 0 {
+		return nil, out, nil
+	}
+	nodes := make([]memory.NewNode, len(cands))
+	for i, cand := range cands {
+		nodes[i] = cand.node(t.extractor.Name())
+	}
+	if out.NodeIDs, err = t.store.Push(ctx, memory.Token(c.Name), c.Scope, nodes); err != nil {
+		return nil, extractOutput{}, err
+	}
+	return nil, out, nil
+}

@@ -1,0 +1,371 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/tenurehq/tenure/queries"
+)
+
+// BriefOptions ask for the context brief of one scope.
+type BriefOptions struct {
+	Scope string // required
+	// Budget is the most characters (runes) Text may have: default 4000,
+	// at least 200, at most 100000.
+	Budget int
+	Entity string // optional: only memories about the entity with this name
+}
+
+// Brief is the compact state an agent must not forget at the start of a
+// turn: locked decisions with their reasoning, obligations due soon or
+// overdue, current short-term states, and the most confident durable facts,
+// in that priority, within a budget of characters.
+type Brief struct {
+	Scope     string `json:"scope"`
+	Budget    int    `json:"budget"`
+	Used      int    `json:"used"`      // characters (runes) of Text()
+	Truncated bool   `json:"truncated"` // something was left out to stay within budget
+	// Decisions are the locked decisions, newest first.
+	Decisions []BriefDecision `json:"decisions"`
+	// Obligations are due within 14 days or overdue, soonest deadline first.
+	Obligations []BriefItem `json:"obligations"`
+	// States are the current short-term states, most recently confirmed first.
+	States []BriefItem `json:"states"`
+	// Facts are the most confident durable facts, by effective confidence
+	// times importance.
+	Facts []BriefItem `json:"facts"`
+}
+
+// BriefDecision is a locked decision in a brief.
+type BriefDecision struct {
+	ID           int64     `json:"id"`
+	Entity       string    `json:"entity"`
+	Key          string    `json:"key"`
+	Decision     string    `json:"decision"`
+	Reasoning    string    `json:"reasoning"`
+	Alternatives []string  `json:"alternatives"`
+	DecidedBy    string    `json:"decided_by"`
+	DecidedAt    time.Time `json:"decided_at"`
+}
+
+// BriefItem is a fact in a brief.
+type BriefItem struct {
+	FactID     int64  `json:"fact_id"`
+	Entity     string `json:"entity"`
+	Key        string `json:"key"`
+	Content    string `json:"content"`
+	Durability string `json:"durability"`
+	Category   string `json:"category"`
+	// Confidence is the effective confidence when the brief was made.
+	Confidence float64    `json:"confidence"`
+	Deadline   *time.Time `json:"deadline"`
+	Overdue    bool       `json:"overdue"` // an obligation whose deadline has passed
+}
+
+// Bounds of a brief.
+const (
+	DefaultBriefBudget = 4000
+	MinBriefBudget     = 200
+	MaxBriefBudget     = 100000
+	// obligationHorizon is how far ahead a brief looks for deadlines.
+	obligationHorizon = 14 * 24 * time.Hour
+	// minBriefItem is the fewest characters an item can take ("- [e] c\n", less when the text is only white space):
+	// no section can show more than budget/minBriefItem items, so reading one
+	// more than that tells for sure whether something was left out.
+	minBriefItem = 6
+)
+
+// The parts of Text.
+const (
+	briefSectionDecisions   = "Decisions (settled, do not reopen):"
+	briefSectionObligations = "Obligations:"
+	briefSectionStates      = "Current state:"
+	briefSectionFacts       = "Known facts:"
+	briefEmpty              = "Nothing is remembered here yet."
+)
+
+func (o BriefOptions) validate() (BriefOptions, error) {
+	if strings.TrimSpace(o.Scope) == "" {
+		return o, Invalidf("scope", "the scope is empty: a brief covers one scope, named by 1 to 63 lowercase letters, digits, '_', '.', ':' or '-'")
+	}
+	if _, err := ParseScope(o.Scope); err != nil {
+		return o, err
+	}
+	switch {
+	case o.Budget == 0:
+		o.Budget = DefaultBriefBudget
+	case o.Budget < MinBriefBudget || o.Budget > MaxBriefBudget:
+		return o, Invalidf("budget", "budget %d is out of range: use %d to %d characters (default %d)",
+			o.Budget, MinBriefBudget, MaxBriefBudget, DefaultBriefBudget)
+	}
+	o.Entity = strings.TrimSpace(o.Entity)
+	if n := utf8.RuneCountInString(o.Entity); n > maxEntityName {
+		return o, Invalidf("entity", "the entity name is %d characters long: at most %d are allowed", n, maxEntityName)
+	}
+	return o, nil
+}
+
+// briefCandidates are what a brief may show, in order of priority within
+// each section, before the budget is applied.
+type briefCandidates struct {
+	decisions   []BriefDecision
+	obligations []BriefItem
+	states      []BriefItem
+	facts       []BriefItem
+}
+
+// briefFactRow is the one shape the brief's fact queries return.
+type briefFactRow = queries.BriefObligationsRow
+
+// ContextBrief returns the brief of o.Scope: first every locked decision
+// with its reasoning (newest first), then obligations due within 14 days or
+// overdue (overdue first), then current short-term and ephemeral states
+// (newest first), then the permanent and long-term facts with the highest
+// effective confidence × importance, until o.Budget characters of Text() are
+// used. An item fits whole or is left out (then Truncated is set); Used never
+// exceeds Budget. Archived facts and facts past their forget_at are left out.
+// All four reads see one snapshot.
+func (s *Store) ContextBrief(ctx context.Context, o BriefOptions) (Brief, error) {
+	o, err := o.validate()
+	if err != nil {
+		return Brief{}, err
+	}
+	now := s.Now()
+	var entity *string
+	if o.Entity != "" {
+		entity = &o.Entity
+	}
+	maxRows := int32(o.Budget/minBriefItem + 1)
+	var c briefCandidates
+	err = pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		q := s.q.WithTx(tx)
+		ds, err := q.BriefDecisions(ctx, queries.BriefDecisionsParams{Scope: o.Scope, Entity: entity, MaxRows: maxRows})
+		if err != nil {
+			return fmt.Errorf("decisions: %w", err)
+		}
+		for _, r := range ds {
+			d := newDecision(decisionRow(r))
+			c.decisions = append(c.decisions, BriefDecision{
+				ID: d.ID, Entity: d.Entity, Key: d.Key, Decision: d.Decision, Reasoning: d.Reasoning,
+				Alternatives: d.Alternatives, DecidedBy: d.DecidedBy, DecidedAt: d.DecidedAt,
+			})
+		}
+		obs, err := q.BriefObligations(ctx, queries.BriefObligationsParams{
+			Now: now, DueBefore: now.Add(obligationHorizon), Scope: o.Scope, Entity: entity, MaxRows: maxRows,
+		})
+		if err != nil {
+			return fmt.Errorf("obligations: %w", err)
+		}
+		for _, r := range obs {
+			c.obligations = append(c.obligations, newBriefItem(r, now))
+		}
+		sts, err := q.BriefStates(ctx, queries.BriefStatesParams{Now: now, Scope: o.Scope, Entity: entity, MaxRows: maxRows})
+		if err != nil {
+			return fmt.Errorf("states: %w", err)
+		}
+		for _, r := range sts {
+			c.states = append(c.states, newBriefItem(briefFactRow(r), now))
+		}
+		fs, err := q.BriefDurableFacts(ctx, queries.BriefDurableFactsParams{Now: now, Scope: o.Scope, Entity: entity, MaxRows: maxRows})
+		if err != nil {
+			return fmt.Errorf("facts: %w", err)
+		}
+		shown := make(map[int64]bool, len(c.obligations)+len(c.states))
+		for _, it := range c.obligations {
+			shown[it.FactID] = true
+		}
+		for _, it := range c.states {
+			shown[it.FactID] = true
+		}
+		for _, r := range fs {
+			if !shown[r.ID] {
+				c.facts = append(c.facts, newBriefItem(briefFactRow(r), now))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return Brief{}, fmt.Errorf("context brief: %w", err)
+	}
+	return packBrief(o.Scope, o.Budget, c), nil
+}
+
+func newBriefItem(r briefFactRow, now time.Time) BriefItem {
+	return BriefItem{
+		FactID: r.ID, Entity: r.EntityName, Key: r.Key, Content: r.Content, Durability: r.Durability,
+		Category: r.Category, Confidence: r.EffectiveConfidence, Deadline: r.Deadline,
+		Overdue: r.Category == CategoryObligation && r.Deadline != nil && r.Deadline.Before(now),
+	}
+}
+
+// packBrief fills a brief from c in order of priority within budget. A first
+// pass packs under the plain header; when something is left out, a second
+// pass packs again under the longer header that says so, so the text stays
+// within budget either way.
+func packBrief(scope string, budget int, c briefCandidates) Brief {
+	b := packBriefWith(scope, budget, c, false)
+	if b.Truncated {
+		b = packBriefWith(scope, budget, c, true)
+	}
+	b.Used = utf8.RuneCountInString(b.Text())
+	return b
+}
+
+// packBriefWith packs greedily: each item, in priority order, is taken if it
+// fits whole in what is left of the budget (with its section's title when it
+// is the section's first item), and skipped otherwise.
+func packBriefWith(scope string, budget int, c briefCandidates, truncated bool) Brief {
+	b := Brief{
+		Scope: scope, Budget: budget, Truncated: truncated,
+		Decisions: []BriefDecision{}, Obligations: []BriefItem{}, States: []BriefItem{}, Facts: []BriefItem{},
+	}
+	used := runeLen(briefHeader(scope, truncated)) + 1
+	// take reports whether a line fits, and counts it when it does.
+	take := func(title, line string, started bool) bool {
+		cost := runeLen(line) + 1
+		if !started {
+			cost += 1 + runeLen(title) + 1
+		}
+		if used+cost > budget {
+			b.Truncated = true
+			return false
+		}
+		used += cost
+		return true
+	}
+	for _, d := range c.decisions {
+		if take(briefSectionDecisions, decisionLine(d), len(b.Decisions) > 0) {
+			b.Decisions = append(b.Decisions, d)
+		}
+	}
+	for _, it := range c.obligations {
+		if take(briefSectionObligations, obligationLine(it), len(b.Obligations) > 0) {
+			b.Obligations = append(b.Obligations, it)
+		}
+	}
+	for _, it := range c.states {
+		if take(briefSectionStates, itemLine(it), len(b.States) > 0) {
+			b.States = append(b.States, it)
+		}
+	}
+	for _, it := range c.facts {
+		if take(briefSectionFacts, itemLine(it), len(b.Facts) > 0) {
+			b.Facts = append(b.Facts, it)
+		}
+	}
+	return b
+}
+
+// Text is the brief as a block ready to paste into a prompt: a header line,
+// then one section per kind of memory, empty sections omitted:
+//
+//	Memory brief for scope acme
+//
+//	Decisions (settled, do not reopen):
+//	- [backend] Use PostgreSQL — because we already run it (rejected: MySQL, SQLite)
+//
+//	Obligations:
+//	- [ann] Send the report (due 2026-12-03, overdue)
+//
+//	Current state:
+//	- [ann] Travelling in Japan
+//
+//	Known facts:
+//	- [ann] Lives in Berlin
+//
+// Line breaks inside memory text become spaces so that every item stays one
+// line.
+func (b Brief) Text() string {
+	var sb strings.Builder
+	sb.WriteString(briefHeader(b.Scope, b.Truncated))
+	sb.WriteByte('\n')
+	section := func(title string, lines []string) {
+		if len(lines) == 0 {
+			return
+		}
+		sb.WriteByte('\n')
+		sb.WriteString(title)
+		sb.WriteByte('\n')
+		for _, l := range lines {
+			sb.WriteString(l)
+			sb.WriteByte('\n')
+		}
+	}
+	if len(b.Decisions)+len(b.Obligations)+len(b.States)+len(b.Facts) == 0 && !b.Truncated {
+		sb.WriteByte('\n')
+		sb.WriteString(briefEmpty)
+		sb.WriteByte('\n')
+		return sb.String()
+	}
+	section(briefSectionDecisions, mapLines(b.Decisions, decisionLine))
+	section(briefSectionObligations, mapLines(b.Obligations, obligationLine))
+	section(briefSectionStates, mapLines(b.States, itemLine))
+	section(briefSectionFacts, mapLines(b.Facts, itemLine))
+	return sb.String()
+}
+
+func briefHeader(scope string, truncated bool) string {
+	if truncated {
+		return "Memory brief for scope " + scope + " (abridged to fit; recall finds more)"
+	}
+	return "Memory brief for scope " + scope
+}
+
+func mapLines[T any](items []T, line func(T) string) []string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = line(it)
+	}
+	return out
+}
+
+func decisionLine(d BriefDecision) string {
+	var sb strings.Builder
+	sb.WriteString("- [")
+	sb.WriteString(oneLine(d.Entity))
+	sb.WriteString("] ")
+	sb.WriteString(oneLine(d.Decision))
+	if r := oneLine(d.Reasoning); r != "" {
+		sb.WriteString(" — because ")
+		sb.WriteString(r)
+	}
+	alts := make([]string, 0, len(d.Alternatives))
+	for _, a := range d.Alternatives {
+		if a = oneLine(a); a != "" {
+			alts = append(alts, a)
+		}
+	}
+	if len(alts) > 0 {
+		sb.WriteString(" (rejected: ")
+		sb.WriteString(strings.Join(alts, ", "))
+		sb.WriteString(")")
+	}
+	return sb.String()
+}
+
+func obligationLine(it BriefItem) string {
+	line := itemLine(it)
+	if it.Deadline == nil {
+		return line
+	}
+	due := it.Deadline.UTC().Format(time.DateOnly)
+	if it.Overdue {
+		return line + " (due " + due + ", overdue)"
+	}
+	return line + " (due " + due + ")"
+}
+
+func itemLine(it BriefItem) string {
+	return "- [" + oneLine(it.Entity) + "] " + oneLine(it.Content)
+}
+
+// oneLine collapses every run of white space, line breaks included, into
+// one space.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func runeLen(s string) int { return utf8.RuneCountInString(s) }

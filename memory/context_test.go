@@ -1,0 +1,353 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+func (rf *recallFixture) brief(t *testing.T, o BriefOptions) Brief {
+	t.Helper()
+	b, err := rf.s.ContextBrief(context.Background(), o)
+	if err != nil {
+		t.Fatalf("ContextBrief(%+v) error = %v", o, err)
+	}
+	checkBriefBudget(t, b)
+	return b
+}
+
+// checkBriefBudget checks the invariants of every brief: Used is the rune
+// count of Text() and never exceeds Budget.
+func checkBriefBudget(t *testing.T, b Brief) {
+	t.Helper()
+	text := b.Text()
+	if n := len([]rune(text)); b.Used != n {
+		t.Errorf("brief Used = %d, want len([]rune(Text())) = %d", b.Used, n)
+	}
+	if b.Used > b.Budget {
+		t.Errorf("brief Used = %d, over its budget %d:\n%s", b.Used, b.Budget, text)
+	}
+}
+
+// decide records a decision by a person, decided age before now.
+func (rf *recallFixture) decide(t *testing.T, entity, key, decision, reasoning string, age time.Duration, alternatives ...string) Decision {
+	t.Helper()
+	d, err := rf.s.RecordDecision(context.Background(), Human("ann@example.com"), NewDecision{
+		Scope: "acme", Entity: entity, Key: key, Decision: decision, Reasoning: reasoning,
+		Alternatives: alternatives, DecidedAt: rf.now.Add(-age),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func TestContextBriefOrderAndFormat(t *testing.T) {
+	rf := newRecallFixture(t)
+	ctx := context.Background()
+	day := 24 * time.Hour
+	older := rf.decide(t, "backend", "queue", "Use river for jobs", "Transactional enqueueing", 10*day)
+	newer := rf.decide(t, "backend", "database", "Use PostgreSQL", "We already run it", day, "MySQL", "SQLite")
+	reopened := rf.decide(t, "backend", "cache", "No cache for now", "Not needed yet", 2*day)
+	if _, err := rf.s.ReopenDecision(ctx, Human("ann@example.com"), reopened.ID, "traffic grew"); err != nil {
+		t.Fatal(err)
+	}
+
+	overdue, soon, later := rf.now.Add(-2*day), rf.now.Add(3*day), rf.now.Add(30*day)
+	soonID := rf.insert(t, recallFact{content: "Send the quarterly report", durability: "short_term", category: "obligation", deadline: &soon})
+	overdueID := rf.insert(t, recallFact{content: "Renew the\npassport", durability: "short_term", category: "obligation", deadline: &overdue})
+	rf.insert(t, recallFact{content: "File the taxes", durability: "short_term", category: "obligation", deadline: &later})
+	rf.insert(t, recallFact{content: "Someday learn Go", durability: "short_term", category: "obligation"})
+
+	oldState := rf.insert(t, recallFact{content: "Working from Lisbon", durability: "short_term", category: "state", age: 3 * day})
+	newState := rf.insert(t, recallFact{entity: "Bob", content: "In a meeting until 3pm", durability: "ephemeral", category: "state", age: time.Hour})
+	rf.insert(t, recallFact{content: "Was in Paris", durability: "short_term", category: "state", confidence: 0.3, age: 30 * day}) // past its floor
+	rf.insert(t, recallFact{content: "Feeling tired", durability: "ephemeral", category: "mood"})
+
+	identity := rf.insert(t, recallFact{key: "name", content: "Ann Smith is the CTO", durability: "permanent", category: "identity", confidence: 0.95, importance: 0.9})
+	pref := rf.insert(t, recallFact{key: "prefers", content: "Prefers short meetings", category: "preference", confidence: 0.9, importance: 0.6})
+	faded := rf.insert(t, recallFact{content: "Likes jazz", confidence: 0.9, importance: 0.6, age: 180 * day})
+	rf.insert(t, recallFact{content: "Hated the old office", archived: true})
+	rf.insert(t, recallFact{scope: "other", content: "Not in this scope", durability: "permanent"})
+
+	b := rf.brief(t, BriefOptions{Scope: "acme"})
+	if b.Truncated || b.Budget != DefaultBriefBudget || b.Scope != "acme" {
+		t.Errorf("brief = scope %q, budget %d, truncated %v, want acme, %d, false", b.Scope, b.Budget, b.Truncated, DefaultBriefBudget)
+	}
+	if got := briefDecisionIDs(b); !slices.Equal(got, []int64{newer.ID, older.ID}) {
+		t.Errorf("decisions = %v, want the locked ones newest first: %v", got, []int64{newer.ID, older.ID})
+	}
+	if got := briefItemIDs(b.Obligations); !slices.Equal(got, []int64{overdueID, soonID}) {
+		t.Errorf("obligations = %v, want overdue then due soon: %v", got, []int64{overdueID, soonID})
+	}
+	if !b.Obligations[0].Overdue || b.Obligations[1].Overdue {
+		t.Errorf("overdue flags = %v, %v, want true, false", b.Obligations[0].Overdue, b.Obligations[1].Overdue)
+	}
+	if got := briefItemIDs(b.States); !slices.Equal(got, []int64{newState, oldState}) {
+		t.Errorf("states = %v, want newest first: %v", got, []int64{newState, oldState})
+	}
+	if got := briefItemIDs(b.Facts); !slices.Equal(got, []int64{identity, pref, faded}) {
+		t.Errorf("facts = %v, want by effective confidence × importance: %v", got, []int64{identity, pref, faded})
+	}
+	if c := b.Facts[2].Confidence; c < 0.44 || c > 0.46 {
+		t.Errorf("faded fact confidence = %v, want its effective confidence 0.45", c)
+	}
+
+	want := `Memory brief for scope acme
+
+Decisions (settled, do not reopen):
+- [backend] Use PostgreSQL — because We already run it (rejected: MySQL, SQLite)
+- [backend] Use river for jobs — because Transactional enqueueing
+
+Obligations:
+- [Ann] Renew the passport (due 2026-05-30, overdue)
+- [Ann] Send the quarterly report (due 2026-06-04)
+
+Current state:
+- [Bob] In a meeting until 3pm
+- [Ann] Working from Lisbon
+
+Known facts:
+- [Ann] Ann Smith is the CTO
+- [Ann] Prefers short meetings
+- [Ann] Likes jazz
+`
+	if got := b.Text(); got != want {
+		t.Errorf("Text() =\n%s\nwant\n%s", got, want)
+	}
+
+	t.Run("entity", func(t *testing.T) {
+		b := rf.brief(t, BriefOptions{Scope: "acme", Entity: "Bob"})
+		if got := b.Text(); got != "Memory brief for scope acme\n\nCurrent state:\n- [Bob] In a meeting until 3pm\n" {
+			t.Errorf("Text() for entity Bob =\n%s", got)
+		}
+	})
+
+	t.Run("empty", func(t *testing.T) {
+		b := rf.brief(t, BriefOptions{Scope: "empty"})
+		if got, want := b.Text(), "Memory brief for scope empty\n\nNothing is remembered here yet.\n"; got != want || b.Truncated {
+			t.Errorf("Text() of an empty scope = %q, want %q", got, want)
+		}
+		if b.Decisions == nil || b.Obligations == nil || b.States == nil || b.Facts == nil {
+			t.Errorf("empty brief has nil sections: %+v; want empty lists (JSON [])", b)
+		}
+	})
+}
+
+func TestContextBriefDecisionsFirstWithTinyBudget(t *testing.T) {
+	rf := newRecallFixture(t)
+	var ids []int64
+	for i := range 6 {
+		d := rf.decide(t, "backend", fmt.Sprintf("k%d", i), fmt.Sprintf("Decision number %d stands", i),
+			"It was argued at length", time.Duration(6-i)*time.Hour)
+		ids = append(ids, d.ID)
+	}
+	for i := range 20 {
+		rf.insert(t, recallFact{content: fmt.Sprintf("Durable fact number %d", i), durability: "permanent", confidence: 0.99, importance: 1})
+	}
+	b := rf.brief(t, BriefOptions{Scope: "acme", Budget: MinBriefBudget})
+	if !b.Truncated {
+		t.Errorf("brief of budget %d is not truncated", MinBriefBudget)
+	}
+	if len(b.Decisions) == 0 {
+		t.Fatalf("brief of budget %d has no decisions:\n%s", MinBriefBudget, b.Text())
+	}
+	if got := briefDecisionIDs(b); !slices.Equal(got, []int64{ids[5], ids[4]}[:len(got)]) {
+		t.Errorf("decisions = %v, want the newest first: %v", got, []int64{ids[5], ids[4]})
+	}
+	if len(b.Facts) > 0 {
+		t.Errorf("facts shown while decisions were left out:\n%s", b.Text())
+	}
+	if !strings.HasPrefix(b.Text(), "Memory brief for scope acme (abridged to fit; recall finds more)\n\nDecisions (settled, do not reopen):\n") {
+		t.Errorf("Text() = %q, want the abridged header, then decisions", b.Text())
+	}
+
+	t.Run("a decision too long for the budget is left out whole", func(t *testing.T) {
+		rf.decide(t, "backend", "long", strings.Repeat("very ", 60)+"long decision", "Because", 0)
+		b := rf.brief(t, BriefOptions{Scope: "acme", Budget: MinBriefBudget})
+		if strings.Contains(b.Text(), "very") || len(b.Decisions) == 0 || !b.Truncated {
+			t.Errorf("brief = %+v, want the long decision left out whole and older ones shown:\n%s", b, b.Text())
+		}
+	})
+
+	t.Run("a large budget shows everything", func(t *testing.T) {
+		b := rf.brief(t, BriefOptions{Scope: "acme", Budget: MaxBriefBudget})
+		if b.Truncated || len(b.Decisions) != 7 || len(b.Facts) != 20 {
+			t.Errorf("brief = %d decisions, %d facts, truncated %v; want 7, 20, false", len(b.Decisions), len(b.Facts), b.Truncated)
+		}
+	})
+}
+
+func TestContextBriefRefusesBadOptions(t *testing.T) {
+	rf := newRecallFixture(t)
+	tests := []struct {
+		o     BriefOptions
+		field string
+		want  string
+	}{
+		{BriefOptions{}, "scope", "scope is empty"},
+		{BriefOptions{Scope: "A B"}, "scope", "lowercase"},
+		{BriefOptions{Scope: "acme", Budget: 199}, "budget", "200 to 100000"},
+		{BriefOptions{Scope: "acme", Budget: -1}, "budget", "200 to 100000"},
+		{BriefOptions{Scope: "acme", Budget: 100001}, "budget", "200 to 100000"},
+		{BriefOptions{Scope: "acme", Entity: strings.Repeat("x", 201)}, "entity", "at most 200"},
+	}
+	for _, tt := range tests {
+		_, err := rf.s.ContextBrief(context.Background(), tt.o)
+		var e *Error
+		if !errors.As(err, &e) || e.Code != CodeInvalid || e.Field != tt.field || !strings.Contains(e.Message, tt.want) {
+			t.Errorf("ContextBrief(%+v) error = %v, want invalid %s naming %q", tt.o, err, tt.field, tt.want)
+		}
+	}
+}
+
+// TestContextBriefBudgetProperty fills a scope with random memories of
+// random lengths (multi-byte letters and line breaks included) and asks for
+// briefs of random budgets: Used never exceeds Budget, and the brief is
+// truncated exactly when something was left out.
+func TestContextBriefBudgetProperty(t *testing.T) {
+	rf := newRecallFixture(t)
+	r := rand.New(rand.NewPCG(1, 2))
+	day := 24 * time.Hour
+	total := 0
+	for i := range 15 {
+		rf.decide(t, randomWords(r, 1, 2), fmt.Sprintf("k%d", i), randomWords(r, 1, 30), randomWords(r, 1, 40),
+			time.Duration(r.IntN(100))*day, strings.Fields(randomWords(r, 0, 3))...)
+		total++
+	}
+	for range 60 {
+		f := recallFact{entity: randomWords(r, 1, 2), content: randomWords(r, 1, 80), confidence: 0.2 + 0.8*r.Float64(),
+			importance: 0.01 + 0.99*r.Float64(), age: time.Duration(r.IntN(20*24)) * time.Hour}
+		switch r.IntN(4) {
+		case 0:
+			d := rf.now.Add(time.Duration(r.IntN(20*24)-5*24) * time.Hour)
+			f.durability, f.category, f.deadline, f.age = "short_term", "obligation", &d, 0
+		case 1:
+			f.durability, f.category = []string{"short_term", "ephemeral"}[r.IntN(2)], "state"
+		default:
+			f.durability, f.category = []string{"permanent", "long_term"}[r.IntN(2)], []string{"identity", "preference", "observation"}[r.IntN(3)]
+		}
+		rf.insert(t, f)
+	}
+	all := rf.brief(t, BriefOptions{Scope: "acme", Budget: MaxBriefBudget})
+	if all.Truncated {
+		t.Fatalf("brief of the largest budget is truncated")
+	}
+	everything := briefCount(all)
+	if len(all.Decisions) != total || everything < 40 {
+		t.Fatalf("largest brief has %d decisions and %d items in all, want %d decisions and most facts", len(all.Decisions), everything, total)
+	}
+	for range 150 {
+		budget := MinBriefBudget + r.IntN(all.Used+200-MinBriefBudget)
+		b := rf.brief(t, BriefOptions{Scope: "acme", Budget: budget})
+		if b.Budget != budget {
+			t.Fatalf("brief budget = %d, want %d", b.Budget, budget)
+		}
+		if got := briefCount(b); b.Truncated != (got < everything) {
+			t.Errorf("budget %d: truncated = %v with %d of %d items", budget, b.Truncated, got, everything)
+		}
+		if budget >= all.Used && b.Truncated {
+			t.Errorf("budget %d ≥ the full brief's %d characters, but truncated", budget, all.Used)
+		}
+		// Items keep their priority order: each section is a subsequence of
+		// the full brief's.
+		if !isSubsequence(briefDecisionIDs(b), briefDecisionIDs(all)) || !isSubsequence(briefItemIDs(b.Obligations), briefItemIDs(all.Obligations)) ||
+			!isSubsequence(briefItemIDs(b.States), briefItemIDs(all.States)) || !isSubsequence(briefItemIDs(b.Facts), briefItemIDs(all.Facts)) {
+			t.Errorf("budget %d: items out of priority order", budget)
+		}
+		// Decisions come first: when none is shown, none could fit.
+		if len(b.Decisions) == 0 {
+			room := budget - utf8.RuneCountInString(briefHeader("acme", b.Truncated)) - 1
+			for _, d := range all.Decisions {
+				if cost := 1 + utf8.RuneCountInString(briefSectionDecisions) + 1 + utf8.RuneCountInString(decisionLine(d)) + 1; cost <= room {
+					t.Errorf("budget %d: decision %d (%d characters) would fit in %d but was left out", budget, d.ID, cost, room)
+				}
+			}
+		}
+	}
+}
+
+// TestPackBriefProperty checks the packing alone on many random candidate
+// sets, without a database.
+func TestPackBriefProperty(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	deadline := recallNow
+	for i := range 2000 {
+		var c briefCandidates
+		n := 0
+		for range r.IntN(8) {
+			c.decisions = append(c.decisions, BriefDecision{ID: int64(n), Entity: randomWords(r, 1, 3),
+				Decision: randomWords(r, 1, 60), Reasoning: randomWords(r, 0, 60), Alternatives: strings.Fields(randomWords(r, 0, 4))})
+			n++
+		}
+		for _, list := range []*[]BriefItem{&c.obligations, &c.states, &c.facts} {
+			for range r.IntN(12) {
+				it := BriefItem{FactID: int64(n), Entity: randomWords(r, 1, 3), Content: randomWords(r, 1, 120)}
+				if list == &c.obligations {
+					it.Deadline, it.Overdue = &deadline, r.IntN(2) == 0
+				}
+				*list = append(*list, it)
+				n++
+			}
+		}
+		budget := MinBriefBudget + r.IntN(3000)
+		if i%10 == 0 {
+			budget = MinBriefBudget + r.IntN(50)
+		}
+		b := packBrief("s"+strings.Repeat("x", r.IntN(62)), budget, c)
+		if n := utf8.RuneCountInString(b.Text()); b.Used != n || n > budget {
+			t.Fatalf("packBrief(budget %d): Used = %d, Text() is %d runes", budget, b.Used, n)
+		}
+		if got := briefCount(b); b.Truncated != (got < n) {
+			t.Fatalf("packBrief(budget %d): truncated = %v with %d of %d items", budget, b.Truncated, got, n)
+		}
+	}
+}
+
+// randomWords returns min to max words of mixed scripts, with an occasional
+// line break.
+func randomWords(r *rand.Rand, min, max int) string {
+	words := []string{"tea", "Kyoto", "naïve", "日本語", "réunion", "data", "Ωmega", "go", "a", "Postgres", "東京", "line\nbreak"}
+	n := min + r.IntN(max-min+1)
+	out := make([]string, n)
+	for i := range out {
+		out[i] = words[r.IntN(len(words))]
+	}
+	return strings.Join(out, " ")
+}
+
+func briefDecisionIDs(b Brief) []int64 {
+	ids := make([]int64, len(b.Decisions))
+	for i, d := range b.Decisions {
+		ids[i] = d.ID
+	}
+	return ids
+}
+
+func briefItemIDs(items []BriefItem) []int64 {
+	ids := make([]int64, len(items))
+	for i, it := range items {
+		ids[i] = it.FactID
+	}
+	return ids
+}
+
+func briefCount(b Brief) int {
+	return len(b.Decisions) + len(b.Obligations) + len(b.States) + len(b.Facts)
+}
+
+func isSubsequence(sub, full []int64) bool {
+	i := 0
+	for _, x := range full {
+		if i < len(sub) && sub[i] == x {
+			i++
+		}
+	}
+	return i == len(sub)
+}

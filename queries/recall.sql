@@ -1,0 +1,150 @@
+-- Recall and the context brief: what an agent reads back from long-term
+-- memory. Every query here reads one scope and leaves out archived facts and
+-- facts whose forget_at has passed (decay archives those at its next tick, so
+-- they are already forgotten; this also keeps every fact's effective
+-- confidence at or above its policy's floor).
+
+-- name: RecallSearch :many
+-- RecallSearch returns the live facts of one scope that match a websearch
+-- query, best first: relevance (ts_rank_cd) times effective confidence at
+-- @now. The match goes through entity_facts_search_idx. Filters are optional.
+SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
+    f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
+    f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
+    f.extraction_count, f.version, f.created_at, f.updated_at,
+    r.effective_confidence::double precision AS effective_confidence,
+    r.relevance::double precision AS relevance,
+    (r.relevance * r.effective_confidence)::double precision AS score
+FROM entity_facts f
+JOIN entities e ON e.id = f.entity_id
+CROSS JOIN LATERAL (
+    SELECT tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
+            f.deadline, @now::timestamptz) AS effective_confidence,
+        ts_rank_cd(f.search, websearch_to_tsquery('english', @query::text)) AS relevance
+) r
+WHERE f.search @@ websearch_to_tsquery('english', @query::text)
+  AND f.scope = @scope::text
+  AND f.status = 'active'
+  AND (f.forget_at IS NULL OR f.forget_at > @now::timestamptz)
+  AND (sqlc.narg('entity')::text IS NULL OR e.name = sqlc.narg('entity')::text)
+  AND (sqlc.narg('category')::text IS NULL OR f.category = sqlc.narg('category')::text)
+  AND (sqlc.narg('durability')::text IS NULL OR f.durability = sqlc.narg('durability')::text)
+ORDER BY score DESC, f.id DESC
+LIMIT @max_rows;
+
+-- name: RecallByConfidence :many
+-- RecallByConfidence returns the live facts of one scope, the most confident
+-- now first: recall without a query. It has RecallSearch's columns, with
+-- relevance 1.
+SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
+    f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
+    f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
+    f.extraction_count, f.version, f.created_at, f.updated_at,
+    r.effective_confidence::double precision AS effective_confidence,
+    1::double precision AS relevance,
+    r.effective_confidence::double precision AS score
+FROM entity_facts f
+JOIN entities e ON e.id = f.entity_id
+CROSS JOIN LATERAL (
+    SELECT tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
+            f.deadline, @now::timestamptz) AS effective_confidence
+) r
+WHERE f.scope = @scope::text
+  AND f.status = 'active'
+  AND (f.forget_at IS NULL OR f.forget_at > @now::timestamptz)
+  AND (sqlc.narg('entity')::text IS NULL OR e.name = sqlc.narg('entity')::text)
+  AND (sqlc.narg('category')::text IS NULL OR f.category = sqlc.narg('category')::text)
+  AND (sqlc.narg('durability')::text IS NULL OR f.durability = sqlc.narg('durability')::text)
+ORDER BY score DESC, f.id DESC
+LIMIT @max_rows;
+
+-- name: DecisionsOfFacts :many
+-- DecisionsOfFacts returns the decisions recorded by the named facts, with
+-- DecisionByID's columns: recall shows a decision with its reasoning.
+SELECT d.id, d.fact_id, d.scope, d.entity_id, e.name AS entity_name, d.key, d.decision,
+    d.alternatives, d.reasoning, d.decided_by, d.decided_at, d.do_not_reopen, d.reopened_at,
+    d.reopened_by, d.reopen_reason, d.version, d.created_at, d.updated_at
+FROM decisions d
+JOIN entities e ON e.id = d.entity_id
+WHERE d.fact_id = ANY(@fact_ids::bigint[])
+ORDER BY d.fact_id;
+
+-- name: BriefDecisions :many
+-- BriefDecisions returns the locked decisions of one scope, newest first,
+-- through decisions_lock_idx; entity is optional. The lock, not the status
+-- of the decision's fact, is what an agent must respect, so every locked
+-- decision counts.
+SELECT d.id, d.fact_id, d.scope, d.entity_id, e.name AS entity_name, d.key, d.decision,
+    d.alternatives, d.reasoning, d.decided_by, d.decided_at, d.do_not_reopen, d.reopened_at,
+    d.reopened_by, d.reopen_reason, d.version, d.created_at, d.updated_at
+FROM decisions d
+JOIN entities e ON e.id = d.entity_id
+WHERE d.scope = @scope::text
+  AND d.do_not_reopen
+  AND (sqlc.narg('entity')::text IS NULL OR e.name = sqlc.narg('entity')::text)
+ORDER BY d.decided_at DESC, d.id DESC
+LIMIT @max_rows;
+
+-- The three brief queries below return the same columns in the same order, so
+-- that the memory package converts every row type to one.
+
+-- name: BriefObligations :many
+-- BriefObligations returns the live obligations of one scope whose deadline
+-- comes before due_before (overdue ones included), soonest deadline first, so
+-- the overdue come first; through entity_facts_deadline_idx.
+SELECT f.id, e.name AS entity_name, f.key, f.content, f.durability, f.category,
+    f.deadline, f.confirmed_at,
+    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
+        f.deadline, @now::timestamptz)::double precision AS effective_confidence
+FROM entity_facts f
+JOIN entities e ON e.id = f.entity_id
+WHERE f.status = 'active'
+  AND f.deadline IS NOT NULL
+  AND f.deadline < @due_before::timestamptz
+  AND f.category = 'obligation'
+  AND f.scope = @scope::text
+  AND (f.forget_at IS NULL OR f.forget_at > @now::timestamptz)
+  AND (sqlc.narg('entity')::text IS NULL OR e.name = sqlc.narg('entity')::text)
+ORDER BY f.deadline, f.id
+LIMIT @max_rows;
+
+-- name: BriefStates :many
+-- BriefStates returns the live short-term and ephemeral states of one scope,
+-- the most recently confirmed first, through entity_facts_scope_idx.
+SELECT f.id, e.name AS entity_name, f.key, f.content, f.durability, f.category,
+    f.deadline, f.confirmed_at,
+    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
+        f.deadline, @now::timestamptz)::double precision AS effective_confidence
+FROM entity_facts f
+JOIN entities e ON e.id = f.entity_id
+WHERE f.scope = @scope::text
+  AND f.status = 'active'
+  AND f.category = 'state'
+  AND f.durability IN ('short_term', 'ephemeral')
+  AND (f.forget_at IS NULL OR f.forget_at > @now::timestamptz)
+  AND (sqlc.narg('entity')::text IS NULL OR e.name = sqlc.narg('entity')::text)
+ORDER BY f.confirmed_at DESC, f.id DESC
+LIMIT @max_rows;
+
+-- name: BriefDurableFacts :many
+-- BriefDurableFacts returns the live permanent and long-term facts of one
+-- scope other than decisions (which the brief shows with their reasoning),
+-- ranked by effective confidence at @now times importance, through
+-- entity_facts_scope_idx.
+SELECT f.id, e.name AS entity_name, f.key, f.content, f.durability, f.category,
+    f.deadline, f.confirmed_at,
+    r.effective_confidence::double precision AS effective_confidence
+FROM entity_facts f
+JOIN entities e ON e.id = f.entity_id
+CROSS JOIN LATERAL (
+    SELECT tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
+            f.deadline, @now::timestamptz) AS effective_confidence
+) r
+WHERE f.scope = @scope::text
+  AND f.status = 'active'
+  AND f.durability IN ('permanent', 'long_term')
+  AND f.category <> 'decision'
+  AND (f.forget_at IS NULL OR f.forget_at > @now::timestamptz)
+  AND (sqlc.narg('entity')::text IS NULL OR e.name = sqlc.narg('entity')::text)
+ORDER BY r.effective_confidence * f.importance DESC, f.id DESC
+LIMIT @max_rows;
