@@ -123,6 +123,7 @@ func (s *Server) routes() error {
 	admin.POST("/policies/:id", s.policySave)
 
 	viewer.GET("/audit", s.auditList)
+	viewer.GET("/settings", s.settingsShow)
 
 	admin.GET("/users", s.userList)
 	admin.POST("/users", s.userCreate)
@@ -155,6 +156,7 @@ func nav(role auth.Role) []layouts.NavItem {
 		{Section: "tombstones", Label: "Tombstones", Href: "/tombstones"},
 		{Section: "policies", Label: "Decay policies", Href: "/policies"},
 		{Section: "audit", Label: "Audit log", Href: "/audit"},
+		{Section: "settings", Label: "Settings", Href: "/settings"},
 	}
 	if role.Allows(auth.RoleAdmin) {
 		items = append(items,
