@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -207,4 +208,153 @@ func TestScriptTagRendersInert(t *testing.T) {
 		}
 	}
 	s.screenshot("inert")
+}
+
+// waitText waits until the element sel exists and its text contains want:
+// after a click that navigates, the old page may still be on screen.
+func (s *session) waitText(sel, want string) {
+	s.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		got, _ := chromedp.Run(s.ctx, chromedp.Evaluate[string](fmt.Sprintf(
+			`(document.querySelector(%q) || {textContent: ""}).textContent`, sel)))
+		if strings.Contains(got, want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			s.screenshot("timeout")
+			s.t.Fatalf("%s never showed %q (last: %q)", sel, want, got)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func (s *session) queryInt(sql string, args ...any) int64 {
+	s.t.Helper()
+	var n int64
+	if err := s.pool.QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {
+		s.t.Fatalf("%s: %v", sql, err)
+	}
+	return n
+}
+
+func TestEditFactAndSeeItsHistory(t *testing.T) {
+	s := newSession(t)
+	id := s.queryInt(`SELECT id FROM entity_facts WHERE status = 'active' AND category = 'preference' ORDER BY id LIMIT 1`)
+	s.do(chromedp.Navigate(fmt.Sprintf("%s/facts/%d", s.base, id)))
+	s.do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="fact-form"]`)))
+	s.do(chromedp.SetValue(chromedp.CSS(`[data-testid="fact-form-content"]`), "Edmund prefers light mode since his eye surgery."))
+	s.do(chromedp.SetValue(chromedp.CSS(`[data-testid="fact-form-reason"]`), "He said so on the call"))
+	s.do(chromedp.Click(chromedp.CSS(`[data-testid="fact-save"]`)))
+	s.do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="flash"]`)))
+	if got := s.text(`[data-testid="fact-detail-content"]`); !strings.Contains(got, "light mode") {
+		t.Errorf("fact content after the edit = %q", got)
+	}
+	history := s.text(`[data-testid="history-table"]`)
+	if !strings.Contains(history, "He said so on the call") || !strings.Contains(history, "reviewer@example.com") {
+		t.Errorf("history after the edit = %q, want the reason and the reviewer", history)
+	}
+	var content string
+	s.pool.QueryRow(context.Background(), `SELECT content FROM entity_facts WHERE id = $1`, id).Scan(&content)
+	if !strings.Contains(content, "light mode") {
+		t.Errorf("stored content = %q", content)
+	}
+	s.screenshot("edited")
+}
+
+func TestEditDecisionReasoningAndReopen(t *testing.T) {
+	s := newSession(t)
+	id := s.queryInt(`SELECT id FROM decisions WHERE do_not_reopen ORDER BY id LIMIT 1`)
+	s.do(chromedp.Navigate(fmt.Sprintf("%s/decisions/%d", s.base, id)))
+	s.do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="decision-form"]`)))
+	s.do(chromedp.SetValue(chromedp.CSS(`[data-testid="decision-form-reasoning"]`), "pnpm's store saves 4 GB on the laptop."))
+	s.do(chromedp.SetValue(chromedp.CSS(`[data-testid="decision-form-reason"]`), "Measured the disk savings"))
+	s.do(chromedp.Click(chromedp.CSS(`[data-testid="decision-save"]`)))
+	s.do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="flash"]`)))
+	if got := s.text(`[data-testid="decision-reasoning"]`); !strings.Contains(got, "saves 4 GB") {
+		t.Errorf("reasoning after the edit = %q", got)
+	}
+	s.do(chromedp.SetValue(chromedp.CSS(`[data-testid="reopen-reason"]`), "The team wants to try Bun"))
+	s.do(chromedp.Click(chromedp.CSS(`[data-testid="reopen-submit"]`)))
+	s.do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="decision-reopen-reason"]`)))
+	if got := s.text(`[data-testid="decision-reopen-reason"]`); !strings.Contains(got, "try Bun") {
+		t.Errorf("reopen reason shown = %q", got)
+	}
+	if locked := s.queryInt(`SELECT count(*) FROM decisions WHERE id = $1 AND do_not_reopen`, id); locked != 0 {
+		t.Error("the decision is still locked after reopening")
+	}
+	if n := s.queryInt(`SELECT count(*) FROM audit_log WHERE target_type = 'decision' AND target_id = $1::text
+		AND reason = 'The team wants to try Bun'`, fmt.Sprint(id)); n != 1 {
+		t.Errorf("%d audit rows for the reopening, want 1", n)
+	}
+	s.screenshot("reopened")
+}
+
+func TestExpireTwoWorkingRowsAndPromoteOne(t *testing.T) {
+	s := newSession(t)
+	ctx := context.Background()
+	rows, err := s.pool.Query(ctx, `SELECT id FROM memory_nodes WHERE promoted_at IS NULL
+		AND coalesce(properties->>'durability', 'durable') = 'durable' ORDER BY id LIMIT 2`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var expire []int64
+	for rows.Next() {
+		var id int64
+		rows.Scan(&id)
+		expire = append(expire, id)
+	}
+	if len(expire) != 2 {
+		t.Fatalf("the demo has %d durable pending rows, want 2", len(expire))
+	}
+	promote := s.queryInt(`SELECT id FROM memory_nodes WHERE promoted_at IS NULL AND properties->>'durability' = 'transient' ORDER BY id LIMIT 1`)
+
+	s.do(chromedp.Navigate(s.base + "/working"))
+	s.do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="markers-form"]`)))
+	for _, id := range expire {
+		s.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`input[data-testid="node-select"][value="%d"]`, id))))
+	}
+	s.do(chromedp.Click(chromedp.CSS(`[data-testid="expire-button"]`)))
+	s.waitText(`[data-testid="flash"]`, "expired")
+	if n := s.queryInt(`SELECT count(*) FROM memory_nodes WHERE id = ANY($1) AND properties->>'durability' = 'expired'`, expire); n != 2 {
+		t.Errorf("%d of the two selected rows expired", n)
+	}
+	s.screenshot("expired")
+
+	s.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`input[data-testid="node-select"][value="%d"]`, promote))))
+	s.do(chromedp.Click(chromedp.CSS(`[data-testid="promote-button"]`)))
+	s.waitText(`[data-testid="flash"]`, "durable")
+	if n := s.queryInt(`SELECT count(*) FROM memory_nodes WHERE id = $1 AND properties->>'durability' = 'durable'`, promote); n != 1 {
+		t.Error("the transient row was not promoted to durable")
+	}
+	if n := s.queryInt(`SELECT count(*) FROM audit_log WHERE action = 'node.durability' AND actor = 'user:reviewer@example.com'`); n != 3 {
+		t.Errorf("%d audit rows for the three marker changes, want 3", n)
+	}
+	s.screenshot("promoted")
+}
+
+func TestRunConsolidationNowAndFindItsRejections(t *testing.T) {
+	s := newSession(t)
+	s.do(chromedp.Navigate(s.base + "/consolidation"))
+	s.do(chromedp.Click(chromedp.CSS(`[data-testid="run-now"]`)))
+	s.do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="run-summary"]`)))
+	if status := s.text(`[data-testid="run-status"]`); !strings.Contains(status, "succeeded") {
+		t.Errorf("run status = %q, want succeeded", status)
+	}
+	run := s.queryInt(`SELECT max(id) FROM consolidation_runs`)
+	if !strings.Contains(s.eval(`location.pathname`), fmt.Sprintf("/consolidation/runs/%d", run)) {
+		t.Errorf("after run now the browser is at %s, want the run's page", s.eval(`location.pathname`))
+	}
+	s.screenshot("run")
+	want := s.queryInt(`SELECT count(*) FROM consolidation_rejections WHERE run_id = $1`, run)
+	if want == 0 {
+		t.Fatal("the demo's transient and expired rows produced no refusals")
+	}
+	s.do(chromedp.Navigate(fmt.Sprintf("%s/consolidation/rejections?run=%d", s.base, run)))
+	s.do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="rejections-table"]`)))
+	got := s.eval(`String(document.querySelectorAll('[data-testid="rejection-row"]').length)`)
+	if got != fmt.Sprint(min(want, 50)) {
+		t.Errorf("rejection log shows %s rows for run %d, want %d", got, run, want)
+	}
+	s.screenshot("rejections")
 }
