@@ -153,15 +153,15 @@ func nav(role auth.Role) []layouts.NavItem {
 		{Section: "working", Label: "Working memory", Href: "/working"},
 		{Section: "consolidation", Label: "Consolidation", Href: "/consolidation"},
 		{Section: "review", Label: "Review", Href: "/review"},
-		{Section: "tombstones", Label: "Tombstones", Href: "/tombstones"},
-		{Section: "policies", Label: "Decay policies", Href: "/policies"},
-		{Section: "audit", Label: "Audit log", Href: "/audit"},
-		{Section: "settings", Label: "Settings", Href: "/settings"},
+		{Section: "tombstones", Label: "Tombstones", Href: "/tombstones", Secondary: true},
+		{Section: "policies", Label: "Decay policies", Href: "/policies", Secondary: true},
+		{Section: "audit", Label: "Audit log", Href: "/audit", Secondary: true},
+		{Section: "settings", Label: "Settings", Href: "/settings", Secondary: true},
 	}
 	if role.Allows(auth.RoleAdmin) {
 		items = append(items,
-			layouts.NavItem{Section: "users", Label: "Users", Href: "/users"},
-			layouts.NavItem{Section: "tokens", Label: "API tokens", Href: "/tokens"})
+			layouts.NavItem{Section: "users", Label: "Users", Href: "/users", Secondary: true},
+			layouts.NavItem{Section: "tokens", Label: "API tokens", Href: "/tokens", Secondary: true})
 	}
 	return items
 }
