@@ -89,6 +89,11 @@ type Options struct {
 	Logger *slog.Logger
 	// Getenv reads the environment (PG_BIN); default os.Getenv.
 	Getenv func(string) string
+	// Attach, when the data folder is already served by a running server,
+	// connects to that server instead of failing: commands such as
+	// "tenure token create" then work while "tenure serve" runs. The
+	// returned cluster does not own the server; its Stop does nothing.
+	Attach bool
 	// StartTimeout bounds the wait for the server to accept connections
 	// (crash recovery of a large data folder can take a while); default 30 s.
 	StartTimeout time.Duration
@@ -105,8 +110,9 @@ type Cluster struct {
 	logger   *slog.Logger
 	proc     *process
 
-	stopMu  sync.Mutex
-	stopped bool
+	stopMu   sync.Mutex
+	stopped  bool
+	attached bool
 }
 
 // Start initializes the data folder if needed, starts the server and waits
@@ -153,6 +159,11 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	}
 
 	c := &Cluster{dataDir: dataDir, database: opts.Database, password: password, logger: opts.Logger}
+	if opts.Attach {
+		if ok, err := c.attach(ctx); ok || err != nil {
+			return c, err
+		}
+	}
 	for attempt := 1; ; attempt++ {
 		port := opts.Port
 		if port == 0 {
@@ -204,8 +215,32 @@ func (c *Cluster) DataDir() string { return c.dataDir }
 func (c *Cluster) Version() string { return c.version }
 
 // Done returns a channel that is closed when the server process has exited,
-// whether through Stop or on its own.
-func (c *Cluster) Done() <-chan struct{} { return c.proc.done }
+// whether through Stop or on its own. For an attached cluster it is never
+// closed.
+func (c *Cluster) Done() <-chan struct{} {
+	if c.attached {
+		return make(chan struct{})
+	}
+	return c.proc.done
+}
+
+// Attached reports whether the cluster is another process's running server.
+func (c *Cluster) Attached() bool { return c.attached }
+
+// attach connects to the server already running on the data folder, if any
+// is, and reports whether it did.
+func (c *Cluster) attach(ctx context.Context) (bool, error) {
+	pf, err := readPidFile(c.dataDir)
+	if err != nil || pf.port == 0 || pf.status != "ready" || !processAlive(pf.pid) {
+		return false, nil
+	}
+	c.port, c.attached = pf.port, true
+	if err := c.ensureDatabase(ctx); err != nil {
+		return true, fmt.Errorf("pglocal: attach to the server running on %s (pid %d, port %d): %w", c.dataDir, pf.pid, pf.port, err)
+	}
+	c.logger.Info("postgres attached", "data_dir", c.dataDir, "port", c.port, "pid", pf.pid)
+	return true, nil
+}
 
 // Stop shuts the server down: a fast shutdown (SIGINT, which rolls back open
 // transactions and disconnects clients), waiting for it to finish. When ctx
@@ -218,7 +253,7 @@ func (c *Cluster) Done() <-chan struct{} { return c.proc.done }
 func (c *Cluster) Stop(ctx context.Context) error {
 	c.stopMu.Lock()
 	defer c.stopMu.Unlock()
-	if c.stopped {
+	if c.stopped || c.attached {
 		return nil
 	}
 	var err error
@@ -672,7 +707,8 @@ func lastLines(b []byte, n int) string {
 
 // pidFile is the part of postmaster.pid pglocal uses.
 type pidFile struct {
-	pid int
+	pid  int
+	port int
 	// status is "starting", "ready" or "stopping"; "" until the server
 	// has written it.
 	status string
@@ -693,6 +729,8 @@ func readPidFile(dataDir string) (pidFile, error) {
 			if pf.pid, err = strconv.Atoi(strings.TrimSpace(sc.Text())); err != nil {
 				return pidFile{}, fmt.Errorf("postmaster.pid: bad pid: %w", err)
 			}
+		case 4:
+			pf.port, _ = strconv.Atoi(strings.TrimSpace(sc.Text()))
 		case 8:
 			pf.status = strings.TrimSpace(sc.Text())
 		}

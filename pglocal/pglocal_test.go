@@ -607,3 +607,41 @@ func TestServerDiesWithParent(t *testing.T) {
 		t.Errorf("server after parent death answered %q, want back", got)
 	}
 }
+
+func TestAttachToRunningServer(t *testing.T) {
+	binDir := requireBinaries(t)
+	dataDir := filepath.Join(tempDir(t), "data")
+	opts := Options{DataDir: dataDir, BinDir: binDir, Ephemeral: true, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	owner := startCluster(t, opts)
+
+	attachOpts := opts
+	attachOpts.Attach = true
+	attached, err := Start(context.Background(), attachOpts)
+	if err != nil {
+		t.Fatalf("Start(Attach) on a running server = %v", err)
+	}
+	if !attached.Attached() || attached.Port() != owner.Port() {
+		t.Fatalf("Start(Attach) = attached %t on port %d, want the owner's port %d", attached.Attached(), attached.Port(), owner.Port())
+	}
+	if got := queryString(t, attached.URL(), "SELECT 'through the attached cluster'"); got != "through the attached cluster" {
+		t.Errorf("query through the attached cluster = %q", got)
+	}
+	if err := attached.Stop(context.Background()); err != nil {
+		t.Errorf("Stop() of an attached cluster = %v, want nil", err)
+	}
+	if got := queryString(t, owner.URL(), "SELECT 'still up'"); got != "still up" {
+		t.Errorf("after the attached cluster stopped, the owner's server answers %q", got)
+	}
+	if err := owner.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// With no server running, Attach starts one as usual.
+	fresh, err := Start(context.Background(), attachOpts)
+	if err != nil {
+		t.Fatalf("Start(Attach) with no server running = %v", err)
+	}
+	defer fresh.Stop(context.Background())
+	if fresh.Attached() {
+		t.Error("Start(Attach) with no server running attached to nothing")
+	}
+}

@@ -39,3 +39,6 @@ func signalProcess(cmd *exec.Cmd, sig syscall.Signal) error { return cmd.Process
 
 // killProcessGroup kills the process.
 func killProcessGroup(cmd *exec.Cmd) { _ = cmd.Process.Kill() }
+
+// processAlive cannot tell on this platform; attaching is not offered.
+func processAlive(int) bool { return false }

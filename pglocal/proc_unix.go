@@ -3,6 +3,7 @@
 package pglocal
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -140,4 +141,13 @@ func signalProcess(cmd *exec.Cmd, sig syscall.Signal) error {
 func killProcessGroup(cmd *exec.Cmd) {
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	_ = cmd.Process.Kill()
+}
+
+// processAlive reports whether a process with pid exists.
+func processAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }

@@ -23,6 +23,10 @@ type baseConfig struct {
 	dataDir     string
 	logLevel    string
 	logFormat   string
+	// exclusive makes the private cluster refuse a data folder that a running
+	// server already uses; the other commands attach to that server, so they
+	// work while "tenure serve" runs.
+	exclusive bool
 }
 
 func envOr(getenv func(string) string, key, def string) string {

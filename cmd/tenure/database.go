@@ -26,7 +26,7 @@ func openDatabase(ctx context.Context, cfg *baseConfig, getenv func(string) stri
 	url := cfg.databaseURL
 	if url == "" {
 		cluster, err := pglocal.Start(ctx, pglocal.Options{
-			DataDir: cfg.dataDir, Logger: logger, Getenv: getenv,
+			DataDir: cfg.dataDir, Logger: logger, Getenv: getenv, Attach: !cfg.exclusive,
 		})
 		if err != nil {
 			return nil, err

@@ -296,6 +296,18 @@ func TestServeOnPrivateCluster(t *testing.T) {
 	if code != 200 || !strings.Contains(body, `data-testid="fact-row"`) {
 		t.Fatalf("GET /facts = %d, want demo facts", code)
 	}
+	// Other commands work while serve runs: they attach to its PostgreSQL.
+	tokenOut, _, err := runCmd(t, env, "", "token", "create", "--scope", "acme-support", "--name", "while-serving")
+	if err != nil || !strings.Contains(tokenOut, "tnr_") {
+		t.Errorf("token create while serve runs = %q, %v", tokenOut, err)
+	}
+	// A second serve on the same folder is refused: one server owns it.
+	if _, _, err := runCmd(t, env, "", "serve", "--addr", "127.0.0.1:0"); err == nil || !strings.Contains(err.Error(), "in use") {
+		t.Errorf("second serve on the same data folder = %v, want it refused as in use", err)
+	}
+	if code, _ := getBody(t, url+"/readyz"); code != 200 {
+		t.Errorf("after the other commands, GET /readyz = %d: they must not stop the server's PostgreSQL", code)
+	}
 	if err := stop(); err != nil {
 		t.Fatalf("first run: %v", err)
 	}

@@ -25,7 +25,7 @@ type serveConfig struct {
 }
 
 func runServe(ctx context.Context, env *environment, args []string) error {
-	var cfg serveConfig
+	cfg := serveConfig{baseConfig: baseConfig{exclusive: true}}
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(env.stderr)
 	cfg.register(fs, env.getenv)
