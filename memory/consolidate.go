@@ -831,5 +831,3 @@ func slugKey(text string) string {
 	}
 	return key
 }
-
-func ptrTo[T any](v T) *T { return pointerTo(v) }

@@ -106,7 +106,7 @@ func (s *Store) ListRejections(ctx context.Context, f RejectionFilter) ([]Reject
 		p.RunID = &f.RunID
 	}
 	if f.Phase != 0 {
-		p.Phase = ptrTo(int16(f.Phase))
+		p.Phase = pointerTo(int16(f.Phase))
 	}
 	if f.Reason != "" {
 		p.Reason = &f.Reason

@@ -35,7 +35,7 @@ func TestRestoreTombstoneKeepsTheRow(t *testing.T) {
 	ctx := context.Background()
 	ttl := int32(3600)
 	tomb := e.pruneOne(t, "acme", NewNode{
-		Content: "Deploy is rolling out to eu-west", Durability: "expired", Importance: ptrTo(0.8),
+		Content: "Deploy is rolling out to eu-west", Durability: "expired", Importance: pointerTo(0.8),
 		TTLSeconds: &ttl, Properties: map[string]any{"entity": "deploy"}, Metadata: map[string]any{"agent": "ops"},
 	}, 0)
 	if tomb.Reason != "expired" || tomb.Marker != MarkerExpired || tomb.RestoredAt != nil {
@@ -164,7 +164,7 @@ func TestListTombstonesFilters(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	e.push(t, "acme", NewNode{Content: "a", Durability: "expired"}, NewNode{Content: "b", Durability: "expired"})
-	e.push(t, "globex", NewNode{Content: "c", Durability: "expired"}, NewNode{Content: "d", TTLSeconds: ptrTo(int32(60))})
+	e.push(t, "globex", NewNode{Content: "c", Durability: "expired"}, NewNode{Content: "d", TTLSeconds: pointerTo(int32(60))})
 	e.clock.Advance(2 * time.Minute)
 	e.consolidate(t)
 
