@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/labstack/echo/v4"
 
+	"github.com/tenurehq/tenure/extract"
 	"github.com/tenurehq/tenure/memory"
 	"github.com/tenurehq/tenure/queries"
 )
@@ -25,6 +26,9 @@ type Config struct {
 	Logger *slog.Logger
 	// Now is the clock of token expiry and last use; tests inject one.
 	Now func() time.Time
+	// Extractors serve POST .../extract: the rule-based classifier always,
+	// an LLM when one is configured. Nil offers the rule-based one only.
+	Extractors *extract.Set
 }
 
 // handlers serve the API's routes, one file per resource.
@@ -33,6 +37,8 @@ type handlers struct {
 	q      *queries.Queries
 	logger *slog.Logger
 	now    func() time.Time
+	// extractors are the extraction modes on offer.
+	extractors *extract.Set
 	// routes are the /api/v1 routes, to tell a wrong method (405) from an
 	// unknown path (404).
 	routes []*echo.Route
@@ -53,7 +59,8 @@ func Mount(e *echo.Echo, cfg Config) error {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	h := &handlers{store: cfg.Store, q: queries.New(cfg.Pool), logger: cfg.Logger, now: cfg.Now}
+	h := &handlers{store: cfg.Store, q: queries.New(cfg.Pool), logger: cfg.Logger, now: cfg.Now,
+		extractors: cfg.Extractors}
 
 	e.GET("/api/openapi.json", h.openAPIShow)
 
@@ -74,6 +81,12 @@ func Mount(e *echo.Echo, cfg Config) error {
 
 	v1.GET("/scopes/:scope/recall", h.recall)
 	v1.GET("/scopes/:scope/context", h.contextShow)
+
+	v1.POST("/scopes/:scope/extract", h.extractCreate)
+
+	// Import is not bound to a path scope: every line must name the
+	// token's own scope, or the whole file is refused.
+	v1.POST("/import", h.importCreate)
 
 	// Consolidation is not bound to a scope: any writer token may start a
 	// run and any token may read one; the rejection log shows only the

@@ -268,7 +268,9 @@ const MappingAxes = "durability+category"
 // entity and key of a decision already locked in the database (DESIGN 2.3):
 // such lines are bad lines too. Entities are created when missing; a line
 // that names a fact the database already holds is counted, not written
-// again. One audit row records the import.
+// again. One audit row records an import that writes anything. A dry run
+// does all of it in a transaction it rolls back (the fact ids it took from
+// the sequence stay used).
 func (s *Store) Import(ctx context.Context, actor Actor, lines []ImportLine, opts ImportOptions) (ImportReport, error) {
 	report := ImportReport{DryRun: opts.DryRun, Lines: len(lines), ByMapping: map[string]int{}}
 	if len(lines) == 0 {

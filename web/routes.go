@@ -73,7 +73,7 @@ func (s *Server) routes() error {
 
 	// Agents: the JSON API and the MCP server authenticate their own bearer
 	// tokens; the API's routes are listed in api/routes.go.
-	if err := api.Mount(e, api.Config{Store: s.store, Pool: s.pool, Logger: s.logger, Now: s.now}); err != nil {
+	if err := api.Mount(e, api.Config{Store: s.store, Pool: s.pool, Logger: s.logger, Now: s.now, Extractors: s.extract}); err != nil {
 		return err
 	}
 	e.Any("/mcp", echo.WrapHandler(mcpserver.NewHandler(s.store, mcpserver.NewTokenAuth(s.q, s.now), s.logger)))

@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/tenurehq/tenure/auth"
+	"github.com/tenurehq/tenure/extract"
 	"github.com/tenurehq/tenure/jobs"
 	"github.com/tenurehq/tenure/memory"
 	"github.com/tenurehq/tenure/queries"
@@ -31,6 +32,10 @@ type Config struct {
 	Store *memory.Store
 	// Jobs reports and starts scheduled jobs; nil when this process runs none.
 	Jobs Jobs
+	// Extract is the extraction configuration: the extractors the API and
+	// MCP offer and the settings page shows; nil offers the rule-based
+	// classifier only.
+	Extract *extract.Set
 }
 
 // Jobs is what the console needs of the scheduler: the jobs' status for the
@@ -52,6 +57,7 @@ type Server struct {
 	sessions *auth.Sessions
 	store    *memory.Store
 	jobs     Jobs
+	extract  *extract.Set
 }
 
 // New builds the server and registers every route.
@@ -75,6 +81,7 @@ func New(cfg Config) (*Server, error) {
 		metrics: cfg.Metrics,
 		store:   cfg.Store,
 		jobs:    cfg.Jobs,
+		extract: cfg.Extract,
 	}
 	if s.store == nil {
 		s.store = memory.NewStore(cfg.Pool, memory.Options{Logger: cfg.Logger, Now: cfg.Now})

@@ -14,8 +14,10 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/tenurehq/tenure/auth"
 	"github.com/tenurehq/tenure/demo"
 	"github.com/tenurehq/tenure/internal/pgtest"
+	"github.com/tenurehq/tenure/queries"
 	"github.com/tenurehq/tenure/static"
 	"github.com/tenurehq/tenure/web"
 )
@@ -312,5 +314,36 @@ func TestAgentEndpointsMounted(t *testing.T) {
 	}
 	if rec := anon.post(t, "/mcp", nil); rec.Code != http.StatusUnauthorized {
 		t.Errorf("POST /mcp without a token = %d, want 401", rec.Code)
+	}
+}
+
+// TestExtractionModesThroughTheServer: without an LLM configured, the API's
+// llm mode is a clear 400 and the rules mode answers.
+func TestExtractionModesThroughTheServer(t *testing.T) {
+	f := newFixture(t, false)
+	token, hash, prefix, err := auth.NewAPIToken()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := queries.New(f.pool).CreateToken(context.Background(), queries.CreateTokenParams{
+		Name: "bot", Scope: "acme", Role: "writer", TokenHash: hash, TokenPrefix: prefix, Now: now,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	post := func(body string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodPost, "/api/v1/scopes/acme/extract", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		f.server.ServeHTTP(rec, req)
+		return rec
+	}
+	rec := post(`{"text": "Priya is feeling stressed today.", "mode": "llm"}`)
+	if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), "TENURE_LLM_URL") {
+		t.Errorf("mode llm without an LLM = %d %s, want 400 saying how to configure one", rec.Code, rec.Body)
+	}
+	rec = post(`{"text": "Priya is feeling stressed today.", "mode": "rules"}`)
+	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `"mood"`) {
+		t.Errorf("mode rules = %d %s, want a mood candidate", rec.Code, rec.Body)
 	}
 }

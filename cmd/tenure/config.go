@@ -7,8 +7,11 @@ import (
 	"log/slog"
 	"net"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/tenurehq/tenure/extract"
 )
 
 // defaultDataDir is where the private PostgreSQL cluster lives when neither
@@ -129,4 +132,45 @@ func parseFlags(fs *flag.FlagSet, args []string, maxArgs int) error {
 		return usagef("%s: unexpected arguments: %s", fs.Name(), strings.Join(fs.Args()[maxArgs:], " "))
 	}
 	return nil
+}
+
+// llmConfig is the configuration of extraction through an OpenAI-compatible
+// LLM endpoint (mode llm); without a URL only the rule-based classifier is
+// offered. The key's default is never taken from the environment at flag
+// registration, so that -h cannot print it.
+type llmConfig struct {
+	url, model, key string
+	timeout         time.Duration
+	getenv          func(string) string
+}
+
+// maxLLMTimeout keeps one extraction within the HTTP server's 60 s write
+// timeout, so that a slow model gets a clear 502 rather than a cut answer.
+const maxLLMTimeout = 55 * time.Second
+
+func (c *llmConfig) register(fs *flag.FlagSet, getenv func(string) string) {
+	c.getenv = getenv
+	fs.StringVar(&c.url, "llm-url", envOr(getenv, "TENURE_LLM_URL", ""),
+		"base URL of an OpenAI-compatible chat completions API for extraction mode llm, such as http://localhost:11434/v1 (env TENURE_LLM_URL)")
+	fs.StringVar(&c.model, "llm-model", envOr(getenv, "TENURE_LLM_MODEL", ""),
+		"model the LLM endpoint serves, required with --llm-url (env TENURE_LLM_MODEL)")
+	fs.StringVar(&c.key, "llm-key", "",
+		"API key sent as a bearer token to the LLM endpoint (env TENURE_LLM_KEY, preferred: a flag shows in the process list)")
+	fs.DurationVar(&c.timeout, "llm-timeout", durationEnv(getenv, "TENURE_LLM_TIMEOUT", extract.DefaultTimeout),
+		"how long to wait for the LLM endpoint, at most 55s (env TENURE_LLM_TIMEOUT)")
+}
+
+// validate checks the configuration and returns it for package extract.
+func (c *llmConfig) validate() (extract.Config, error) {
+	if c.key == "" && c.getenv != nil {
+		c.key = strings.TrimSpace(c.getenv("TENURE_LLM_KEY"))
+	}
+	if c.timeout < time.Second || c.timeout > maxLLMTimeout {
+		return extract.Config{}, usagef("invalid llm-timeout (TENURE_LLM_TIMEOUT): use a duration from 1s to %s, such as 30s", maxLLMTimeout)
+	}
+	cfg := extract.Config{URL: strings.TrimSpace(c.url), Model: strings.TrimSpace(c.model), Key: c.key, Timeout: c.timeout}
+	if err := cfg.Validate(); err != nil {
+		return extract.Config{}, usagef("%v (flags --llm-url, --llm-model, --llm-key; env TENURE_LLM_URL, TENURE_LLM_MODEL, TENURE_LLM_KEY)", err)
+	}
+	return cfg, nil
 }

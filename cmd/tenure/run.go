@@ -46,6 +46,8 @@ func commands() []command {
 		{"serve", "run the console and the API (starts a private PostgreSQL unless DATABASE_URL is set)", runServe},
 		{"consolidate", "run one consolidation now and print its report (--json for machines)", runConsolidate},
 		{"decay", "archive every fact whose forget_at has passed, once (--json for machines)", runDecay},
+		{"export", "write every fact (with its decision) as JSON Lines to standard output: export [--scope S] > file.jsonl", runExport},
+		{"import", "import a JSON Lines file of facts, all or nothing: import FILE.jsonl [--dry-run] [--json]", runImport},
 		{"migrate", "apply migrations: migrate [up|status|down|down-to VERSION]", runMigrate},
 		{"token", "create an API token for an agent: token create --scope S --name N [--role writer|reader] [--expires-days D]", runToken},
 		{"user", "manage console users: user create --email E --role R --password-stdin", runUser},

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tenurehq/tenure/demo"
+	"github.com/tenurehq/tenure/extract"
 	"github.com/tenurehq/tenure/memory"
 	"github.com/tenurehq/tenure/metrics"
 	"github.com/tenurehq/tenure/migrations"
@@ -20,6 +21,7 @@ import (
 type serveConfig struct {
 	baseConfig
 	jobs jobConfig
+	llm  llmConfig
 	addr string
 	demo bool
 }
@@ -34,6 +36,7 @@ func runServe(ctx context.Context, env *environment, args []string) error {
 	fs.BoolVar(&cfg.demo, "demo", envOr(env.getenv, "TENURE_DEMO", "") == "1",
 		"load demo data into an empty database and create a demo admin (env TENURE_DEMO=1)")
 	cfg.jobs.register(fs, env.getenv)
+	cfg.llm.register(fs, env.getenv)
 	if err := parseFlags(fs, args, 0); err != nil {
 		return err
 	}
@@ -46,7 +49,19 @@ func runServe(ctx context.Context, env *environment, args []string) error {
 	if err := validateAddr(cfg.addr); err != nil {
 		return err
 	}
+	llmCfg, err := cfg.llm.validate()
+	if err != nil {
+		return err
+	}
+	extractors, err := extract.NewSet(llmCfg)
+	if err != nil {
+		return usagef("%v", err)
+	}
 	logger := cfg.logger(env.stderr)
+	if llmCfg.Configured() {
+		logger.Info("serve.extraction", "default", extract.ModeRules, "llm_url", extractors.Settings().URL, "llm_model", llmCfg.Model,
+			"llm_key_set", llmCfg.Key != "", "llm_timeout", llmCfg.Timeout.String())
+	}
 
 	assets, err := static.New()
 	if err != nil {
@@ -89,7 +104,7 @@ func runServe(ctx context.Context, env *environment, args []string) error {
 	defer stopJobs()
 
 	app, err := web.New(web.Config{Pool: db.pool, Logger: logger, Assets: assets, Metrics: reg.Handler(),
-		Store: store, Jobs: sched})
+		Store: store, Jobs: sched, Extract: extractors})
 	if err != nil {
 		return err
 	}
