@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -83,66 +82,28 @@ func (h *handlers) recall(c echo.Context) error {
 // a block ready to paste into a prompt; Used counts its characters and
 // never exceeds Budget.
 type briefJSON struct {
-	Scope       string              `json:"scope"`
-	Budget      int                 `json:"budget"`
-	Used        int                 `json:"used"`
-	Truncated   bool                `json:"truncated"`
-	Decisions   []briefDecisionJSON `json:"decisions"`
-	Obligations []briefItemJSON     `json:"obligations"`
-	States      []briefItemJSON     `json:"states"`
-	Facts       []briefItemJSON     `json:"facts"`
-	Text        string              `json:"text"`
+	memory.Brief
+	Text string `json:"text"`
 }
 
-type briefDecisionJSON struct {
-	ID           int64     `json:"id"`
-	Entity       string    `json:"entity"`
-	Key          string    `json:"key"`
-	Decision     string    `json:"decision"`
-	Reasoning    string    `json:"reasoning"`
-	Alternatives []string  `json:"alternatives"`
-	DecidedBy    string    `json:"decided_by"`
-	DecidedAt    time.Time `json:"decided_at"`
-}
-
-type briefItemJSON struct {
-	FactID     int64      `json:"fact_id"`
-	Entity     string     `json:"entity"`
-	Key        string     `json:"key"`
-	Content    string     `json:"content"`
-	Durability string     `json:"durability"`
-	Category   string     `json:"category"`
-	Confidence float64    `json:"confidence"`
-	Deadline   *time.Time `json:"deadline"`
-	Overdue    bool       `json:"overdue"`
-}
-
+// newBriefJSON is b with its times in UTC, like every time the API writes.
 func newBriefJSON(b memory.Brief) briefJSON {
-	out := briefJSON{
-		Scope: b.Scope, Budget: b.Budget, Used: b.Used, Truncated: b.Truncated, Text: b.Text(),
-		Decisions:   make([]briefDecisionJSON, len(b.Decisions)),
-		Obligations: briefItems(b.Obligations), States: briefItems(b.States), Facts: briefItems(b.Facts),
-	}
+	out := briefJSON{Brief: b, Text: b.Text()}
+	out.Decisions = make([]memory.BriefDecision, len(b.Decisions))
 	for i, d := range b.Decisions {
-		alts := d.Alternatives
-		if alts == nil {
-			alts = []string{}
+		if d.Alternatives == nil {
+			d.Alternatives = []string{}
 		}
-		out.Decisions[i] = briefDecisionJSON{
-			ID: d.ID, Entity: d.Entity, Key: d.Key, Decision: d.Decision, Reasoning: d.Reasoning,
-			Alternatives: alts, DecidedBy: d.DecidedBy, DecidedAt: utc(d.DecidedAt),
-		}
+		d.DecidedAt = utc(d.DecidedAt)
+		out.Decisions[i] = d
 	}
-	return out
-}
-
-func briefItems(items []memory.BriefItem) []briefItemJSON {
-	out := make([]briefItemJSON, len(items))
-	for i, it := range items {
-		out[i] = briefItemJSON{
-			FactID: it.FactID, Entity: it.Entity, Key: it.Key, Content: it.Content, Durability: it.Durability,
-			Category: it.Category, Confidence: it.Confidence, Deadline: utcPtr(it.Deadline), Overdue: it.Overdue,
+	for _, items := range []*[]memory.BriefItem{&out.Obligations, &out.States, &out.Facts} {
+		utcItems := make([]memory.BriefItem, len(*items))
+		for i, it := range *items {
+			it.Deadline = utcPtr(it.Deadline)
+			utcItems[i] = it
 		}
+		*items = utcItems
 	}
 	return out
 }
