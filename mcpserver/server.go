@@ -16,6 +16,7 @@ import (
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tenurehq/tenure/extract"
 	"github.com/tenurehq/tenure/memory"
 )
 
@@ -23,7 +24,14 @@ import (
 type Option func(*config)
 
 type config struct {
-	extractor Extractor
+	extractor  Extractor
+	extractors *extract.Set
+}
+
+// WithExtractors offers the extract tool's modes: rules always, llm when the
+// set has an LLM endpoint. Without it, only the default extractor answers.
+func WithExtractors(set *extract.Set) Option {
+	return func(c *config) { c.extractors = set }
 }
 
 // WithExtractor makes the extract tool use e instead of the offline
@@ -52,7 +60,7 @@ func NewHandler(store *memory.Store, tokens TokenAuth, logger *slog.Logger, opts
 	}
 	server := mcp.NewServer(&mcp.Implementation{Name: "tenure", Title: "Tenure memory", Version: "1"},
 		&mcp.ServerOptions{Instructions: instructions, Logger: logger})
-	t := &tools{store: store, logger: logger, extractor: cfg.extractor}
+	t := &tools{store: store, logger: logger, extractor: cfg.extractor, extractors: cfg.extractors}
 	t.register(server)
 	// The SDK's DNS-rebinding guard refuses loopback connections with another
 	// Host, which is every request behind a reverse proxy on the same machine.

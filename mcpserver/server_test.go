@@ -592,3 +592,19 @@ func TestExtract(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+func TestExtractModes(t *testing.T) {
+	f := newMCPFixture(t)
+	cs := f.connect(t, f.token(t, "agent", "acme", auth.TokenWriter))
+	var out extractOut
+	call(t, cs, "extract", map[string]any{"text": "Ann is feeling tired today.", "mode": "rules"}, &out)
+	if len(out.Candidates) != 1 || out.Candidates[0].Category != "mood" {
+		t.Errorf("extract mode rules = %+v, want one mood", out.Candidates)
+	}
+	if msg := callError(t, cs, "extract", map[string]any{"text": "Ann is tired.", "mode": "llm"}); !strings.Contains(msg, "TENURE_LLM_URL") {
+		t.Errorf("extract mode llm without an endpoint = %q, want it to say how to configure one", msg)
+	}
+	if msg := callError(t, cs, "extract", map[string]any{"text": "Ann is tired.", "mode": "magic"}); !strings.Contains(msg, "allowed values are rules") {
+		t.Errorf("extract mode magic = %q, want the allowed modes named", msg)
+	}
+}

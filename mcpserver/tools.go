@@ -12,14 +12,16 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tenurehq/tenure/extract"
 	"github.com/tenurehq/tenure/memory"
 )
 
 // tools are the MCP tools over one Store.
 type tools struct {
-	store     *memory.Store
-	logger    *slog.Logger
-	extractor Extractor
+	store      *memory.Store
+	logger     *slog.Logger
+	extractor  Extractor
+	extractors *extract.Set
 }
 
 // Tool names.
@@ -339,6 +341,7 @@ type extractInput struct {
 	Text   string `json:"text" jsonschema:"the text to extract facts from (at most 50000 characters)"`
 	Entity string `json:"entity,omitempty" jsonschema:"who or what the text is about"`
 	Store  bool   `json:"store,omitempty" jsonschema:"also write the candidates as working rows (needs a writer token)"`
+	Mode   string `json:"mode,omitempty" jsonschema:"rules (the default, offline) or llm (when the server has an LLM endpoint)"`
 }
 
 type extractOutput struct {
@@ -361,7 +364,15 @@ func (t *tools) extract(ctx context.Context, c TokenInfo, in extractInput) (*mcp
 	if n := utf8.RuneCountInString(entity); n > maxEntityNameLength {
 		return nil, extractOutput{}, memory.Invalidf("entity", "the entity name is %d characters long: at most %d are allowed", n, maxEntityNameLength)
 	}
-	cands, err := t.extractor.Extract(ctx, text, entity, t.store.Now())
+	extractor := t.extractor
+	if in.Mode != "" {
+		e, err := t.extractors.Extractor(in.Mode)
+		if err != nil {
+			return nil, extractOutput{}, err
+		}
+		extractor = ExtractorOf(e)
+	}
+	cands, err := extractor.Extract(ctx, text, entity, t.store.Now())
 	if err != nil {
 		return nil, extractOutput{}, fmt.Errorf("extract: %w", err)
 	}
@@ -374,7 +385,7 @@ func (t *tools) extract(ctx context.Context, c TokenInfo, in extractInput) (*mcp
 	}
 	nodes := make([]memory.NewNode, len(cands))
 	for i, cand := range cands {
-		nodes[i] = cand.node(t.extractor.Name())
+		nodes[i] = cand.node(extractor.Name())
 	}
 	if out.NodeIDs, err = t.store.Push(ctx, memory.Token(c.Name), c.Scope, nodes); err != nil {
 		return nil, extractOutput{}, err

@@ -76,7 +76,8 @@ func (s *Server) routes() error {
 	if err := api.Mount(e, api.Config{Store: s.store, Pool: s.pool, Logger: s.logger, Now: s.now, Extractors: s.extract}); err != nil {
 		return err
 	}
-	e.Any("/mcp", echo.WrapHandler(mcpserver.NewHandler(s.store, mcpserver.NewTokenAuth(s.q, s.now), s.logger)))
+	e.Any("/mcp", echo.WrapHandler(mcpserver.NewHandler(s.store, mcpserver.NewTokenAuth(s.q, s.now), s.logger,
+		mcpserver.WithExtractors(s.extract))))
 
 	// The console: sessions are loaded and writes need a CSRF token.
 	// Reading needs any role; changing memory needs reviewer; users, tokens
