@@ -89,6 +89,9 @@ type PolicyChanges struct {
 	// It may not be combined with HalfLife.
 	NeverDecays bool
 	Floor       *float64 // greater than 0 and less than 1
+	// Seen, when set, is the policy's UpdatedAt as the writer last saw it:
+	// a policy changed since is a conflict, never a silent overwrite.
+	Seen *time.Time
 }
 
 func (ch PolicyChanges) validate() error {
@@ -135,6 +138,10 @@ func (s *Store) UpdatePolicy(ctx context.Context, actor Actor, id int64, ch Poli
 		}
 		if err != nil {
 			return fmt.Errorf("policy %d: %w", id, err)
+		}
+		if ch.Seen != nil && !cur.UpdatedAt.Equal(*ch.Seen) {
+			return &Error{Code: CodeConflict, Message: fmt.Sprintf(
+				"the policy was changed by %s after you read it; review its current values and apply your change again", cur.UpdatedBy)}
 		}
 		halfLife, floor := cur.HalfLifeSeconds, cur.Floor
 		switch {

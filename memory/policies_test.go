@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 	"time"
 )
@@ -292,4 +293,30 @@ func TestUpdatePolicy(t *testing.T) {
 			t.Errorf("UpdatePolicy(same half-life) = %d, %v; want nothing done", n, err)
 		}
 	})
+}
+
+// TestUpdatePolicyRefusesAStaleRead: a writer who read the policy before
+// someone else changed it gets a conflict, and nothing is written.
+func TestUpdatePolicyRefusesAStaleRead(t *testing.T) {
+	fx := newFixture(t)
+	ctx := context.Background()
+	policies, err := fx.s.ListPolicies(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := policies[0]
+	seen := p.UpdatedAt
+	day := 24 * time.Hour
+	if _, _, err := fx.s.UpdatePolicy(ctx, reviewer, p.ID, PolicyChanges{HalfLife: &day, Seen: &seen}, "first"); err != nil {
+		t.Fatalf("UpdatePolicy with a fresh read = %v", err)
+	}
+	week := 7 * day
+	_, _, err = fx.s.UpdatePolicy(ctx, reviewer, p.ID, PolicyChanges{HalfLife: &week, Seen: &seen}, "second")
+	if ErrorCode(err) != CodeConflict || !strings.Contains(err.Error(), "changed by") {
+		t.Fatalf("UpdatePolicy with a stale read = %v, want a conflict naming who changed it", err)
+	}
+	after, _ := fx.s.ListPolicies(ctx)
+	if got := *after[0].HalfLife; got != day {
+		t.Errorf("half-life after the refused write = %v, want %v (the first write's)", got, day)
+	}
 }

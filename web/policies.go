@@ -95,25 +95,27 @@ func (s *Server) policySave(c echo.Context) error {
 		Errors:   map[string]string{},
 		Open:     true,
 	}
-	// A form rendered before someone else's change would silently undo it:
-	// refuse it and show the current values.
-	if form.Seen != "" {
-		cur, err := s.policiesByID(c, id)
-		if err != nil {
-			return err
-		}
-		if policiesStamp(cur.UpdatedAt) != form.Seen {
-			form.Errors["form"] = "Someone else (" + cur.UpdatedBy + ") changed this policy after you opened the page. " +
-				"Its current values are shown below; make your change again if it is still needed."
-			return s.renderPolicies(c, http.StatusConflict, id, policiesSubmitted{PolicyForm: form, Stale: true})
-		}
-	}
 	ch, ok := parsePoliciesForm(form)
 	if !ok {
 		return s.renderPolicies(c, http.StatusUnprocessableEntity, id, policiesSubmitted{PolicyForm: form})
 	}
+	// A form rendered before someone else's change would silently undo it:
+	// the engine refuses it in the update's own transaction.
+	if form.Seen != "" {
+		seen, err := time.Parse(time.RFC3339Nano, form.Seen)
+		if err != nil {
+			form.Errors["form"] = "The form is damaged (its version stamp is unreadable): reload the page."
+			return s.renderPolicies(c, http.StatusUnprocessableEntity, id, policiesSubmitted{PolicyForm: form})
+		}
+		ch.Seen = &seen
+	}
 	_, n, err := s.store.UpdatePolicy(c.Request().Context(), actor(c), id, ch, form.Reason)
 	var me *memory.Error
+	if errors.As(err, &me) && me.Code == memory.CodeConflict {
+		form.Errors["form"] = "Someone else changed this policy after you opened the page (" + me.Message +
+			"). Its current values are shown below; make your change again if it is still needed."
+		return s.renderPolicies(c, http.StatusConflict, id, policiesSubmitted{PolicyForm: form, Stale: true})
+	}
 	if errors.As(err, &me) && me.Code == memory.CodeInvalid {
 		field := me.Field
 		if field != "half_life" && field != "floor" && field != "reason" {
@@ -132,19 +134,6 @@ func (s *Server) policySave(c echo.Context) error {
 	return s.redirectWithFlash(c, "/policies", "ok", fmt.Sprintf("Policy updated; %d %s recomputed", n, facts))
 }
 
-// policiesByID returns the decay policy with id, or a 404.
-func (s *Server) policiesByID(c echo.Context, id int64) (memory.Policy, error) {
-	policies, err := s.store.ListPolicies(c.Request().Context())
-	if err != nil {
-		return memory.Policy{}, err
-	}
-	for _, p := range policies {
-		if p.ID == id {
-			return p, nil
-		}
-	}
-	return memory.Policy{}, memory.NotFoundf("no decay policy with id %d", id)
-}
 
 // parsePoliciesForm reads the policy form into changes, or records in
 // form.Errors why it cannot.
