@@ -134,7 +134,6 @@ func (s *Server) policySave(c echo.Context) error {
 	return s.redirectWithFlash(c, "/policies", "ok", fmt.Sprintf("Policy updated; %d %s recomputed", n, facts))
 }
 
-
 // parsePoliciesForm reads the policy form into changes, or records in
 // form.Errors why it cannot.
 func parsePoliciesForm(form pages.PolicyForm) (memory.PolicyChanges, bool) {
