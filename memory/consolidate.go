@@ -505,6 +505,10 @@ func (r *runner) rejectLocked(ctx context.Context, q *queries.Queries, phase int
 // tombstoneKeep is how long a pruned row stays restorable.
 const tombstoneKeep = 30 * 24 * time.Hour
 
+// promotedKeep is how long a promoted working row stays in working memory,
+// beside the fact it became.
+const promotedKeep = 7 * 24 * time.Hour
+
 // promoteStep is phase 10 for one batch: the gate, the decision lock, then
 // facts or reinforcements for the durable rows that are not decisions.
 func (r *runner) promoteStep(ctx context.Context, q *queries.Queries, cursor *int64) (batchResult, error) {
@@ -649,6 +653,18 @@ func (r *runner) cleanupStep(ctx context.Context, q *queries.Queries, _ *int64) 
 		return batchResult{}, fmt.Errorf("prune: %w", err)
 	}
 	res := batchResult{done: len(rows) < r.opts.BatchSize}
+	if res.done {
+		// Pending rows are done; rows promoted long ago go too, a batch at a
+		// time: their facts keep what they said.
+		gone, err := q.PrunePromotedNodes(ctx, queries.PrunePromotedNodesParams{
+			Cutoff: r.now.Add(-promotedKeep), BatchSize: int32(r.opts.BatchSize),
+		})
+		if err != nil {
+			return res, fmt.Errorf("prune promoted: %w", err)
+		}
+		res.add("pruned_promoted", len(gone))
+		res.done = len(gone) < r.opts.BatchSize
+	}
 	for _, row := range rows {
 		switch row.Reason {
 		case "expired":

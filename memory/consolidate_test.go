@@ -555,3 +555,21 @@ func TestPlanNodeRules(t *testing.T) {
 func pendingRow(content, props string) queries.SelectPendingNodesRow {
 	return queries.SelectPendingNodesRow{ID: 1, Scope: "t", Content: content, Properties: json.RawMessage(props), CreatedAt: start}
 }
+
+func TestCleanupRemovesRowsPromotedLongAgo(t *testing.T) {
+	e := newEnv(t)
+	id := e.push(t, "ops", NewNode{Content: "The search cluster runs 6 data nodes."})[0]
+	e.consolidate(t)
+	e.clock.Advance(6 * 24 * time.Hour)
+	if run := e.consolidate(t); run.Count(PhaseCleanup, "pruned_promoted") != 0 {
+		t.Errorf("after 6 days, report %v: a promoted row went before its week", run.Report)
+	}
+	e.clock.Advance(2 * 24 * time.Hour)
+	run := e.consolidate(t)
+	if run.Count(PhaseCleanup, "pruned_promoted") != 1 || e.count(t, `SELECT count(*) FROM memory_nodes WHERE id = $1`, id) != 0 {
+		t.Errorf("after 8 days, report %v: want the promoted row removed", run.Report)
+	}
+	if e.count(t, `SELECT count(*) FROM entity_facts WHERE source_node_id = $1`, id) != 1 {
+		t.Error("the fact lost its source row id")
+	}
+}

@@ -350,3 +350,16 @@ WITH purged AS (
     RETURNING id
 )
 SELECT count(*)::int FROM purged;
+
+-- name: PrunePromotedNodes :many
+-- PrunePromotedNodes removes working rows promoted before cutoff: their
+-- facts keep what they said (and source_node_id), so no tombstone is needed.
+DELETE FROM memory_nodes
+WHERE id IN (
+    SELECT n.id FROM memory_nodes n
+    WHERE n.promoted_at IS NOT NULL AND n.promoted_at <= sqlc.arg('cutoff')::timestamptz
+    ORDER BY n.id
+    LIMIT sqlc.arg('batch_size')
+    FOR UPDATE SKIP LOCKED
+)
+RETURNING id;

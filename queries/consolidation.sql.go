@@ -397,6 +397,45 @@ func (q *Queries) PruneNodes(ctx context.Context, arg PruneNodesParams) ([]Prune
 	return items, nil
 }
 
+const prunePromotedNodes = `-- name: PrunePromotedNodes :many
+DELETE FROM memory_nodes
+WHERE id IN (
+    SELECT n.id FROM memory_nodes n
+    WHERE n.promoted_at IS NOT NULL AND n.promoted_at <= $1::timestamptz
+    ORDER BY n.id
+    LIMIT $2
+    FOR UPDATE SKIP LOCKED
+)
+RETURNING id
+`
+
+type PrunePromotedNodesParams struct {
+	Cutoff    time.Time
+	BatchSize int32
+}
+
+// PrunePromotedNodes removes working rows promoted before cutoff: their
+// facts keep what they said (and source_node_id), so no tombstone is needed.
+func (q *Queries) PrunePromotedNodes(ctx context.Context, arg PrunePromotedNodesParams) ([]int64, error) {
+	rows, err := q.db.Query(ctx, prunePromotedNodes, arg.Cutoff, arg.BatchSize)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []int64{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const purgeTombstones = `-- name: PurgeTombstones :one
 WITH purged AS (
     DELETE FROM node_tombstones

@@ -175,7 +175,7 @@ var phaseDoes = map[int]string{
 	memory.PhasePromote: "Turns durable rows into facts, or reinforces the identical fact; refuses transient and expired rows, and rows that would write on a locked decision.",
 	memory.PhaseMerge:   "Merges exact duplicate facts; sends near duplicates and moods seen many times to the review queue.",
 	memory.PhaseDecide:  "Turns decision rows into locked decisions; refuses transient and expired rows, and decisions on a locked key.",
-	memory.PhaseCleanup: "Prunes expired rows, transient rows older than min(ttl, 1 h), and rows past their ttl; each leaves a tombstone.",
+	memory.PhaseCleanup: "Prunes expired rows, transient rows older than min(ttl, 1 h), and rows past their ttl, each leaving a tombstone; removes rows promoted more than 7 days ago.",
 }
 
 // runShow shows one run's report, phase by phase, and its first refusals.
