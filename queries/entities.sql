@@ -17,11 +17,26 @@ WHERE scope = @scope
 ORDER BY name;
 
 -- name: ListScopes :many
--- ListScopes returns every scope that holds entities or working rows.
-SELECT scope FROM entities
+-- ListScopes returns every scope that holds entities or working rows,
+-- walking the scope indexes one distinct value at a time rather than
+-- scanning the tables.
+WITH RECURSIVE e AS (
+    (SELECT scope FROM entities ORDER BY scope LIMIT 1)
+    UNION ALL
+    SELECT (SELECT x.scope FROM entities x WHERE x.scope > e.scope ORDER BY x.scope LIMIT 1)
+    FROM e
+    WHERE e.scope IS NOT NULL
+), n AS (
+    (SELECT scope FROM memory_nodes ORDER BY scope LIMIT 1)
+    UNION ALL
+    SELECT (SELECT x.scope FROM memory_nodes x WHERE x.scope > n.scope ORDER BY x.scope LIMIT 1)
+    FROM n
+    WHERE n.scope IS NOT NULL
+)
+SELECT scope::text FROM e WHERE scope IS NOT NULL
 UNION
-SELECT scope FROM memory_nodes
-ORDER BY scope;
+SELECT scope::text FROM n WHERE scope IS NOT NULL
+ORDER BY 1;
 
 -- name: DatabaseHoldsMemory :one
 -- DatabaseHoldsMemory reports what has been written yet; the demo data is only

@@ -120,13 +120,28 @@ func (q *Queries) ListEntities(ctx context.Context, scope string) ([]Entity, err
 }
 
 const listScopes = `-- name: ListScopes :many
-SELECT scope FROM entities
+WITH RECURSIVE e AS (
+    (SELECT scope FROM entities ORDER BY scope LIMIT 1)
+    UNION ALL
+    SELECT (SELECT x.scope FROM entities x WHERE x.scope > e.scope ORDER BY x.scope LIMIT 1)
+    FROM e
+    WHERE e.scope IS NOT NULL
+), n AS (
+    (SELECT scope FROM memory_nodes ORDER BY scope LIMIT 1)
+    UNION ALL
+    SELECT (SELECT x.scope FROM memory_nodes x WHERE x.scope > n.scope ORDER BY x.scope LIMIT 1)
+    FROM n
+    WHERE n.scope IS NOT NULL
+)
+SELECT scope::text FROM e WHERE scope IS NOT NULL
 UNION
-SELECT scope FROM memory_nodes
-ORDER BY scope
+SELECT scope::text FROM n WHERE scope IS NOT NULL
+ORDER BY 1
 `
 
-// ListScopes returns every scope that holds entities or working rows.
+// ListScopes returns every scope that holds entities or working rows,
+// walking the scope indexes one distinct value at a time rather than
+// scanning the tables.
 func (q *Queries) ListScopes(ctx context.Context) ([]string, error) {
 	rows, err := q.db.Query(ctx, listScopes)
 	if err != nil {

@@ -347,3 +347,20 @@ func TestExtractionModesThroughTheServer(t *testing.T) {
 		t.Errorf("mode rules = %d %s, want a mood candidate", rec.Code, rec.Body)
 	}
 }
+
+func TestFactsPageOffersEveryScope(t *testing.T) {
+	f := newFixture(t, true)
+	if _, err := f.pool.Exec(context.Background(), `INSERT INTO memory_nodes (scope, content) VALUES ('only-working', 'x')`); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	parse(t, f.get(t, "/facts")).Find(`#filter-scope option`).Each(func(_ int, s *goquery.Selection) {
+		if v := s.AttrOr("value", ""); v != "" {
+			got = append(got, v)
+		}
+	})
+	want := "acme-support only-working personal-assistant platform-ops"
+	if strings.Join(got, " ") != want {
+		t.Errorf("scope options = %v, want %s (scopes of entities and of working rows, sorted)", got, want)
+	}
+}

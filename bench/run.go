@@ -1,0 +1,541 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/labstack/echo/v4"
+
+	"github.com/tenurehq/tenure/api"
+	"github.com/tenurehq/tenure/auth"
+	"github.com/tenurehq/tenure/memory"
+	"github.com/tenurehq/tenure/queries"
+	"github.com/tenurehq/tenure/static"
+	"github.com/tenurehq/tenure/web"
+)
+
+// Options configure a benchmark run over a seeded database.
+type Options struct {
+	Seed SeedOptions
+	// Requests is how many page requests and recall queries to time.
+	Requests int
+	// PushBatches is how many batches of 1,000 rows to push.
+	PushBatches int
+	// Budget bounds the page and the recall workloads each: timing stops
+	// early, with fewer samples, once it is spent; default 2 minutes.
+	Budget time.Duration
+	Logger *slog.Logger
+	// Progress receives a line as each workload starts; nil for none.
+	Progress io.Writer
+}
+
+// Result is one workload's figures.
+type Result struct {
+	Workload string  `json:"workload"`
+	Unit     string  `json:"unit"`
+	Tenure   float64 `json:"tenure"`
+	Baseline float64 `json:"baseline"` // 0 when the workload has none
+	BaseName string  `json:"baseline_name"`
+	Ratio    float64 `json:"ratio"` // tenure / baseline
+	Target   string  `json:"target"`
+	Met      *bool   `json:"met,omitempty"` // nil when the row has no target
+}
+
+// Report is a whole run.
+type Report struct {
+	Seed    SeedCounts `json:"seed"`
+	Results []Result   `json:"results"`
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func met(ok bool) *bool { return &ok }
+
+func percentile(d []time.Duration, p float64) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	i := int(float64(len(s))*p+0.999999) - 1
+	return s[max(0, min(i, len(s)-1))]
+}
+
+// Run seeds an empty migrated database behind pool and measures every
+// workload against its baseline on the same data.
+func Run(ctx context.Context, pool *pgxpool.Pool, o Options) (Report, error) {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if o.Progress == nil {
+		o.Progress = io.Discard
+	}
+	if o.Requests <= 0 {
+		o.Requests = 3000
+	}
+	if o.Budget <= 0 {
+		o.Budget = 2 * time.Minute
+	}
+	if o.PushBatches <= 0 {
+		o.PushBatches = 20
+	}
+	if o.Seed.Now.IsZero() {
+		o.Seed.Now = time.Now()
+	}
+	now := o.Seed.Now.UTC().Truncate(time.Microsecond)
+	o.Seed.Now = now
+	var rep Report
+	fmt.Fprintf(o.Progress, "seeding %d facts, %d working rows...\n", o.Seed.Facts, o.Seed.Nodes)
+	counts, err := Seed(ctx, pool, o.Seed)
+	if err != nil {
+		return rep, err
+	}
+	rep.Seed = counts
+	fmt.Fprintf(o.Progress, "seeded in %s\n", counts.Elapsed.Round(time.Millisecond))
+	clock := func() time.Time { return now }
+	store := memory.NewStore(pool, memory.Options{Logger: o.Logger, Now: clock})
+
+	steps := []func() ([]Result, error){
+		func() ([]Result, error) { return decay(ctx, pool, store, now, counts.Due, o.Progress) },
+		func() ([]Result, error) { return consolidation(ctx, pool, store, now, o.Progress) },
+		func() ([]Result, error) { return page(ctx, pool, store, now, o) },
+		func() ([]Result, error) { return recall(ctx, store, o) },
+		func() ([]Result, error) { return push(ctx, pool, store, now, o) },
+	}
+	for _, step := range steps {
+		res, err := step()
+		if err != nil {
+			return rep, err
+		}
+		rep.Results = append(rep.Results, res...)
+	}
+	return rep, nil
+}
+
+// timeTx runs sql in a transaction that is rolled back, and returns its
+// duration and affected rows.
+func timeTx(ctx context.Context, pool *pgxpool.Pool, sql string, args ...any) (time.Duration, int64, error) {
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer tx.Rollback(ctx)
+	start := time.Now()
+	tag, err := tx.Exec(ctx, sql, args...)
+	d := time.Since(start)
+	if err != nil {
+		return 0, 0, err
+	}
+	return d, tag.RowsAffected(), nil
+}
+
+// floorDecaySQL archives exactly the due rows through the forget_at index,
+// with nothing else: no batching, no audit.
+const floorDecaySQL = `UPDATE entity_facts SET status = 'archived', archived_at = $1, archive_reason = 'decayed'
+WHERE status = 'active' AND forget_at <= $1`
+
+// rewriteAllSQL is what a maintenance script that recomputes every row does.
+const rewriteAllSQL = `UPDATE entity_facts SET confidence = tenure_effective_confidence(durability, category,
+confidence, confirmed_at, deadline, $1) WHERE status = 'active'`
+
+func decay(ctx context.Context, pool *pgxpool.Pool, store *memory.Store, now time.Time, due int, progress io.Writer) ([]Result, error) {
+	fmt.Fprintln(progress, "decay: floor, Tenure, then the full rewrite")
+	// Warm the index and the table once, then keep the best of three floors.
+	var floor time.Duration
+	for i := 0; i < 3; i++ {
+		d, n, err := timeTx(ctx, pool, floorDecaySQL, now)
+		if err != nil {
+			return nil, fmt.Errorf("decay floor: %w", err)
+		}
+		if int(n) != due {
+			return nil, fmt.Errorf("decay floor archived %d rows, want %d", n, due)
+		}
+		if i == 0 || d < floor {
+			floor = d
+		}
+	}
+	start := time.Now()
+	r, err := store.Decay(ctx, memory.System("bench"))
+	took := time.Since(start)
+	if err != nil {
+		return nil, err
+	}
+	if r.Archived != due {
+		return nil, fmt.Errorf("decay archived %d facts, want %d", r.Archived, due)
+	}
+	// The rewrite runs last: its rolled-back UPDATE leaves a dead version of
+	// every active row and an index entry for each, which would slow the
+	// index walks timed before it.
+	rewrite, _, err := timeTx(ctx, pool, rewriteAllSQL, now)
+	if err != nil {
+		return nil, fmt.Errorf("decay rewrite: %w", err)
+	}
+	return []Result{
+		{Workload: fmt.Sprintf("decay tick, %d due", due), Unit: "ms", Tenure: ms(took), Baseline: ms(floor),
+			BaseName: "bare UPDATE of the due rows (floor)", Ratio: float64(took) / float64(floor),
+			Target: "≤ 1.5× floor", Met: met(float64(took) <= 1.5*float64(floor))},
+		{Workload: fmt.Sprintf("decay tick, %d due", due), Unit: "ms", Tenure: ms(took), Baseline: ms(rewrite),
+			BaseName: "UPDATE every active fact's confidence", Ratio: float64(took) / float64(rewrite),
+			Target: "≤ 0.01× (≥ 100× faster)", Met: met(100*float64(took) <= float64(rewrite))},
+	}, nil
+}
+
+// floorConsolidateSQL copies the pending durable rows into entity_facts with
+// one statement: no classification, no locks, no merge, no audit.
+const floorConsolidateSQL = `INSERT INTO entity_facts (scope, entity_id, key, content, durability, category,
+    confidence, source, source_node_id, confirmed_at)
+SELECT n.scope, e.id, n.properties->>'key', n.content,
+    coalesce(n.properties->>'fact_durability', 'long_term'), coalesce(n.properties->>'category', 'observation'),
+    0.8, 'consolidation', n.id, $1
+FROM memory_nodes n JOIN entities e ON e.scope = n.scope AND e.name = n.properties->>'entity'
+WHERE n.promoted_at IS NULL AND coalesce(n.properties->>'durability', 'durable') = 'durable'`
+
+func consolidation(ctx context.Context, pool *pgxpool.Pool, store *memory.Store, now time.Time, progress io.Writer) ([]Result, error) {
+	fmt.Fprintln(progress, "consolidation: floor, then Tenure")
+	floor, n, err := timeTx(ctx, pool, floorConsolidateSQL, now)
+	if err != nil {
+		return nil, fmt.Errorf("consolidation floor: %w", err)
+	}
+	floorRate := float64(n) / floor.Seconds()
+	start := time.Now()
+	run, err := store.Consolidate(ctx, memory.ConsolidateOptions{Trigger: memory.TriggerManual})
+	took := time.Since(start)
+	if err != nil {
+		return nil, err
+	}
+	var handled int
+	err = pool.QueryRow(ctx, `SELECT count(*) FROM memory_nodes WHERE promoted_at IS NOT NULL`).Scan(&handled)
+	if err != nil {
+		return nil, err
+	}
+	if handled == 0 {
+		return nil, fmt.Errorf("consolidation promoted nothing: report %v", run.Report)
+	}
+	rate := float64(handled) / took.Seconds()
+	return []Result{{Workload: fmt.Sprintf("consolidation, %d promoted (whole run %s)", handled, took.Round(time.Millisecond)),
+		Unit: "rows/s", Tenure: rate, Baseline: floorRate, BaseName: "one INSERT ... SELECT of the durable rows",
+		Ratio: rate / floorRate, Target: "≥ 50,000 rows/s", Met: met(rate >= 50000)}}, nil
+}
+
+// session is a signed-in console client calling the handler in-process.
+type session struct {
+	h       http.Handler
+	cookies map[string]*http.Cookie
+}
+
+func (s *session) do(req *http.Request) *httptest.ResponseRecorder {
+	for _, c := range s.cookies {
+		req.AddCookie(c)
+	}
+	rec := httptest.NewRecorder()
+	s.h.ServeHTTP(rec, req)
+	for _, c := range rec.Result().Cookies() {
+		s.cookies[c.Name] = c
+	}
+	return rec
+}
+
+var csrfField = regexp.MustCompile(`name="_csrf" value="([^"]+)"`)
+
+func signIn(ctx context.Context, pool *pgxpool.Pool, h http.Handler) (*session, error) {
+	const email, password = "bench@example.com", "a long enough secret"
+	hash, err := auth.HashPassword(password)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := queries.New(pool).CreateUser(ctx, queries.CreateUserParams{Email: email, Role: "viewer", PasswordHash: hash}); err != nil {
+		return nil, fmt.Errorf("bench user: %w", err)
+	}
+	s := &session{h: h, cookies: map[string]*http.Cookie{}}
+	rec := s.do(httptest.NewRequest(http.MethodGet, "/login", nil))
+	m := csrfField.FindStringSubmatch(rec.Body.String())
+	if m == nil {
+		return nil, fmt.Errorf("sign in: no CSRF field on /login (%d)", rec.Code)
+	}
+	form := url.Values{"email": {email}, "password": {password}, "_csrf": {m[1]}}
+	req := httptest.NewRequest(http.MethodPost, "/login", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if rec := s.do(req); rec.Code != http.StatusSeeOther {
+		return nil, fmt.Errorf("sign in = %d, want 303", rec.Code)
+	}
+	return s, nil
+}
+
+type filter struct{ durability, category string }
+
+func (f filter) query() string {
+	v := url.Values{}
+	if f.durability != "" {
+		v.Set("durability", f.durability)
+	}
+	if f.category != "" {
+		v.Set("category", f.category)
+	}
+	return v.Encode()
+}
+
+func (f filter) name() string {
+	if f.durability != "" {
+		return "durability=" + f.durability
+	}
+	return "category=" + f.category
+}
+
+func resetPeakRSS() { os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
+
+// peakRSS is this process's VmHWM in MiB.
+func peakRSS() float64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "VmHWM:") {
+			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(strings.TrimPrefix(line, "VmHWM:")), " kB"), 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}
+
+func page(ctx context.Context, pool *pgxpool.Pool, store *memory.Store, now time.Time, o Options) ([]Result, error) {
+	fmt.Fprintln(o.Progress, "facts page: Tenure and the bare query, per filter")
+	resetPeakRSS()
+	clock := func() time.Time { return now }
+	assets, err := static.New()
+	if err != nil {
+		return nil, err
+	}
+	srv, err := web.New(web.Config{Pool: pool, Logger: o.Logger, Now: clock, Store: store, Assets: assets})
+	if err != nil {
+		return nil, err
+	}
+	s, err := signIn(ctx, pool, srv)
+	if err != nil {
+		return nil, err
+	}
+	var filters []filter
+	for _, d := range memory.Durabilities() {
+		filters = append(filters, filter{durability: string(d)})
+	}
+	for _, c := range []string{memory.CategoryObservation, memory.CategoryDecision, memory.CategoryObligation} {
+		filters = append(filters, filter{category: c})
+	}
+	q := queries.New(pool)
+	per := max(10, o.Requests/len(filters))
+	perBudget := o.Budget / time.Duration(len(filters))
+	var out []Result
+	var all, allBase []time.Duration
+	for _, f := range filters {
+		var times, base []time.Duration
+		active := "active"
+		params := queries.ListFactsParams{Now: now, Status: &active, PageSize: 51}
+		if f.durability != "" {
+			params.Durability = &f.durability
+		}
+		if f.category != "" {
+			params.Category = &f.category
+		}
+		fstart := time.Now()
+		for i := 0; i < per+5 && (i < 15 || time.Since(fstart) < perBudget); i++ {
+			req := httptest.NewRequest(http.MethodGet, "/facts?"+f.query(), nil)
+			for _, c := range s.cookies {
+				req.AddCookie(c)
+			}
+			rec := httptest.NewRecorder()
+			start := time.Now()
+			srv.ServeHTTP(rec, req)
+			d := time.Since(start)
+			if rec.Code != http.StatusOK {
+				return nil, fmt.Errorf("GET /facts?%s = %d", f.query(), rec.Code)
+			}
+			start = time.Now()
+			rows, err := q.ListFacts(ctx, params)
+			if err == nil {
+				_, err = json.Marshal(rows)
+			}
+			bd := time.Since(start)
+			if err != nil {
+				return nil, err
+			}
+			if i >= 5 { // the first requests warm caches
+				times = append(times, d)
+				base = append(base, bd)
+			}
+		}
+		all, allBase = append(all, times...), append(allBase, base...)
+		p99, b99 := percentile(times, 0.99), percentile(base, 0.99)
+		out = append(out, Result{Workload: "facts page " + f.name() + ", p99", Unit: "ms", Tenure: ms(p99), Baseline: ms(b99),
+			BaseName: "ListFacts + json.Marshal", Ratio: float64(p99) / float64(b99), Target: "< 20 ms", Met: met(p99 < 20*time.Millisecond)})
+	}
+	p50, b50 := percentile(all, 0.5), percentile(allBase, 0.5)
+	p99, b99 := percentile(all, 0.99), percentile(allBase, 0.99)
+	out = append(out,
+		Result{Workload: fmt.Sprintf("facts page, all filters, p50 (%d requests)", len(all)), Unit: "ms", Tenure: ms(p50), Baseline: ms(b50),
+			BaseName: "ListFacts + json.Marshal", Ratio: float64(p50) / float64(b50)},
+		Result{Workload: fmt.Sprintf("facts page, all filters, p99 (%d requests)", len(all)), Unit: "ms", Tenure: ms(p99), Baseline: ms(b99),
+			BaseName: "ListFacts + json.Marshal", Ratio: float64(p99) / float64(b99), Target: "< 20 ms", Met: met(p99 < 20*time.Millisecond)},
+		Result{Workload: "peak RSS during the page workload (whole process)", Unit: "MiB", Tenure: peakRSS()})
+	return out, nil
+}
+
+func recall(ctx context.Context, store *memory.Store, o Options) ([]Result, error) {
+	fmt.Fprintln(o.Progress, "recall")
+	r := rand.New(rand.NewPCG(uint64(o.Seed.Seed), 2))
+	var times []time.Duration
+	scopes := max(1, o.Seed.Scopes)
+	deadline := time.Now().Add(o.Budget)
+	for i := 0; i < o.Requests+10 && (i < 30 || time.Now().Before(deadline)); i++ {
+		q := memory.RecallQuery{Scope: Scope(i % scopes), Limit: 10}
+		switch i % 4 {
+		case 0:
+			q.Query = words[r.IntN(len(words))]
+		case 1:
+			q.Query = words[r.IntN(len(words))] + " " + words[r.IntN(len(words))]
+		case 2:
+			q.Query = words[r.IntN(len(words))] + " or " + words[r.IntN(len(words))]
+		case 3:
+			q.Query = words[r.IntN(len(words))]
+			q.Durability = "long_term"
+		}
+		start := time.Now()
+		if _, err := store.Recall(ctx, q); err != nil {
+			return nil, fmt.Errorf("recall %+v: %w", q, err)
+		}
+		if i >= 10 {
+			times = append(times, time.Since(start))
+		}
+	}
+	p50, p95 := percentile(times, 0.5), percentile(times, 0.95)
+	fmt.Fprintf(o.Progress, "recall: %d queries timed\n", len(times))
+	return []Result{
+		{Workload: fmt.Sprintf("recall p50 (%d queries)", len(times)), Unit: "ms", Tenure: ms(p50)},
+		{Workload: fmt.Sprintf("recall p95 (%d queries)", len(times)), Unit: "ms", Tenure: ms(p95), Target: "< 15 ms", Met: met(p95 < 15*time.Millisecond)},
+	}, nil
+}
+
+func push(ctx context.Context, pool *pgxpool.Pool, store *memory.Store, now time.Time, o Options) ([]Result, error) {
+	fmt.Fprintln(o.Progress, "batch push: API, then COPY of the same rows")
+	resetPeakRSS()
+	const scope = "bench-push"
+	token, hash, prefix, err := auth.NewAPIToken()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := queries.New(pool).CreateToken(ctx, queries.CreateTokenParams{Name: "bench", Scope: scope, Role: "writer",
+		TokenHash: hash, TokenPrefix: prefix, Now: now}); err != nil {
+		return nil, fmt.Errorf("bench token: %w", err)
+	}
+	e := echo.New()
+	if err := api.Mount(e, api.Config{Store: store, Pool: pool, Logger: o.Logger, Now: func() time.Time { return now }}); err != nil {
+		return nil, err
+	}
+	ts := httptest.NewServer(e)
+	defer ts.Close()
+	r := rand.New(rand.NewPCG(uint64(o.Seed.Seed), 3))
+	type row struct {
+		Content    string         `json:"content"`
+		Durability string         `json:"durability"`
+		Importance float64        `json:"importance"`
+		Metadata   map[string]any `json:"metadata"`
+		Properties map[string]any `json:"properties"`
+	}
+	batches := make([][]byte, o.PushBatches)
+	var copyRows [][]any
+	for b := range batches {
+		rows := make([]row, 1000)
+		for i := range rows {
+			rows[i] = row{Content: sentence(r, 8+r.IntN(8)), Durability: []string{"durable", "transient"}[i%2], Importance: 0.5,
+				Metadata: map[string]any{"turn": i}, Properties: map[string]any{"entity": "project", "key": fmt.Sprintf("note_%d", i%50)}}
+			props, _ := json.Marshal(map[string]any{"durability": rows[i].Durability, "entity": "project",
+				"key": fmt.Sprintf("note_%d", i%50), "metadata": rows[i].Metadata})
+			copyRows = append(copyRows, []any{scope, rows[i].Content, string(props), 0.5, now})
+		}
+		if batches[b], err = json.Marshal(map[string]any{"nodes": rows}); err != nil {
+			return nil, err
+		}
+	}
+	client := ts.Client()
+	start := time.Now()
+	for _, body := range batches {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL+"/api/v1/scopes/"+scope+"/nodes", bytes.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		res, err := client.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		msg, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusCreated {
+			return nil, fmt.Errorf("push = %d: %s", res.StatusCode, msg)
+		}
+	}
+	took := time.Since(start)
+	rss := peakRSS()
+	start = time.Now()
+	for i := 0; i < len(copyRows); i += 1000 {
+		if _, err := pool.CopyFrom(ctx, pgx.Identifier{"memory_nodes"}, []string{"scope", "content", "properties", "importance", "created_at"},
+			pgx.CopyFromRows(copyRows[i:i+1000])); err != nil {
+			return nil, fmt.Errorf("push baseline: %w", err)
+		}
+	}
+	base := time.Since(start)
+	n := float64(len(copyRows))
+	rate, baseRate := n/took.Seconds(), n/base.Seconds()
+	return []Result{
+		{Workload: fmt.Sprintf("batch push, %d × 1,000 rows", len(batches)), Unit: "rows/s", Tenure: rate, Baseline: baseRate,
+			BaseName: "COPY of the same rows, 1,000 a statement", Ratio: rate / baseRate, Target: "≥ 20,000 rows/s", Met: met(rate >= 20000)},
+		{Workload: "peak RSS during the push workload (whole process)", Unit: "MiB", Tenure: rss},
+	}, nil
+}
+
+// WriteTable prints the report as an aligned table.
+func WriteTable(w io.Writer, rep Report) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "seed: %d facts (%d active, %d due), %d entities, %d decisions, working rows %d durable / %d transient / %d expired, in %s\n\n",
+		rep.Seed.Facts, rep.Seed.Active, rep.Seed.Due, rep.Seed.Entities, rep.Seed.Decisions, rep.Seed.Durable, rep.Seed.Transient,
+		rep.Seed.Expired, rep.Seed.Elapsed.Round(time.Millisecond))
+	fmt.Fprintln(tw, "workload\ttenure\tbaseline\tratio\ttarget\tmet")
+	for _, r := range rep.Results {
+		base, ratio := "-", "-"
+		if r.Baseline > 0 {
+			base = fmt.Sprintf("%s %s (%s)", num(r.Baseline), r.Unit, r.BaseName)
+			ratio = fmt.Sprintf("%.2f×", r.Ratio)
+		}
+		m := "-"
+		if r.Met != nil {
+			m = map[bool]string{true: "met", false: "NOT met"}[*r.Met]
+		}
+		target := r.Target
+		if target == "" {
+			target = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s %s\t%s\t%s\t%s\t%s\n", r.Workload, num(r.Tenure), r.Unit, base, ratio, target, m)
+	}
+	return tw.Flush()
+}
+
+func num(v float64) string {
+	if v >= 1000 {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64)
+}

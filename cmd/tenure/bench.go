@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/tenurehq/tenure/bench"
+	"github.com/tenurehq/tenure/migrations"
+	"github.com/tenurehq/tenure/pglocal"
+)
+
+// benchFlags are the sizes shared by "bench" and "bench seed".
+type benchFlags struct {
+	facts, nodes, scopes, due int
+	seed                      int64
+}
+
+func (b *benchFlags) register(fs *flag.FlagSet, facts, nodes int) {
+	fs.IntVar(&b.facts, "facts", facts, "facts to generate")
+	fs.IntVar(&b.nodes, "nodes", nodes, "working rows to generate (1 in 25 expired, 1 in 6 transient, the rest durable)")
+	fs.IntVar(&b.scopes, "scopes", 10, "scopes to spread the rows over")
+	fs.IntVar(&b.due, "due", 1000, "active facts due for decay now")
+	fs.Int64Var(&b.seed, "seed", 1, "random seed")
+}
+
+func (b *benchFlags) validate() error {
+	if b.facts < 100 || b.nodes < 0 || b.scopes < 1 || b.scopes > 99 || b.due < 0 || b.due > b.facts/2 {
+		return usagef("bench: use --facts ≥ 100, --nodes ≥ 0, --scopes 1..99 and --due ≤ half the facts")
+	}
+	return nil
+}
+
+func (b *benchFlags) options() bench.SeedOptions {
+	return bench.SeedOptions{Facts: b.facts, Nodes: b.nodes, Scopes: b.scopes, DueNow: b.due, Seed: b.seed}
+}
+
+// runBench runs every workload against its baseline on freshly seeded data
+// ("bench"), or only fills a database ("bench seed").
+func runBench(ctx context.Context, env *environment, args []string) error {
+	if len(args) > 0 && args[0] == "seed" {
+		return runBenchSeed(ctx, env, args[1:])
+	}
+	var sizes benchFlags
+	var requests, batches int
+	var asJSON bool
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(env.stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "Usage: tenure bench [flags]     measure every workload against its baseline (DESIGN 9)\n       tenure bench seed [flags] fill the database at DATABASE_URL or --data-dir\n\nWithout DATABASE_URL, bench starts a throw-away private cluster (fsync off) in a temporary folder.\nWith DATABASE_URL, the database must be empty: bench migrates it and writes into it.")
+		fs.PrintDefaults()
+	}
+	sizes.register(fs, 1000000, 125000)
+	fs.IntVar(&requests, "requests", 3000, "page requests and recall queries to time")
+	fs.IntVar(&batches, "push-batches", 20, "batches of 1,000 rows to push through the API")
+	fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
+	budget := fs.Duration("budget", 2*time.Minute, "time limit of the page and of the recall workload each (fewer samples when reached)")
+	databaseURL := fs.String("database-url", envOr(env.getenv, "DATABASE_URL", ""), "PostgreSQL URL of an empty database (env DATABASE_URL); empty starts a private cluster")
+	if err := parseFlags(fs, args, 0); err != nil {
+		return err
+	}
+	if err := sizes.validate(); err != nil {
+		return err
+	}
+	if requests < 1 || batches < 1 {
+		return usagef("bench: --requests and --push-batches must be at least 1")
+	}
+	logger := (&baseConfig{logLevel: "warn", logFormat: "text"}).logger(env.stderr)
+	url := *databaseURL
+	if url == "" {
+		dir, err := os.MkdirTemp("", "tenure-bench-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		os.Chmod(dir, 0o755)
+		cluster, err := pglocal.Start(ctx, pglocal.Options{DataDir: dir + "/pg", Ephemeral: true, Logger: logger, Getenv: env.getenv})
+		if err != nil {
+			return err
+		}
+		defer cluster.Stop(context.WithoutCancel(ctx))
+		url = cluster.URL()
+		fmt.Fprintf(env.stderr, "private cluster: PostgreSQL %s, fsync off, in %s\n", cluster.Version(), dir)
+	}
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	defer pool.Close()
+	if err := migrations.Up(ctx, pool, logger); err != nil {
+		return err
+	}
+	start := time.Now()
+	rep, err := bench.Run(ctx, pool, bench.Options{Seed: sizes.options(), Requests: requests, PushBatches: batches, Budget: *budget,
+		Logger: logger, Progress: env.stderr})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stderr, "bench finished in %s\n", time.Since(start).Round(time.Second))
+	if asJSON {
+		enc := json.NewEncoder(env.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	return bench.WriteTable(env.stdout, rep)
+}
+
+func runBenchSeed(ctx context.Context, env *environment, args []string) error {
+	var cfg baseConfig
+	var sizes benchFlags
+	fs := flag.NewFlagSet("bench seed", flag.ContinueOnError)
+	fs.SetOutput(env.stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "Usage: tenure bench seed [--facts N] [--nodes M] [--scopes K] [--due D]\n\nFills an empty database (migrating it first) through COPY.")
+		fs.PrintDefaults()
+	}
+	cfg.register(fs, env.getenv)
+	sizes.register(fs, 1000000, 125000)
+	if err := parseFlags(fs, args, 0); err != nil {
+		return err
+	}
+	if err := sizes.validate(); err != nil {
+		return err
+	}
+	if err := cfg.validate(); err != nil {
+		return err
+	}
+	logger := cfg.logger(env.stderr)
+	db, err := openDatabase(ctx, &cfg, env.getenv, logger)
+	if err != nil {
+		return err
+	}
+	defer db.close()
+	if err := migrations.Up(ctx, db.pool, logger); err != nil {
+		return err
+	}
+	c, err := bench.Seed(ctx, db.pool, sizes.options())
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stdout, "seeded %d facts (%d active, %d due now), %d entities, %d decisions, working rows %d durable / %d transient / %d expired in %s\n",
+		c.Facts, c.Active, c.Due, c.Entities, c.Decisions, c.Durable, c.Transient, c.Expired, c.Elapsed.Round(time.Millisecond))
+	return nil
+}

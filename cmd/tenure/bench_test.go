@@ -1,0 +1,57 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/tenurehq/tenure/internal/pgtest"
+)
+
+// TestBenchCommand runs "tenure bench" at 10,000 facts: a smoke test of the
+// benchmark code; no timing is asserted.
+func TestBenchCommand(t *testing.T) {
+	env := map[string]string{"DATABASE_URL": pgtest.NewEmptyURL(t)}
+	out, _, err := runCmd(t, env, "", "bench", "--facts", "10000", "--nodes", "1200", "--scopes", "3", "--due", "100",
+		"--requests", "35", "--push-batches", "1", "--json")
+	if err != nil {
+		t.Fatalf("bench = %v", err)
+	}
+	var rep struct {
+		Seed struct {
+			Facts, Due int
+		}
+		Results []struct {
+			Workload string
+			Tenure   float64
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("bench --json printed %q: %v", out, err)
+	}
+	if rep.Seed.Facts != 10000 || rep.Seed.Due != 100 {
+		t.Errorf("seed = %+v, want 10000 facts, 100 due", rep.Seed)
+	}
+	for _, w := range []string{"decay tick", "consolidation", "facts page", "recall p95", "batch push", "peak RSS"} {
+		found := false
+		for _, r := range rep.Results {
+			if strings.HasPrefix(r.Workload, w) && r.Tenure > 0 {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no figure for %q in %+v", w, rep.Results)
+		}
+	}
+}
+
+func TestBenchSeedCommand(t *testing.T) {
+	env := map[string]string{"DATABASE_URL": pgtest.NewEmptyURL(t)}
+	out, _, err := runCmd(t, env, "", "bench", "seed", "--facts", "2000", "--nodes", "300", "--scopes", "2", "--due", "10")
+	if err != nil || !strings.Contains(out, "seeded 2000 facts") || !strings.Contains(out, "10 due now") {
+		t.Fatalf("bench seed = %q, %v", out, err)
+	}
+	if _, _, err := runCmd(t, nil, "", "bench", "--facts", "10"); err == nil || exitCode(err) != 2 {
+		t.Errorf("bench --facts 10 error = %v, want a usage error", err)
+	}
+}
