@@ -87,7 +87,11 @@ func runBench(ctx context.Context, env *environment, args []string) error {
 		url = cluster.URL()
 		fmt.Fprintf(env.stderr, "private cluster: PostgreSQL %s, fsync off, in %s\n", cluster.Version(), dir)
 	}
-	pool, err := pgxpool.New(ctx, url)
+	pcfg, err := poolConfig(url)
+	if err != nil {
+		return err
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/tenurehq/tenure/internal/pgtest"
 )
 
@@ -431,5 +433,26 @@ func TestServeRunsScheduledJobs(t *testing.T) {
 	pool.QueryRow(ctx, `SELECT trigger FROM consolidation_runs ORDER BY id LIMIT 1`).Scan(&trigger)
 	if trigger != "schedule" {
 		t.Errorf("run trigger = %q, want schedule", trigger)
+	}
+}
+
+// TestPoolPlansEachExecution: the pool plans every execution for its
+// parameters, never reusing a generic plan for the optional-filter queries.
+func TestPoolPlansEachExecution(t *testing.T) {
+	pcfg, err := poolConfig(pgtest.NewURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool, err := pgxpool.NewWithConfig(context.Background(), pcfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	var mode string
+	if err := pool.QueryRow(context.Background(), `SHOW plan_cache_mode`).Scan(&mode); err != nil {
+		t.Fatal(err)
+	}
+	if mode != "force_custom_plan" {
+		t.Errorf("plan_cache_mode = %s, want force_custom_plan", mode)
 	}
 }
