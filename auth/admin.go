@@ -466,9 +466,22 @@ func (a *Admin) audit(ctx context.Context, q *queries.Queries, by Session, actio
 		}
 	}
 	return q.InsertAudit(ctx, queries.InsertAuditParams{
-		At: a.clock(), Actor: "user:" + by.Email, Action: action, TargetType: targetType,
+		At: a.clock(), Actor: adminActor(by), Action: action, TargetType: targetType,
 		TargetID: strconv.FormatInt(id, 10), Scope: scope, Before: b, After: af, Reason: reason,
 	})
+}
+
+// CLI is the Session of an administrative change made with the tenure
+// command on the server itself; its audit rows name the actor "cli".
+var CLI = Session{}
+
+// adminActor is how the audit log names the author of an administrative
+// change: the signed-in person, or the command line.
+func adminActor(by Session) string {
+	if by.Email == "" {
+		return "cli"
+	}
+	return "user:" + by.Email
 }
 
 // wrapAdmin keeps an AdminError as it is, for the console to show, and

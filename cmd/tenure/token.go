@@ -2,22 +2,15 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
-
 	"github.com/tenurehq/tenure/auth"
 	"github.com/tenurehq/tenure/memory"
 	"github.com/tenurehq/tenure/migrations"
-	"github.com/tenurehq/tenure/queries"
 )
 
 const tokenUsage = "usage: tenure token create --scope S --name N [--role writer|reader] [--expires-days D]"
@@ -76,41 +69,9 @@ func runToken(ctx context.Context, env *environment, args []string) error {
 		return err
 	}
 
-	secret, hash, prefix, err := auth.NewAPIToken()
+	secret, tok, err := auth.NewAdmin(db.pool, time.Now).CreateToken(ctx, auth.CLI,
+		auth.NewToken{Name: name, Scope: scope, Role: role, ExpiresInDays: expiresDays})
 	if err != nil {
-		return fmt.Errorf("token create: %w", err)
-	}
-	now := time.Now().UTC().Truncate(time.Microsecond)
-	var expires *time.Time
-	if expiresDays > 0 {
-		e := now.Add(time.Duration(expiresDays) * 24 * time.Hour)
-		expires = &e
-	}
-	var tok queries.ApiToken
-	err = pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
-		q := queries.New(tx)
-		var err error
-		tok, err = q.CreateToken(ctx, queries.CreateTokenParams{
-			Name: name, Scope: scope, Role: role, TokenHash: hash, TokenPrefix: prefix, Now: now, ExpiresAt: expires,
-		})
-		if err != nil {
-			return err
-		}
-		after, err := json.Marshal(map[string]any{"name": tok.Name, "scope": tok.Scope, "role": tok.Role,
-			"prefix": tok.TokenPrefix, "expires_at": tok.ExpiresAt})
-		if err != nil {
-			return err
-		}
-		return q.InsertAudit(ctx, queries.InsertAuditParams{
-			At: now, Actor: "cli", Action: "token.create", TargetType: "token", TargetID: strconv.FormatInt(tok.ID, 10),
-			Scope: &tok.Scope, After: after, Reason: "created with tenure token create",
-		})
-	})
-	if err != nil {
-		var pgErr *pgconn.PgError
-		if errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == "api_tokens_live_name_key" {
-			return fmt.Errorf("token create: a live token named %q already exists in scope %s: revoke it in the console (API tokens) or pick another name", name, scope)
-		}
 		return fmt.Errorf("token create: %w", err)
 	}
 	lifetime := "never expires"
@@ -119,6 +80,6 @@ func runToken(ctx context.Context, env *environment, args []string) error {
 	}
 	fmt.Fprintf(env.stdout, "Created %s token %q for scope %s (id %d, %s).\n\n    %s\n\n", tok.Role, tok.Name, tok.Scope, tok.ID, lifetime, secret)
 	fmt.Fprintf(env.stdout, "Copy it now: it is shown only this once, and Tenure stores only its hash.\n"+
-		"Agents send it as the header  Authorization: Bearer %s…\n", tok.TokenPrefix)
+		"Agents send it as the header  Authorization: Bearer %s…\n", tok.Prefix)
 	return nil
 }

@@ -3,18 +3,14 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"strings"
-
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
+	"time"
+	"unicode/utf8"
 
 	"github.com/tenurehq/tenure/auth"
 	"github.com/tenurehq/tenure/migrations"
-	"github.com/tenurehq/tenure/queries"
 )
 
 func runUser(ctx context.Context, env *environment, args []string) error {
@@ -51,9 +47,8 @@ func runUser(ctx context.Context, env *environment, args []string) error {
 		return usagef("user create: no password on standard input")
 	}
 	password := strings.TrimRight(line, "\r\n")
-	hash, err := auth.HashPassword(password)
-	if err != nil {
-		return usagef("user create: %v", err)
+	if n := utf8.RuneCountInString(password); n < auth.MinPasswordLength {
+		return usagef("user create: the password is %d characters long: use at least %d characters", n, auth.MinPasswordLength)
 	}
 	if err := cfg.validate(); err != nil {
 		return err
@@ -67,28 +62,9 @@ func runUser(ctx context.Context, env *environment, args []string) error {
 	if err := migrations.Up(ctx, db.pool, logger); err != nil {
 		return err
 	}
-	var u queries.User
-	err = pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
-		q := queries.New(tx)
-		var err error
-		u, err = q.CreateUser(ctx, queries.CreateUserParams{Email: email, Name: name, Role: role, PasswordHash: hash})
-		if err != nil {
-			return err
-		}
-		after, _ := json.Marshal(map[string]string{"email": u.Email, "role": u.Role, "name": u.Name})
-		return q.InsertAudit(ctx, queries.InsertAuditParams{
-			At: u.CreatedAt, Actor: "cli", Action: "user.create", TargetType: "user",
-			TargetID: fmt.Sprint(u.ID), After: after, Reason: "created with tenure user create",
-		})
-	})
+	u, err := auth.NewAdmin(db.pool, time.Now).CreateUser(ctx, auth.CLI,
+		auth.NewUser{Email: email, Name: name, Role: role, Password: password, Confirm: password})
 	if err != nil {
-		var pgErr *pgconn.PgError
-		if errors.As(err, &pgErr) && pgErr.Code == "23505" {
-			return fmt.Errorf("user create: a user with email %s already exists", email)
-		}
-		if errors.As(err, &pgErr) && pgErr.ConstraintName == "users_email_format" {
-			return usagef("user create: invalid email %q", email)
-		}
 		return fmt.Errorf("user create: %w", err)
 	}
 	fmt.Fprintf(env.stdout, "created %s user %s (id %d)\n", u.Role, u.Email, u.ID)
