@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"maps"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -526,13 +527,15 @@ func (r *runner) promoteStep(ctx context.Context, q *queries.Queries, cursor *in
 	if err != nil {
 		return res, err
 	}
+	facts = slices.DeleteFunc(facts, func(p plan) bool { return refused[p.nodeID] })
+	entities, err := r.ensureEntities(ctx, q, facts)
+	if err != nil {
+		return res, err
+	}
 	params := queries.PromoteNodesParams{Now: r.now, RunID: r.id}
-	for _, p := range facts {
-		if refused[p.nodeID] {
-			continue
-		}
+	for i, p := range facts {
 		params.NodeIds = append(params.NodeIds, p.nodeID)
-		params.EntityNames = append(params.EntityNames, p.entity)
+		params.EntityIds = append(params.EntityIds, entities[i])
 		params.Keys = append(params.Keys, p.key)
 		params.Durabilities = append(params.Durabilities, string(p.durability))
 		params.Categories = append(params.Categories, p.category)
@@ -550,6 +553,36 @@ func (r *runner) promoteStep(ctx context.Context, q *queries.Queries, cursor *in
 	res.add("reinforced", int(out.Reinforced))
 	r.s.metrics.Promoted(int(out.Promoted + out.Reinforced))
 	return res, nil
+}
+
+// ensureEntities returns the id of each plan's entity, in plan order,
+// creating the entities not seen yet in one statement.
+func (r *runner) ensureEntities(ctx context.Context, q *queries.Queries, plans []plan) ([]int64, error) {
+	if len(plans) == 0 {
+		return nil, nil
+	}
+	type name struct{ scope, name string }
+	scopes, names := make([]string, len(plans)), make([]string, len(plans))
+	for i, p := range plans {
+		scopes[i], names[i] = p.scope, p.entity
+	}
+	rows, err := q.EnsureEntities(ctx, queries.EnsureEntitiesParams{Scopes: scopes, Names: names, Now: r.now})
+	if err != nil {
+		return nil, fmt.Errorf("entities: %w", err)
+	}
+	byName := make(map[name]int64, len(rows))
+	for _, row := range rows {
+		byName[name{row.Scope, row.Name}] = row.ID
+	}
+	ids := make([]int64, len(plans))
+	for i, p := range plans {
+		id, ok := byName[name{p.scope, p.entity}]
+		if !ok {
+			return nil, fmt.Errorf("entities: %q in scope %q was neither found nor created", p.entity, p.scope)
+		}
+		ids[i] = id
+	}
+	return ids, nil
 }
 
 // mergeStep is phase 11: exact duplicates among the facts promoted since the
@@ -617,14 +650,16 @@ func (r *runner) decideStep(ctx context.Context, q *queries.Queries, cursor *int
 	if err != nil {
 		return res, err
 	}
+	decisions = slices.DeleteFunc(decisions, func(p plan) bool { return refused[p.nodeID] })
+	entities, err := r.ensureEntities(ctx, q, decisions)
+	if err != nil {
+		return res, err
+	}
 	params := queries.PromoteDecisionNodesParams{Now: r.now, RunID: r.id}
-	for _, p := range decisions {
-		if refused[p.nodeID] {
-			continue
-		}
+	for i, p := range decisions {
 		alts, _ := json.Marshal(p.alternatives)
 		params.NodeIds = append(params.NodeIds, p.nodeID)
-		params.EntityNames = append(params.EntityNames, p.entity)
+		params.EntityIds = append(params.EntityIds, entities[i])
 		params.Keys = append(params.Keys, p.key)
 		params.Alternatives = append(params.Alternatives, alts)
 		params.Reasonings = append(params.Reasonings, p.reasoning)
@@ -681,6 +716,7 @@ func (r *runner) cleanupStep(ctx context.Context, q *queries.Queries, _ *int64) 
 // plan is how one working row would enter long-term memory.
 type plan struct {
 	nodeID       int64
+	scope        string
 	marker       Marker
 	entity       string
 	key          string
@@ -710,7 +746,7 @@ func planNode(row queries.SelectPendingNodesRow, now time.Time) plan {
 		v, _ := props[key].(string)
 		return strings.TrimSpace(v)
 	}
-	p := plan{nodeID: row.ID, marker: MarkerDurable, entity: str("entity"), key: str("key"),
+	p := plan{nodeID: row.ID, scope: row.Scope, marker: MarkerDurable, entity: str("entity"), key: str("key"),
 		confidence: defaultConfidence, reasoning: str("reasoning"), decidedBy: str("decided_by")}
 	if m, ok := props["durability"].(string); ok {
 		p.marker = Marker(m)

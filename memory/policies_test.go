@@ -126,6 +126,30 @@ func TestDecayMirrorAgreesWithSQL(t *testing.T) {
 			if (goForget == nil) != (sqlForget == nil) || goForget != nil && goForget.Sub(*sqlForget).Abs() > time.Microsecond {
 				t.Errorf("Policy.ForgetAt(%v) = %v, want SQL %v", c.c0, goForget, sqlForget)
 			}
+			// A stored fact carries the same decay: the trigger's terms give
+			// the same effective confidence through tenure_decayed, and the
+			// same forget_at.
+			var rowConf float64
+			var rowForget *time.Time
+			err = fx.pool.QueryRow(ctx, `WITH e AS (
+					INSERT INTO entities (scope, name) VALUES ('mirror', $7) RETURNING id
+				), f AS (
+					INSERT INTO entity_facts (scope, entity_id, content, durability, category, confidence,
+						confirmed_at, deadline, expires_at)
+					SELECT 'mirror', e.id, 'mirror case', $1, $2, $3, $4, $5, $8 FROM e
+					RETURNING confidence, decay_from, decay_half_life, forget_at
+				)
+				SELECT tenure_decayed(confidence, decay_from, decay_half_life, $6), forget_at FROM f`,
+				string(c.durability), c.category, c.c0, fxStart, c.deadline, when, c.name, c.expires).Scan(&rowConf, &rowForget)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(rowConf-sqlConf) > 1e-12 {
+				t.Errorf("tenure_decayed of the stored fact = %.15f, want %.15f", rowConf, sqlConf)
+			}
+			if (rowForget == nil) != (sqlForget == nil) || rowForget != nil && !rowForget.Equal(*sqlForget) {
+				t.Errorf("stored forget_at = %v, want %v", rowForget, sqlForget)
+			}
 			if goForget != nil && p.HalfLife != nil && c.c0 > p.Floor && (c.expires == nil || c.expires.After(*goForget)) {
 				// At forget_at the effective confidence is the floor.
 				if got := p.Confidence(c.c0, fxStart, c.deadline, *goForget); math.Abs(got-p.Floor) > 1e-9 {
@@ -235,6 +259,20 @@ func TestUpdatePolicy(t *testing.T) {
 				}
 				if f.Status == StatusActive && name != "archived long-term" && !timeEqual(after[name], fx.sqlForgetAt(t, f.ID)) {
 					t.Errorf("forget_at of %s = %v, want tenure_forget_at %v", name, after[name], fx.sqlForgetAt(t, f.ID))
+				}
+				if name == "archived long-term" {
+					continue
+				}
+				// The stored decay terms follow the policy too: effective
+				// confidence from them equals the policy lookup's.
+				var stored, looked float64
+				if err := fx.pool.QueryRow(ctx, `SELECT tenure_decayed(confidence, decay_from, decay_half_life, $2),
+						tenure_effective_confidence(durability, category, confidence, confirmed_at, deadline, $2)
+					FROM entity_facts WHERE id = $1`, f.ID, fx.clock().Add(48*time.Hour)).Scan(&stored, &looked); err != nil {
+					t.Fatal(err)
+				}
+				if math.Abs(stored-looked) > 1e-12 {
+					t.Errorf("effective confidence of %s from its stored decay terms = %v, want %v", name, stored, looked)
 				}
 			}
 			if v := fx.count(t, `SELECT sum(version) FROM entity_facts`); v != versions {

@@ -324,19 +324,21 @@ func TestRecallRefusesBadInput(t *testing.T) {
 }
 
 // TestRecallUsesSearchIndex shows the plan of the statement Recall sends for
-// a query: it reads entity_facts_search_idx rather than scanning the scope.
+// a query: it reads entity_facts_scope_search_idx rather than scanning the scope.
 func TestRecallUsesSearchIndex(t *testing.T) {
 	rf := newRecallFixture(t)
 	ctx := context.Background()
-	if _, err := rf.pool.Exec(ctx, `INSERT INTO entities (scope, name) VALUES ('acme', 'Ann')`); err != nil {
+	// acme is one scope of twenty, as on a server shared by many agents.
+	if _, err := rf.pool.Exec(ctx, `INSERT INTO entities (scope, name)
+		SELECT CASE WHEN s = 0 THEN 'acme' ELSE 'other-' || s END, 'Ann' FROM generate_series(0, 19) s`); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := rf.pool.Exec(ctx, `INSERT INTO entity_facts (scope, entity_id, content, confidence, confirmed_at)
-		SELECT 'acme', (SELECT id FROM entities), 'observation number ' || i || ' about ' ||
+		SELECT e.scope, e.id, 'observation number ' || i || ' about ' ||
 			(ARRAY['weather', 'lunch', 'traffic', 'meetings', 'music'])[1 + i % 5] ||
 			CASE WHEN i % 1000 = 0 THEN ' and the rare zeppelin' ELSE '' END,
 			0.8, $1
-		FROM generate_series(1, 5000) i`, recallNow); err != nil {
+		FROM generate_series(1, 5000) i, entities e`, recallNow); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := rf.pool.Exec(ctx, `ANALYZE entity_facts`); err != nil {
@@ -356,7 +358,7 @@ func TestRecallUsesSearchIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := strings.Join(plan, "\n")
-	if !strings.Contains(text, "entity_facts_search_idx") || strings.Contains(text, "Seq Scan on entity_facts") {
+	if !strings.Contains(text, "entity_facts_scope_search_idx") || strings.Contains(text, "Seq Scan on entity_facts") {
 		t.Errorf("recall plan does not read the search index:\n%s", text)
 	}
 }

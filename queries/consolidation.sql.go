@@ -61,6 +61,61 @@ func (q *Queries) ArchiveDueFacts(ctx context.Context, arg ArchiveDueFactsParams
 	return items, nil
 }
 
+const ensureEntities = `-- name: EnsureEntities :many
+WITH wanted AS (
+    SELECT DISTINCT unnest($1::text[]) AS scope, unnest($2::text[]) AS name
+),
+created AS (
+    INSERT INTO entities (scope, name, created_at, updated_at)
+    SELECT w.scope, w.name, $3::timestamptz, $3::timestamptz
+    FROM wanted w
+    WHERE NOT EXISTS (SELECT 1 FROM entities e WHERE e.scope = w.scope AND e.name = w.name)
+    ON CONFLICT (scope, name) DO UPDATE SET name = excluded.name
+    RETURNING id, scope, name
+)
+SELECT e.id, e.scope, e.name
+FROM wanted w
+JOIN entities e ON e.scope = w.scope AND e.name = w.name
+UNION ALL
+SELECT id, scope, name FROM created
+`
+
+type EnsureEntitiesParams struct {
+	Scopes []string
+	Names  []string
+	Now    time.Time
+}
+
+type EnsureEntitiesRow struct {
+	ID    int64
+	Scope string
+	Name  string
+}
+
+// EnsureEntities returns the id of every named (scope, name) pair, creating
+// the entities not seen yet. Existing entities are only read: an upsert of
+// every pair would leave a dead row version per entity per batch. An entity
+// created meanwhile by another writer comes back through the DO UPDATE arm.
+func (q *Queries) EnsureEntities(ctx context.Context, arg EnsureEntitiesParams) ([]EnsureEntitiesRow, error) {
+	rows, err := q.db.Query(ctx, ensureEntities, arg.Scopes, arg.Names, arg.Now)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []EnsureEntitiesRow{}
+	for rows.Next() {
+		var i EnsureEntitiesRow
+		if err := rows.Scan(&i.ID, &i.Scope, &i.Name); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const mergeDuplicateFacts = `-- name: MergeDuplicateFacts :one
 WITH fresh AS (
     SELECT DISTINCT f.entity_id, f.key, lower(f.content) AS norm
@@ -71,8 +126,7 @@ WITH fresh AS (
 ),
 grouped AS (
     SELECT f.id, f.extraction_count,
-        tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
-            f.deadline, $2::timestamptz) AS c_now,
+        tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $2::timestamptz) AS c_now,
         min(f.id) OVER (PARTITION BY f.entity_id, f.key, lower(f.content)) AS survivor
     FROM entity_facts f
     JOIN fresh ON fresh.entity_id = f.entity_id AND fresh.key = f.key AND fresh.norm = lower(f.content)
@@ -128,32 +182,27 @@ func (q *Queries) MergeDuplicateFacts(ctx context.Context, arg MergeDuplicateFac
 
 const promoteDecisionNodes = `-- name: PromoteDecisionNodes :one
 WITH input AS (
-    SELECT unnest($1::bigint[]) AS node_id, unnest($2::text[]) AS entity,
+    SELECT unnest($1::bigint[]) AS node_id, unnest($2::bigint[]) AS entity_id,
         unnest($3::text[]) AS key, unnest($4::jsonb[]) AS alternatives,
         unnest($5::text[]) AS reasoning, unnest($6::text[]) AS decided_by
 ),
 gated AS (
-    SELECT i.node_id, i.entity, i.key, i.alternatives, i.reasoning, i.decided_by,
+    SELECT i.node_id, i.entity_id, i.key, i.alternatives, i.reasoning, i.decided_by,
         n.scope, btrim(n.content) AS content, n.importance
     FROM input i
-    JOIN memory_nodes n ON n.id = i.node_id
+    -- One primary-key lookup per row of the batch (LIMIT keeps the planner
+    -- from hashing every pending row instead).
+    JOIN LATERAL (SELECT id, scope, content, properties, importance, ttl_seconds, created_at, promoted_at, promoted_fact_id, promoted_run_id FROM memory_nodes x WHERE x.id = i.node_id LIMIT 1) n ON true
     WHERE n.promoted_at IS NULL AND coalesce(n.properties->>'durability', 'durable') = 'durable'
       -- A row past its explicit ttl is left to cleanup, not promoted.
       AND (n.ttl_seconds IS NULL OR n.created_at + n.ttl_seconds * interval '1 second' > $7::timestamptz)
 ),
-ents AS (
-    INSERT INTO entities (scope, name, created_at, updated_at)
-    SELECT DISTINCT g.scope, g.entity, $7::timestamptz, $7::timestamptz FROM gated g
-    ON CONFLICT (scope, name) DO UPDATE SET name = excluded.name
-    RETURNING id, scope, name
-),
 facts AS (
     INSERT INTO entity_facts (scope, entity_id, key, content, durability, category, confidence,
         importance, confirmed_at, source, source_node_id, created_at, updated_at)
-    SELECT g.scope, e.id, g.key, g.content, 'permanent', 'decision', 1, g.importance, $7,
+    SELECT g.scope, g.entity_id, g.key, g.content, 'permanent', 'decision', 1, g.importance, $7,
         'consolidation', g.node_id, $7, $7
     FROM gated g
-    JOIN ents e ON e.scope = g.scope AND e.name = g.entity
     RETURNING id, scope, entity_id, key, content, source_node_id
 ),
 decs AS (
@@ -178,7 +227,7 @@ SELECT (SELECT count(*) FROM decs)::int AS decisions, (SELECT count(*) FROM mark
 
 type PromoteDecisionNodesParams struct {
 	NodeIds      []int64
-	EntityNames  []string
+	EntityIds    []int64
 	Keys         []string
 	Alternatives []json.RawMessage
 	Reasonings   []string
@@ -194,10 +243,11 @@ type PromoteDecisionNodesRow struct {
 
 // PromoteDecisionNodes turns durable decision rows into decisions: a fact of
 // category decision plus its decisions row, locked against reopening.
+// Entities come resolved (EnsureEntities).
 func (q *Queries) PromoteDecisionNodes(ctx context.Context, arg PromoteDecisionNodesParams) (PromoteDecisionNodesRow, error) {
 	row := q.db.QueryRow(ctx, promoteDecisionNodes,
 		arg.NodeIds,
-		arg.EntityNames,
+		arg.EntityIds,
 		arg.Keys,
 		arg.Alternatives,
 		arg.Reasonings,
@@ -212,43 +262,40 @@ func (q *Queries) PromoteDecisionNodes(ctx context.Context, arg PromoteDecisionN
 
 const promoteNodes = `-- name: PromoteNodes :one
 WITH input AS (
-    SELECT unnest($1::bigint[]) AS node_id, unnest($2::text[]) AS entity,
+    SELECT unnest($1::bigint[]) AS node_id, unnest($2::bigint[]) AS entity_id,
         unnest($3::text[]) AS key, unnest($4::text[]) AS durability,
         unnest($5::text[]) AS category, unnest($6::float8[]) AS confidence,
         unnest($7::text[]) AS deadline
 ),
 gated AS (
-    SELECT i.node_id, i.entity, i.key, i.durability, i.category, i.confidence, i.deadline,
-        n.scope, btrim(n.content) AS content, n.importance
+    SELECT i.node_id, i.entity_id, i.key, i.durability, i.category, i.confidence, i.deadline,
+        n.scope, btrim(n.content) AS content, n.importance, m.fact_id
     FROM input i
-    JOIN memory_nodes n ON n.id = i.node_id
+    -- One primary-key lookup per row of the batch (LIMIT keeps the planner
+    -- from hashing every pending row instead).
+    JOIN LATERAL (SELECT id, scope, content, properties, importance, ttl_seconds, created_at, promoted_at, promoted_fact_id, promoted_run_id FROM memory_nodes x WHERE x.id = i.node_id LIMIT 1) n ON true
+    LEFT JOIN LATERAL (
+        SELECT f.id AS fact_id
+        FROM entity_facts f
+        WHERE f.entity_id = i.entity_id AND f.key = i.key AND f.status = 'active'
+          AND lower(f.content) = lower(btrim(n.content))
+        ORDER BY f.id
+        LIMIT 1
+    ) m ON true
     WHERE n.promoted_at IS NULL AND coalesce(n.properties->>'durability', 'durable') = 'durable'
       -- A row past its explicit ttl is left to cleanup, not promoted.
       AND (n.ttl_seconds IS NULL OR n.created_at + n.ttl_seconds * interval '1 second' > $8::timestamptz)
 ),
-ents AS (
-    INSERT INTO entities (scope, name, created_at, updated_at)
-    SELECT DISTINCT g.scope, g.entity, $8::timestamptz, $8::timestamptz FROM gated g
-    ON CONFLICT (scope, name) DO UPDATE SET name = excluded.name
-    RETURNING id, scope, name
-),
-matched AS (
-    SELECT DISTINCT ON (g.node_id) g.node_id, f.id AS fact_id, g.confidence
-    FROM gated g
-    JOIN ents e ON e.scope = g.scope AND e.name = g.entity
-    JOIN entity_facts f ON f.entity_id = e.id AND f.key = g.key AND f.status = 'active'
-        AND lower(f.content) = lower(g.content)
-    ORDER BY g.node_id, f.id
-),
 reinforced AS (
     UPDATE entity_facts f
-    SET confidence = 1 - (1 - tenure_effective_confidence(f.durability, f.category, f.confidence,
-            f.confirmed_at, f.deadline, $8::timestamptz)) * m.keep,
+    SET confidence = 1 - (1 - tenure_decayed(f.confidence, f.decay_from, f.decay_half_life,
+            $8::timestamptz)) * m.keep,
         confirmed_at = $8, extraction_count = f.extraction_count + m.n,
         version = f.version + 1, updated_at = $8
     FROM (
         SELECT fact_id, exp(sum(ln(greatest(1 - confidence, 1e-12)))) AS keep, count(*)::int AS n
-        FROM matched
+        FROM gated
+        WHERE fact_id IS NOT NULL
         GROUP BY fact_id
     ) m
     WHERE f.id = m.fact_id
@@ -257,22 +304,22 @@ reinforced AS (
 inserted AS (
     INSERT INTO entity_facts (scope, entity_id, key, content, durability, category, confidence,
         importance, confirmed_at, deadline, source, source_node_id, created_at, updated_at)
-    SELECT g.scope, e.id, g.key, g.content, g.durability, g.category, g.confidence, g.importance,
-        $8, nullif(g.deadline, '')::timestamptz, 'consolidation', g.node_id, $8, $8
+    SELECT g.scope, g.entity_id, g.key, g.content, g.durability, g.category, g.confidence,
+        g.importance, $8, nullif(g.deadline, '')::timestamptz, 'consolidation', g.node_id, $8, $8
     FROM gated g
-    JOIN ents e ON e.scope = g.scope AND e.name = g.entity
-    WHERE NOT EXISTS (SELECT 1 FROM matched m WHERE m.node_id = g.node_id)
+    WHERE g.fact_id IS NULL
     RETURNING id, source_node_id
 ),
 marked AS (
     UPDATE memory_nodes n
-    SET promoted_at = $8, promoted_run_id = $9::bigint,
-        promoted_fact_id = coalesce(ins.id, mt.fact_id)
-    FROM gated g
-    LEFT JOIN inserted ins ON ins.source_node_id = g.node_id
-    LEFT JOIN matched mt ON mt.node_id = g.node_id
-    WHERE n.id = g.node_id
-    RETURNING n.id, ins.id IS NOT NULL AS created
+    SET promoted_at = $8, promoted_run_id = $9::bigint, promoted_fact_id = x.fact_id
+    FROM (
+        SELECT ins.source_node_id AS node_id, ins.id AS fact_id, true AS created FROM inserted ins
+        UNION ALL
+        SELECT g.node_id, g.fact_id, false FROM gated g WHERE g.fact_id IS NOT NULL
+    ) x
+    WHERE n.id = x.node_id
+    RETURNING n.id, x.created
 )
 SELECT count(*) FILTER (WHERE created)::int AS promoted,
     count(*) FILTER (WHERE NOT created)::int AS reinforced,
@@ -282,7 +329,7 @@ FROM marked
 
 type PromoteNodesParams struct {
 	NodeIds      []int64
-	EntityNames  []string
+	EntityIds    []int64
 	Keys         []string
 	Durabilities []string
 	Categories   []string
@@ -301,11 +348,13 @@ type PromoteNodesRow struct {
 // PromoteNodes turns durable rows into facts classified on both axes, or
 // reinforces the identical active fact (same entity, key and content):
 // confidence becomes 1 - (1 - c_now)(1 - c_new), confirmed now, durability and
-// category unchanged.
+// category unchanged. Entities come resolved (EnsureEntities). Each row finds
+// its identical fact through entity_facts_entity_key_idx; no step joins two
+// intermediate results, whose sizes the planner cannot know.
 func (q *Queries) PromoteNodes(ctx context.Context, arg PromoteNodesParams) (PromoteNodesRow, error) {
 	row := q.db.QueryRow(ctx, promoteNodes,
 		arg.NodeIds,
-		arg.EntityNames,
+		arg.EntityIds,
 		arg.Keys,
 		arg.Durabilities,
 		arg.Categories,
@@ -653,8 +702,8 @@ FROM (
     SELECT unnest($4::bigint[]) AS node_id, unnest($5::text[]) AS entity,
         unnest($6::text[]) AS key
 ) i
-JOIN memory_nodes n ON n.id = i.node_id AND n.promoted_at IS NULL
-    AND coalesce(n.properties->>'durability', 'durable') = 'durable'
+JOIN LATERAL (SELECT id, scope, content, properties, importance, ttl_seconds, created_at, promoted_at, promoted_fact_id, promoted_run_id FROM memory_nodes x WHERE x.id = i.node_id LIMIT 1) n
+    ON n.promoted_at IS NULL AND coalesce(n.properties->>'durability', 'durable') = 'durable'
 JOIN entities e ON e.scope = n.scope AND e.name = i.entity
 JOIN LATERAL (
     SELECT d.id FROM decisions d
@@ -685,6 +734,8 @@ type RejectLockedNodesRow struct {
 
 // RejectLockedNodes refuses durable rows that would write a fact on the scope,
 // entity and key of a decision that may not be reopened.
+// One primary-key lookup per row (LIMIT keeps the planner from hashing every
+// pending row instead).
 func (q *Queries) RejectLockedNodes(ctx context.Context, arg RejectLockedNodesParams) ([]RejectLockedNodesRow, error) {
 	rows, err := q.db.Query(ctx, rejectLockedNodes,
 		arg.RunID,

@@ -28,8 +28,7 @@ WHERE f.id = @id;
 SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
     f.category, f.confidence, f.importance, f.confirmed_at, f.deadline, f.forget_at,
     f.status, f.source, f.extraction_count, f.version, f.created_at,
-    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
-        f.deadline, @now::timestamptz)::double precision AS effective_confidence
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz)::double precision AS effective_confidence
 FROM entity_facts f
 JOIN entities e ON e.id = f.entity_id
 WHERE (sqlc.narg('scope')::text IS NULL OR f.scope = sqlc.narg('scope'))
@@ -74,8 +73,7 @@ SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.du
     f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
     f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
     f.extraction_count, f.version, f.created_at, f.updated_at,
-    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
-        f.deadline, @now::timestamptz)::double precision AS effective_confidence
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz)::double precision AS effective_confidence
 FROM entity_facts f
 JOIN entities e ON e.id = f.entity_id
 WHERE f.id = @id;
@@ -85,8 +83,7 @@ SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.du
     f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
     f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
     f.extraction_count, f.version, f.created_at, f.updated_at,
-    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
-        f.deadline, @now::timestamptz)::double precision AS effective_confidence
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz)::double precision AS effective_confidence
 FROM entity_facts f
 JOIN entities e ON e.id = f.entity_id
 WHERE f.id = @id
@@ -99,8 +96,7 @@ SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.du
     f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
     f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
     f.extraction_count, f.version, f.created_at, f.updated_at,
-    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
-        f.deadline, @now::timestamptz)::double precision AS effective_confidence
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz)::double precision AS effective_confidence
 FROM entity_facts f
 JOIN entities e ON e.id = f.entity_id
 WHERE f.id = ANY(@ids::bigint[])
@@ -115,8 +111,7 @@ SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.du
     f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
     f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
     f.extraction_count, f.version, f.created_at, f.updated_at,
-    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
-        f.deadline, @now::timestamptz)::double precision AS effective_confidence
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz)::double precision AS effective_confidence
 FROM entity_facts f
 JOIN entities e ON e.id = f.entity_id
 WHERE f.entity_id = @entity_id
@@ -148,14 +143,14 @@ WITH f AS (
     )
     RETURNING id, scope, entity_id, key, content, durability, category, confidence, importance,
         confirmed_at, expires_at, deadline, forget_at, status, archived_at, archive_reason,
-        source, source_node_id, extraction_count, version, created_at, updated_at
+        source, source_node_id, extraction_count, version, created_at, updated_at,
+        decay_half_life, decay_from
 )
 SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
     f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
     f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
     f.extraction_count, f.version, f.created_at, f.updated_at,
-    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
-        f.deadline, @now::timestamptz)::double precision AS effective_confidence
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz)::double precision AS effective_confidence
 FROM f
 JOIN entities e ON e.id = f.entity_id;
 
@@ -164,8 +159,7 @@ JOIN entities e ON e.id = f.entity_id;
 -- where c_now is the effective confidence at @now; confirmed_at becomes @now.
 -- Durability and category never change here.
 UPDATE entity_facts f
-SET confidence = least(1, greatest(0, 1 - (1 - tenure_effective_confidence(
-        f.durability, f.category, f.confidence, f.confirmed_at, f.deadline, @now::timestamptz))
+SET confidence = least(1, greatest(0, 1 - (1 - tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz))
         * (1 - @confidence::double precision))),
     confirmed_at = @now::timestamptz,
     extraction_count = f.extraction_count + 1,
@@ -177,8 +171,7 @@ RETURNING f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f
     f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
     f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
     f.extraction_count, f.version, f.created_at, f.updated_at,
-    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
-        f.deadline, @now::timestamptz)::double precision AS effective_confidence;
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz)::double precision AS effective_confidence;
 
 -- name: UpdateFactFields :one
 -- UpdateFactFields writes every editable field of one fact if it is still at
@@ -194,8 +187,7 @@ RETURNING f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f
     f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
     f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
     f.extraction_count, f.version, f.created_at, f.updated_at,
-    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
-        f.deadline, @now::timestamptz)::double precision AS effective_confidence;
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz)::double precision AS effective_confidence;
 
 -- name: ReclassifyFactsByID :many
 -- ReclassifyFactsByID moves the named facts to a durability and/or category
@@ -219,7 +211,7 @@ WITH old AS (
     RETURNING f.id, f.scope, f.entity_id, f.key, f.content, f.durability, f.category,
         f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline, f.forget_at,
         f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
-        f.extraction_count, f.version, f.created_at, f.updated_at,
+        f.extraction_count, f.version, f.created_at, f.updated_at, f.decay_half_life, f.decay_from,
         old.durability AS old_durability, old.category AS old_category,
         old.forget_at AS old_forget_at
 ), audit AS (
@@ -242,8 +234,7 @@ SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.du
     f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
     f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
     f.extraction_count, f.version, f.created_at, f.updated_at,
-    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
-        f.deadline, @now::timestamptz)::double precision AS effective_confidence
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz)::double precision AS effective_confidence
 FROM upd f
 JOIN entities e ON e.id = f.entity_id
 ORDER BY f.id;
@@ -260,7 +251,7 @@ WITH upd AS (
     RETURNING f.id, f.scope, f.entity_id, f.key, f.content, f.durability, f.category,
         f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline, f.forget_at,
         f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
-        f.extraction_count, f.version, f.created_at, f.updated_at
+        f.extraction_count, f.version, f.created_at, f.updated_at, f.decay_half_life, f.decay_from
 ), audit AS (
     INSERT INTO audit_log (at, actor, action, target_type, target_id, scope, before, after, reason)
     SELECT @now::timestamptz, @actor::text, 'fact.archive', 'fact', u.id::text, u.scope,
@@ -274,8 +265,7 @@ SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.du
     f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
     f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
     f.extraction_count, f.version, f.created_at, f.updated_at,
-    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
-        f.deadline, @now::timestamptz)::double precision AS effective_confidence
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz)::double precision AS effective_confidence
 FROM upd f
 JOIN entities e ON e.id = f.entity_id
 ORDER BY f.id;
@@ -307,7 +297,7 @@ WITH old AS (
     RETURNING f.id, f.scope, f.entity_id, f.key, f.content, f.durability, f.category,
         f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline, f.forget_at,
         f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
-        f.extraction_count, f.version, f.created_at, f.updated_at,
+        f.extraction_count, f.version, f.created_at, f.updated_at, f.decay_half_life, f.decay_from,
         old.archived_at AS old_archived_at, old.archive_reason AS old_archive_reason,
         old.confirmed_at AS old_confirmed_at, old.expires_at AS old_expires_at,
         old.forget_at AS old_forget_at
@@ -333,8 +323,7 @@ SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.du
     f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
     f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
     f.extraction_count, f.version, f.created_at, f.updated_at,
-    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
-        f.deadline, @now::timestamptz)::double precision AS effective_confidence
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz)::double precision AS effective_confidence
 FROM upd f
 JOIN entities e ON e.id = f.entity_id
 ORDER BY f.id;
@@ -349,29 +338,32 @@ RETURNING f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f
     f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
     f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
     f.extraction_count, f.version, f.created_at, f.updated_at,
-    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
-        f.deadline, @now::timestamptz)::double precision AS effective_confidence;
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz)::double precision AS effective_confidence;
 
 -- name: RecomputeForgetAtForCategory :execrows
--- RecomputeForgetAtForCategory recomputes forget_at for the active facts a
--- category policy governs: every fact of the category, or for a
--- deadline-anchored policy only those with a deadline. It leaves version alone:
--- forget_at is derived, and a policy change must not make reviewers' open
--- forms stale.
+-- RecomputeForgetAtForCategory recomputes the decay terms (half-life,
+-- decay_from, forget_at) of the active facts a category policy governs: every
+-- fact of the category, or for a deadline-anchored policy only those with a
+-- deadline. It leaves version alone: the terms are derived, and a policy change
+-- must not make reviewers' open forms stale.
 UPDATE entity_facts f
-SET forget_at = tenure_forget_at(f.durability, f.category, f.confidence, f.confirmed_at,
-    f.expires_at, f.deadline)
+SET (decay_half_life, decay_from, forget_at) = (
+    SELECT s.half_life, s.decay_from, s.forget_at
+    FROM tenure_decay_state(f.durability, f.category, f.confidence, f.confirmed_at,
+        f.expires_at, f.deadline) s)
 WHERE f.status = 'active'
   AND f.category = @category::text
   AND (@anchor::text <> 'deadline' OR f.deadline IS NOT NULL);
 
 -- name: RecomputeForgetAtForDurability :execrows
--- RecomputeForgetAtForDurability recomputes forget_at for the active facts a
--- durability policy governs: those of the durability that no category policy
--- overrides (tenure_decay_policy's rule).
+-- RecomputeForgetAtForDurability recomputes the decay terms of the active
+-- facts a durability policy governs: those of the durability that no category
+-- policy overrides (tenure_decay_policy's rule).
 UPDATE entity_facts f
-SET forget_at = tenure_forget_at(f.durability, f.category, f.confidence, f.confirmed_at,
-    f.expires_at, f.deadline)
+SET (decay_half_life, decay_from, forget_at) = (
+    SELECT s.half_life, s.decay_from, s.forget_at
+    FROM tenure_decay_state(f.durability, f.category, f.confidence, f.confirmed_at,
+        f.expires_at, f.deadline) s)
 WHERE f.status = 'active'
   AND f.durability = @durability::text
   AND NOT EXISTS (
@@ -402,8 +394,7 @@ LIMIT @max_rows;
 -- entity_facts_deadline_idx; scope is optional.
 SELECT f.id, f.scope, e.name AS entity_name, f.key, f.content, f.durability,
     f.confidence, f.confirmed_at, f.deadline::timestamptz AS deadline, f.forget_at,
-    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
-        f.deadline, @now::timestamptz)::double precision AS effective_confidence
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz)::double precision AS effective_confidence
 FROM entity_facts f
 JOIN entities e ON e.id = f.entity_id
 WHERE f.status = 'active'
@@ -420,8 +411,7 @@ LIMIT @max_rows;
 -- deadline, newest first; scope is optional.
 SELECT f.id, f.scope, e.name AS entity_name, f.key, f.content, f.durability,
     f.confidence, f.confirmed_at, f.forget_at,
-    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
-        f.deadline, @now::timestamptz)::double precision AS effective_confidence
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz)::double precision AS effective_confidence
 FROM entity_facts f
 JOIN entities e ON e.id = f.entity_id
 WHERE f.status = 'active'

@@ -20,7 +20,7 @@ WITH upd AS (
     RETURNING f.id, f.scope, f.entity_id, f.key, f.content, f.durability, f.category,
         f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline, f.forget_at,
         f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
-        f.extraction_count, f.version, f.created_at, f.updated_at
+        f.extraction_count, f.version, f.created_at, f.updated_at, f.decay_half_life, f.decay_from
 ), audit AS (
     INSERT INTO audit_log (at, actor, action, target_type, target_id, scope, before, after, reason)
     SELECT $1::timestamptz, $4::text, 'fact.archive', 'fact', u.id::text, u.scope,
@@ -34,8 +34,7 @@ SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.du
     f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
     f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
     f.extraction_count, f.version, f.created_at, f.updated_at,
-    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
-        f.deadline, $1::timestamptz)::double precision AS effective_confidence
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz)::double precision AS effective_confidence
 FROM upd f
 JOIN entities e ON e.id = f.entity_id
 ORDER BY f.id
@@ -342,8 +341,7 @@ SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.du
     f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
     f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
     f.extraction_count, f.version, f.created_at, f.updated_at,
-    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
-        f.deadline, $1::timestamptz)::double precision AS effective_confidence
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz)::double precision AS effective_confidence
 FROM entity_facts f
 JOIN entities e ON e.id = f.entity_id
 WHERE f.id = $2
@@ -421,8 +419,7 @@ SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.du
     f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
     f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
     f.extraction_count, f.version, f.created_at, f.updated_at,
-    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
-        f.deadline, $1::timestamptz)::double precision AS effective_confidence
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz)::double precision AS effective_confidence
 FROM entity_facts f
 JOIN entities e ON e.id = f.entity_id
 WHERE f.id = $2
@@ -498,8 +495,7 @@ SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.du
     f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
     f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
     f.extraction_count, f.version, f.created_at, f.updated_at,
-    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
-        f.deadline, $1::timestamptz)::double precision AS effective_confidence
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz)::double precision AS effective_confidence
 FROM entity_facts f
 JOIN entities e ON e.id = f.entity_id
 WHERE f.id = ANY($2::bigint[])
@@ -665,14 +661,14 @@ WITH f AS (
     )
     RETURNING id, scope, entity_id, key, content, durability, category, confidence, importance,
         confirmed_at, expires_at, deadline, forget_at, status, archived_at, archive_reason,
-        source, source_node_id, extraction_count, version, created_at, updated_at
+        source, source_node_id, extraction_count, version, created_at, updated_at,
+        decay_half_life, decay_from
 )
 SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
     f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
     f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
     f.extraction_count, f.version, f.created_at, f.updated_at,
-    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
-        f.deadline, $1::timestamptz)::double precision AS effective_confidence
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz)::double precision AS effective_confidence
 FROM f
 JOIN entities e ON e.id = f.entity_id
 `
@@ -805,8 +801,7 @@ const listFacts = `-- name: ListFacts :many
 SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
     f.category, f.confidence, f.importance, f.confirmed_at, f.deadline, f.forget_at,
     f.status, f.source, f.extraction_count, f.version, f.created_at,
-    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
-        f.deadline, $1::timestamptz)::double precision AS effective_confidence
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz)::double precision AS effective_confidence
 FROM entity_facts f
 JOIN entities e ON e.id = f.entity_id
 WHERE ($2::text IS NULL OR f.scope = $2)
@@ -914,8 +909,7 @@ func (q *Queries) ListFacts(ctx context.Context, arg ListFactsParams) ([]ListFac
 const listObligationsDue = `-- name: ListObligationsDue :many
 SELECT f.id, f.scope, e.name AS entity_name, f.key, f.content, f.durability,
     f.confidence, f.confirmed_at, f.deadline::timestamptz AS deadline, f.forget_at,
-    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
-        f.deadline, $1::timestamptz)::double precision AS effective_confidence
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz)::double precision AS effective_confidence
 FROM entity_facts f
 JOIN entities e ON e.id = f.entity_id
 WHERE f.status = 'active'
@@ -994,8 +988,7 @@ func (q *Queries) ListObligationsDue(ctx context.Context, arg ListObligationsDue
 const listObligationsWithoutDeadline = `-- name: ListObligationsWithoutDeadline :many
 SELECT f.id, f.scope, e.name AS entity_name, f.key, f.content, f.durability,
     f.confidence, f.confirmed_at, f.forget_at,
-    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
-        f.deadline, $1::timestamptz)::double precision AS effective_confidence
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz)::double precision AS effective_confidence
 FROM entity_facts f
 JOIN entities e ON e.id = f.entity_id
 WHERE f.status = 'active'
@@ -1090,7 +1083,7 @@ WITH old AS (
     RETURNING f.id, f.scope, f.entity_id, f.key, f.content, f.durability, f.category,
         f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline, f.forget_at,
         f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
-        f.extraction_count, f.version, f.created_at, f.updated_at,
+        f.extraction_count, f.version, f.created_at, f.updated_at, f.decay_half_life, f.decay_from,
         old.durability AS old_durability, old.category AS old_category,
         old.forget_at AS old_forget_at
 ), audit AS (
@@ -1113,8 +1106,7 @@ SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.du
     f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
     f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
     f.extraction_count, f.version, f.created_at, f.updated_at,
-    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
-        f.deadline, $1::timestamptz)::double precision AS effective_confidence
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz)::double precision AS effective_confidence
 FROM upd f
 JOIN entities e ON e.id = f.entity_id
 ORDER BY f.id
@@ -1213,8 +1205,10 @@ func (q *Queries) ReclassifyFactsByID(ctx context.Context, arg ReclassifyFactsBy
 
 const recomputeForgetAtForCategory = `-- name: RecomputeForgetAtForCategory :execrows
 UPDATE entity_facts f
-SET forget_at = tenure_forget_at(f.durability, f.category, f.confidence, f.confirmed_at,
-    f.expires_at, f.deadline)
+SET (decay_half_life, decay_from, forget_at) = (
+    SELECT s.half_life, s.decay_from, s.forget_at
+    FROM tenure_decay_state(f.durability, f.category, f.confidence, f.confirmed_at,
+        f.expires_at, f.deadline) s)
 WHERE f.status = 'active'
   AND f.category = $1::text
   AND ($2::text <> 'deadline' OR f.deadline IS NOT NULL)
@@ -1225,11 +1219,11 @@ type RecomputeForgetAtForCategoryParams struct {
 	Anchor   string
 }
 
-// RecomputeForgetAtForCategory recomputes forget_at for the active facts a
-// category policy governs: every fact of the category, or for a
-// deadline-anchored policy only those with a deadline. It leaves version alone:
-// forget_at is derived, and a policy change must not make reviewers' open
-// forms stale.
+// RecomputeForgetAtForCategory recomputes the decay terms (half-life,
+// decay_from, forget_at) of the active facts a category policy governs: every
+// fact of the category, or for a deadline-anchored policy only those with a
+// deadline. It leaves version alone: the terms are derived, and a policy change
+// must not make reviewers' open forms stale.
 func (q *Queries) RecomputeForgetAtForCategory(ctx context.Context, arg RecomputeForgetAtForCategoryParams) (int64, error) {
 	result, err := q.db.Exec(ctx, recomputeForgetAtForCategory, arg.Category, arg.Anchor)
 	if err != nil {
@@ -1240,8 +1234,10 @@ func (q *Queries) RecomputeForgetAtForCategory(ctx context.Context, arg Recomput
 
 const recomputeForgetAtForDurability = `-- name: RecomputeForgetAtForDurability :execrows
 UPDATE entity_facts f
-SET forget_at = tenure_forget_at(f.durability, f.category, f.confidence, f.confirmed_at,
-    f.expires_at, f.deadline)
+SET (decay_half_life, decay_from, forget_at) = (
+    SELECT s.half_life, s.decay_from, s.forget_at
+    FROM tenure_decay_state(f.durability, f.category, f.confidence, f.confirmed_at,
+        f.expires_at, f.deadline) s)
 WHERE f.status = 'active'
   AND f.durability = $1::text
   AND NOT EXISTS (
@@ -1249,9 +1245,9 @@ WHERE f.status = 'active'
       WHERE dp.category = f.category AND (dp.anchor <> 'deadline' OR f.deadline IS NOT NULL))
 `
 
-// RecomputeForgetAtForDurability recomputes forget_at for the active facts a
-// durability policy governs: those of the durability that no category policy
-// overrides (tenure_decay_policy's rule).
+// RecomputeForgetAtForDurability recomputes the decay terms of the active
+// facts a durability policy governs: those of the durability that no category
+// policy overrides (tenure_decay_policy's rule).
 func (q *Queries) RecomputeForgetAtForDurability(ctx context.Context, durability string) (int64, error) {
 	result, err := q.db.Exec(ctx, recomputeForgetAtForDurability, durability)
 	if err != nil {
@@ -1262,8 +1258,7 @@ func (q *Queries) RecomputeForgetAtForDurability(ctx context.Context, durability
 
 const reinforceFactByID = `-- name: ReinforceFactByID :one
 UPDATE entity_facts f
-SET confidence = least(1, greatest(0, 1 - (1 - tenure_effective_confidence(
-        f.durability, f.category, f.confidence, f.confirmed_at, f.deadline, $1::timestamptz))
+SET confidence = least(1, greatest(0, 1 - (1 - tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz))
         * (1 - $2::double precision))),
     confirmed_at = $1::timestamptz,
     extraction_count = f.extraction_count + 1,
@@ -1275,8 +1270,7 @@ RETURNING f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f
     f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
     f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
     f.extraction_count, f.version, f.created_at, f.updated_at,
-    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
-        f.deadline, $1::timestamptz)::double precision AS effective_confidence
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz)::double precision AS effective_confidence
 `
 
 type ReinforceFactByIDParams struct {
@@ -1368,7 +1362,7 @@ WITH old AS (
     RETURNING f.id, f.scope, f.entity_id, f.key, f.content, f.durability, f.category,
         f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline, f.forget_at,
         f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
-        f.extraction_count, f.version, f.created_at, f.updated_at,
+        f.extraction_count, f.version, f.created_at, f.updated_at, f.decay_half_life, f.decay_from,
         old.archived_at AS old_archived_at, old.archive_reason AS old_archive_reason,
         old.confirmed_at AS old_confirmed_at, old.expires_at AS old_expires_at,
         old.forget_at AS old_forget_at
@@ -1394,8 +1388,7 @@ SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.du
     f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
     f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
     f.extraction_count, f.version, f.created_at, f.updated_at,
-    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
-        f.deadline, $1::timestamptz)::double precision AS effective_confidence
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz)::double precision AS effective_confidence
 FROM upd f
 JOIN entities e ON e.id = f.entity_id
 ORDER BY f.id
@@ -1496,8 +1489,7 @@ SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.du
     f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
     f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
     f.extraction_count, f.version, f.created_at, f.updated_at,
-    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
-        f.deadline, $1::timestamptz)::double precision AS effective_confidence
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz)::double precision AS effective_confidence
 FROM entity_facts f
 JOIN entities e ON e.id = f.entity_id
 WHERE f.entity_id = $2
@@ -1595,8 +1587,7 @@ RETURNING f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f
     f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
     f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
     f.extraction_count, f.version, f.created_at, f.updated_at,
-    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
-        f.deadline, $2::timestamptz)::double precision AS effective_confidence
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $2::timestamptz)::double precision AS effective_confidence
 `
 
 type SetFactContentParams struct {
@@ -1677,8 +1668,7 @@ RETURNING f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f
     f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
     f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
     f.extraction_count, f.version, f.created_at, f.updated_at,
-    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
-        f.deadline, $10::timestamptz)::double precision AS effective_confidence
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $10::timestamptz)::double precision AS effective_confidence
 `
 
 type UpdateFactFieldsParams struct {

@@ -129,6 +129,8 @@ type EntityFact struct {
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
 	Search          interface{}
+	DecayHalfLife   *float64
+	DecayFrom       *time.Time
 }
 
 type MemoryNode struct {

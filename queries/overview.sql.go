@@ -13,8 +13,7 @@ import (
 const overviewForgettingSoon = `-- name: OverviewForgettingSoon :many
 SELECT f.id, f.scope, e.name AS entity_name, f.key, f.content, f.durability, f.category,
     f.forget_at::timestamptz AS forget_at,
-    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
-        f.deadline, $1::timestamptz)::double precision AS effective_confidence
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz)::double precision AS effective_confidence
 FROM entity_facts f
 JOIN entities e ON e.id = f.entity_id
 WHERE f.status = 'active' AND f.forget_at IS NOT NULL AND f.forget_at <= $2::timestamptz

@@ -7,7 +7,7 @@
 -- name: RecallSearch :many
 -- RecallSearch returns the live facts of one scope that match a websearch
 -- query, best first: relevance (ts_rank_cd) times effective confidence at
--- @now. The match goes through entity_facts_search_idx. Filters are optional.
+-- @now. The match goes through entity_facts_scope_search_idx. Filters are optional.
 SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
     f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
     f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
@@ -18,8 +18,7 @@ SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.du
 FROM entity_facts f
 JOIN entities e ON e.id = f.entity_id
 CROSS JOIN LATERAL (
-    SELECT tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
-            f.deadline, @now::timestamptz) AS effective_confidence,
+    SELECT tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz) AS effective_confidence,
         ts_rank_cd(f.search, websearch_to_tsquery('english', @query::text)) AS relevance
 ) r
 WHERE f.search @@ websearch_to_tsquery('english', @query::text)
@@ -46,8 +45,7 @@ SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.du
 FROM entity_facts f
 JOIN entities e ON e.id = f.entity_id
 CROSS JOIN LATERAL (
-    SELECT tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
-            f.deadline, @now::timestamptz) AS effective_confidence
+    SELECT tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz) AS effective_confidence
 ) r
 WHERE f.scope = @scope::text
   AND f.status = 'active'
@@ -94,8 +92,7 @@ LIMIT @max_rows;
 -- the overdue come first; through entity_facts_deadline_idx.
 SELECT f.id, e.name AS entity_name, f.key, f.content, f.durability, f.category,
     f.deadline, f.confirmed_at,
-    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
-        f.deadline, @now::timestamptz)::double precision AS effective_confidence
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz)::double precision AS effective_confidence
 FROM entity_facts f
 JOIN entities e ON e.id = f.entity_id
 WHERE f.status = 'active'
@@ -113,8 +110,7 @@ LIMIT @max_rows;
 -- the most recently confirmed first, through entity_facts_scope_idx.
 SELECT f.id, e.name AS entity_name, f.key, f.content, f.durability, f.category,
     f.deadline, f.confirmed_at,
-    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
-        f.deadline, @now::timestamptz)::double precision AS effective_confidence
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz)::double precision AS effective_confidence
 FROM entity_facts f
 JOIN entities e ON e.id = f.entity_id
 WHERE f.scope = @scope::text
@@ -137,8 +133,7 @@ SELECT f.id, e.name AS entity_name, f.key, f.content, f.durability, f.category,
 FROM entity_facts f
 JOIN entities e ON e.id = f.entity_id
 CROSS JOIN LATERAL (
-    SELECT tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
-            f.deadline, @now::timestamptz) AS effective_confidence
+    SELECT tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz) AS effective_confidence
 ) r
 WHERE f.scope = @scope::text
   AND f.status = 'active'

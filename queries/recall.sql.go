@@ -100,8 +100,7 @@ SELECT f.id, e.name AS entity_name, f.key, f.content, f.durability, f.category,
 FROM entity_facts f
 JOIN entities e ON e.id = f.entity_id
 CROSS JOIN LATERAL (
-    SELECT tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
-            f.deadline, $1::timestamptz) AS effective_confidence
+    SELECT tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz) AS effective_confidence
 ) r
 WHERE f.scope = $2::text
   AND f.status = 'active'
@@ -175,8 +174,7 @@ const briefObligations = `-- name: BriefObligations :many
 
 SELECT f.id, e.name AS entity_name, f.key, f.content, f.durability, f.category,
     f.deadline, f.confirmed_at,
-    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
-        f.deadline, $1::timestamptz)::double precision AS effective_confidence
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz)::double precision AS effective_confidence
 FROM entity_facts f
 JOIN entities e ON e.id = f.entity_id
 WHERE f.status = 'active'
@@ -254,8 +252,7 @@ func (q *Queries) BriefObligations(ctx context.Context, arg BriefObligationsPara
 const briefStates = `-- name: BriefStates :many
 SELECT f.id, e.name AS entity_name, f.key, f.content, f.durability, f.category,
     f.deadline, f.confirmed_at,
-    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
-        f.deadline, $1::timestamptz)::double precision AS effective_confidence
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz)::double precision AS effective_confidence
 FROM entity_facts f
 JOIN entities e ON e.id = f.entity_id
 WHERE f.scope = $2::text
@@ -407,8 +404,7 @@ SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.du
 FROM entity_facts f
 JOIN entities e ON e.id = f.entity_id
 CROSS JOIN LATERAL (
-    SELECT tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
-            f.deadline, $1::timestamptz) AS effective_confidence
+    SELECT tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz) AS effective_confidence
 ) r
 WHERE f.scope = $2::text
   AND f.status = 'active'
@@ -527,8 +523,7 @@ SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.du
 FROM entity_facts f
 JOIN entities e ON e.id = f.entity_id
 CROSS JOIN LATERAL (
-    SELECT tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
-            f.deadline, $1::timestamptz) AS effective_confidence,
+    SELECT tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz) AS effective_confidence,
         ts_rank_cd(f.search, websearch_to_tsquery('english', $2::text)) AS relevance
 ) r
 WHERE f.search @@ websearch_to_tsquery('english', $2::text)
@@ -588,7 +583,7 @@ type RecallSearchRow struct {
 // confidence at or above its policy's floor).
 // RecallSearch returns the live facts of one scope that match a websearch
 // query, best first: relevance (ts_rank_cd) times effective confidence at
-// @now. The match goes through entity_facts_search_idx. Filters are optional.
+// @now. The match goes through entity_facts_scope_search_idx. Filters are optional.
 func (q *Queries) RecallSearch(ctx context.Context, arg RecallSearchParams) ([]RecallSearchRow, error) {
 	rows, err := q.db.Query(ctx, recallSearch,
 		arg.Now,

@@ -50,8 +50,7 @@ SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.du
     f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
     f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
     f.extraction_count, f.version, f.created_at, f.updated_at,
-    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
-        f.deadline, @now::timestamptz)::double precision AS effective_confidence
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz)::double precision AS effective_confidence
 FROM entity_facts f
 JOIN entities e ON e.id = f.entity_id
 WHERE f.id = ANY(@ids::bigint[])
@@ -82,8 +81,7 @@ ORDER BY d.id;
 -- 1 - (1 - c_now)(1 - c_other), with c_other the merged fact's effective
 -- confidence; it is confirmed now and counts the merged fact's observations.
 UPDATE entity_facts f
-SET confidence = least(1, greatest(0, 1 - (1 - tenure_effective_confidence(
-        f.durability, f.category, f.confidence, f.confirmed_at, f.deadline, @now::timestamptz))
+SET confidence = least(1, greatest(0, 1 - (1 - tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz))
         * (1 - @other_confidence::double precision))),
     confirmed_at = @now::timestamptz,
     extraction_count = f.extraction_count + @other_count::int,
@@ -95,5 +93,4 @@ RETURNING f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f
     f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
     f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
     f.extraction_count, f.version, f.created_at, f.updated_at,
-    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
-        f.deadline, @now::timestamptz)::double precision AS effective_confidence;
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz)::double precision AS effective_confidence;

@@ -106,8 +106,7 @@ func (q *Queries) ListOpenReviewItems(ctx context.Context, arg ListOpenReviewIte
 
 const mergeFactInto = `-- name: MergeFactInto :one
 UPDATE entity_facts f
-SET confidence = least(1, greatest(0, 1 - (1 - tenure_effective_confidence(
-        f.durability, f.category, f.confidence, f.confirmed_at, f.deadline, $1::timestamptz))
+SET confidence = least(1, greatest(0, 1 - (1 - tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz))
         * (1 - $2::double precision))),
     confirmed_at = $1::timestamptz,
     extraction_count = f.extraction_count + $3::int,
@@ -119,8 +118,7 @@ RETURNING f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f
     f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
     f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
     f.extraction_count, f.version, f.created_at, f.updated_at,
-    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
-        f.deadline, $1::timestamptz)::double precision AS effective_confidence
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz)::double precision AS effective_confidence
 `
 
 type MergeFactIntoParams struct {
@@ -316,8 +314,7 @@ SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.du
     f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
     f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
     f.extraction_count, f.version, f.created_at, f.updated_at,
-    tenure_effective_confidence(f.durability, f.category, f.confidence, f.confirmed_at,
-        f.deadline, $1::timestamptz)::double precision AS effective_confidence
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz)::double precision AS effective_confidence
 FROM entity_facts f
 JOIN entities e ON e.id = f.entity_id
 WHERE f.id = ANY($2::bigint[])

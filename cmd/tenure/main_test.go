@@ -436,8 +436,10 @@ func TestServeRunsScheduledJobs(t *testing.T) {
 	}
 }
 
-// TestPoolPlansEachExecution: the pool plans every execution for its
-// parameters, never reusing a generic plan for the optional-filter queries.
+// TestPoolPlansEachExecution: the pool sends statements unnamed, so each
+// execution is planned for its parameters and no generic plan is ever
+// reused for the optional-filter queries; the server's own plan cache
+// setting is left alone for triggers and foreign-key checks.
 func TestPoolPlansEachExecution(t *testing.T) {
 	pcfg, err := poolConfig(pgtest.NewURL(t))
 	if err != nil {
@@ -448,11 +450,30 @@ func TestPoolPlansEachExecution(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	var mode string
-	if err := pool.QueryRow(context.Background(), `SHOW plan_cache_mode`).Scan(&mode); err != nil {
+	ctx := context.Background()
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if mode != "force_custom_plan" {
-		t.Errorf("plan_cache_mode = %s, want force_custom_plan", mode)
+	defer conn.Release()
+	for i := 0; i < 10; i++ {
+		var n int
+		if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_class WHERE relpages >= $1`, i).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var named int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_prepared_statements`).Scan(&named); err != nil {
+		t.Fatal(err)
+	}
+	if named != 0 {
+		t.Errorf("%d named prepared statements on the connection after ten executions, want 0 (each execution planned anew)", named)
+	}
+	var mode string
+	if err := conn.QueryRow(ctx, `SHOW plan_cache_mode`).Scan(&mode); err != nil {
+		t.Fatal(err)
+	}
+	if mode != "auto" {
+		t.Errorf("plan_cache_mode = %s, want auto: forcing custom plans re-plans every trigger call", mode)
 	}
 }
