@@ -15,14 +15,16 @@ SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.du
     r.effective_confidence::double precision AS effective_confidence,
     r.relevance::double precision AS relevance,
     (r.relevance * r.effective_confidence)::double precision AS score
-FROM entity_facts f
+-- The query is parsed once, in FROM: written inline, websearch_to_tsquery
+-- (a stable function) would be evaluated again for every matching row.
+FROM websearch_to_tsquery('english', @query::text) q
+JOIN entity_facts f ON f.search @@ q
 JOIN entities e ON e.id = f.entity_id
 CROSS JOIN LATERAL (
     SELECT tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz) AS effective_confidence,
-        ts_rank_cd(f.search, websearch_to_tsquery('english', @query::text)) AS relevance
+        ts_rank_cd(f.search, q) AS relevance
 ) r
-WHERE f.search @@ websearch_to_tsquery('english', @query::text)
-  AND f.scope = @scope::text
+WHERE f.scope = @scope::text
   AND f.status = 'active'
   AND (f.forget_at IS NULL OR f.forget_at > @now::timestamptz)
   AND (sqlc.narg('entity')::text IS NULL OR e.name = sqlc.narg('entity')::text)

@@ -520,16 +520,16 @@ SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.du
     r.effective_confidence::double precision AS effective_confidence,
     r.relevance::double precision AS relevance,
     (r.relevance * r.effective_confidence)::double precision AS score
-FROM entity_facts f
+FROM websearch_to_tsquery('english', $1::text) q
+JOIN entity_facts f ON f.search @@ q
 JOIN entities e ON e.id = f.entity_id
 CROSS JOIN LATERAL (
-    SELECT tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz) AS effective_confidence,
-        ts_rank_cd(f.search, websearch_to_tsquery('english', $2::text)) AS relevance
+    SELECT tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $2::timestamptz) AS effective_confidence,
+        ts_rank_cd(f.search, q) AS relevance
 ) r
-WHERE f.search @@ websearch_to_tsquery('english', $2::text)
-  AND f.scope = $3::text
+WHERE f.scope = $3::text
   AND f.status = 'active'
-  AND (f.forget_at IS NULL OR f.forget_at > $1::timestamptz)
+  AND (f.forget_at IS NULL OR f.forget_at > $2::timestamptz)
   AND ($4::text IS NULL OR e.name = $4::text)
   AND ($5::text IS NULL OR f.category = $5::text)
   AND ($6::text IS NULL OR f.durability = $6::text)
@@ -538,8 +538,8 @@ LIMIT $7
 `
 
 type RecallSearchParams struct {
-	Now        time.Time
 	Query      string
+	Now        time.Time
 	Scope      string
 	Entity     *string
 	Category   *string
@@ -584,10 +584,12 @@ type RecallSearchRow struct {
 // RecallSearch returns the live facts of one scope that match a websearch
 // query, best first: relevance (ts_rank_cd) times effective confidence at
 // @now. The match goes through entity_facts_scope_search_idx. Filters are optional.
+// The query is parsed once, in FROM: written inline, websearch_to_tsquery
+// (a stable function) would be evaluated again for every matching row.
 func (q *Queries) RecallSearch(ctx context.Context, arg RecallSearchParams) ([]RecallSearchRow, error) {
 	rows, err := q.db.Query(ctx, recallSearch,
-		arg.Now,
 		arg.Query,
+		arg.Now,
 		arg.Scope,
 		arg.Entity,
 		arg.Category,

@@ -72,6 +72,12 @@ func poolConfig(url string) (*pgxpool.Config, error) {
 	}
 	pcfg.ConnConfig.RuntimeParams["application_name"] = "tenure"
 	pcfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheDescribe
+	// Tenure's working set lives in memory or on SSD, where a random page
+	// read costs about what a sequential one does. At the default of 4 the
+	// facts list filtered by a category walked the primary key backwards
+	// through 100,000 newer facts of other categories (30 ms) rather than
+	// read 51 rows from the category index (under 1 ms).
+	pcfg.ConnConfig.RuntimeParams["random_page_cost"] = "1.1"
 	return pcfg, nil
 }
 
