@@ -157,8 +157,11 @@ confidence, confirmed_at, deadline, $1) WHERE status = 'active'`
 
 func decay(ctx context.Context, pool *pgxpool.Pool, store *memory.Store, now time.Time, due int, progress io.Writer) ([]Result, error) {
 	fmt.Fprintln(progress, "decay: floor, Tenure, then the full rewrite")
-	// Warm the index and the table once, then keep the best of three floors.
-	var floor time.Duration
+	// Three rounds of the floor (rolled back) then Decay (committed), the
+	// archived facts made active again after each round so the next one
+	// finds the same due set; each side keeps its best round. Both sides
+	// then step over the same dead row versions.
+	var floor, took time.Duration
 	for i := 0; i < 3; i++ {
 		d, n, err := timeTx(ctx, pool, floorDecaySQL, now)
 		if err != nil {
@@ -170,15 +173,27 @@ func decay(ctx context.Context, pool *pgxpool.Pool, store *memory.Store, now tim
 		if i == 0 || d < floor {
 			floor = d
 		}
-	}
-	start := time.Now()
-	r, err := store.Decay(ctx, memory.System("bench"))
-	took := time.Since(start)
-	if err != nil {
-		return nil, err
-	}
-	if r.Archived != due {
-		return nil, fmt.Errorf("decay archived %d facts, want %d", r.Archived, due)
+		start := time.Now()
+		r, err := store.Decay(ctx, memory.System("bench"))
+		t := time.Since(start)
+		if err != nil {
+			return nil, err
+		}
+		if r.Archived != due {
+			return nil, fmt.Errorf("decay archived %d facts, want %d", r.Archived, due)
+		}
+		if i == 0 || t < took {
+			took = t
+		}
+		if i < 2 {
+			tag, err := pool.Exec(ctx, restoreDecayedSQL, now)
+			if err != nil {
+				return nil, fmt.Errorf("decay: restore: %w", err)
+			}
+			if int(tag.RowsAffected()) != due {
+				return nil, fmt.Errorf("decay: restored %d facts, want %d", tag.RowsAffected(), due)
+			}
+		}
 	}
 	// The rewrite runs last: its rolled-back UPDATE leaves a dead version of
 	// every active row and an index entry for each, which would slow the
@@ -196,6 +211,11 @@ func decay(ctx context.Context, pool *pgxpool.Pool, store *memory.Store, now tim
 			Target: "≤ 0.01× (≥ 100× faster)", Met: met(100*float64(took) <= float64(rewrite))},
 	}, nil
 }
+
+// restoreDecayedSQL makes the facts the bench's Decay archived active again;
+// their forget_at has still passed, so they are due again.
+const restoreDecayedSQL = `UPDATE entity_facts SET status = 'active', archived_at = NULL, archive_reason = NULL
+WHERE status = 'archived' AND archived_at = $1`
 
 // floorConsolidateSQL copies the pending durable rows into entity_facts with
 // one statement: no classification, no locks, no merge, no audit.
@@ -458,8 +478,8 @@ func recall(ctx context.Context, pool *pgxpool.Pool, store *memory.Store, now ti
 			continue
 		}
 		out = append(out, Result{
-			Workload: fmt.Sprintf("recall p95, %s (%d queries, %d live matches each on average)",
-				recallKinds[k], len(d), matches[k]/int64(len(d))),
+			Workload: fmt.Sprintf("recall p95, %s (%d queries, %.1f live matches each on average)",
+				recallKinds[k], len(d), float64(matches[k])/float64(len(d))),
 			Unit: "ms", Tenure: ms(percentile(d, 0.95)),
 		})
 	}

@@ -21,12 +21,14 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"net"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -85,6 +87,9 @@ type Options struct {
 	// machine (not only of the server) can then corrupt the data folder, so
 	// never use it for data that matters.
 	Ephemeral bool
+	// Settings are extra server settings ("shared_buffers": "1GB"), passed
+	// as -c name=value at each start.
+	Settings map[string]string
 	// Logger receives start and stop messages; default slog.Default().
 	Logger *slog.Logger
 	// Getenv reads the environment (PG_BIN); default os.Getenv.
@@ -573,6 +578,9 @@ func (c *Cluster) launch(ctx context.Context, binDir string, port int, acct *acc
 		"-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="}
 	if opts.Ephemeral {
 		args = append(args, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
+	}
+	for _, name := range slices.Sorted(maps.Keys(opts.Settings)) {
+		args = append(args, "-c", name+"="+opts.Settings[name])
 	}
 	cmd := exec.Command(filepath.Join(binDir, "postgres"+exeSuffix), args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile

@@ -645,3 +645,47 @@ func TestAttachToRunningServer(t *testing.T) {
 		t.Error("Start(Attach) with no server running attached to nothing")
 	}
 }
+
+func TestSharedBuffersFor(t *testing.T) {
+	files := func(m map[string]string) func(string) ([]byte, error) {
+		return func(name string) ([]byte, error) {
+			if v, ok := m[name]; ok {
+				return []byte(v), nil
+			}
+			return nil, os.ErrNotExist
+		}
+	}
+	tests := []struct {
+		name  string
+		files map[string]string
+		want  string
+	}{
+		{"nothing readable", nil, "128MB"},
+		{"4 GiB machine", map[string]string{"/proc/meminfo": "MemTotal:        4194304 kB\nMemFree: 1 kB\n"}, "1024MB"},
+		{"big machine is capped", map[string]string{"/proc/meminfo": "MemTotal:       67108864 kB\n"}, "2048MB"},
+		{"small machine gets the default", map[string]string{"/proc/meminfo": "MemTotal:         262144 kB\n"}, "128MB"},
+		{"cgroup v2 limit wins when lower", map[string]string{
+			"/proc/meminfo": "MemTotal:       67108864 kB\n", "/sys/fs/cgroup/memory.max": "2147483648\n"}, "512MB"},
+		{"cgroup v2 without a limit", map[string]string{
+			"/proc/meminfo": "MemTotal:        4194304 kB\n", "/sys/fs/cgroup/memory.max": "max\n"}, "1024MB"},
+		{"cgroup v1 limit", map[string]string{
+			"/proc/meminfo": "MemTotal:        8388608 kB\n", "/sys/fs/cgroup/memory/memory.limit_in_bytes": "1073741824"}, "256MB"},
+	}
+	for _, tt := range tests {
+		if got := sharedBuffersFor(memoryLimit(files(tt.files))); got != tt.want {
+			t.Errorf("%s: shared buffers = %s, want %s", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestSettingsReachTheServer: Options.Settings become server settings.
+func TestSettingsReachTheServer(t *testing.T) {
+	t.Parallel()
+	requireBinaries(t)
+	opts := testOptions(t, filepath.Join(tempDir(t), "data"))
+	opts.Settings = map[string]string{"shared_buffers": "48MB", "work_mem": "7MB"}
+	c := startCluster(t, opts)
+	if got := queryString(t, c.URL(), "SELECT current_setting('shared_buffers') || ' ' || current_setting('work_mem')"); got != "48MB 7MB" {
+		t.Errorf("shared_buffers, work_mem = %q, want \"48MB 7MB\"", got)
+	}
+}

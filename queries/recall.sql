@@ -7,7 +7,34 @@
 -- name: RecallSearch :many
 -- RecallSearch returns the live facts of one scope that match a websearch
 -- query, best first: relevance (ts_rank_cd) times effective confidence at
--- @now. The match goes through entity_facts_scope_search_idx. Filters are optional.
+-- @now. The match goes through entity_facts_scope_search_idx. Filters are
+-- optional. Every match is scored from a narrow row (the wide columns of
+-- thousands of matches cost more than their scores); only the best max_rows
+-- are read whole.
+WITH ranked AS (
+    SELECT m.id, m.effective_confidence, m.relevance
+    FROM (
+        SELECT f.id,
+            tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz) AS effective_confidence,
+            ts_rank_cd(f.search, q) AS relevance
+        -- The query is parsed once, in FROM: written inline, websearch_to_tsquery
+        -- (a stable function) could be evaluated again for every matching row.
+        FROM websearch_to_tsquery('english', @query::text) q
+        JOIN entity_facts f ON f.search @@ q
+        WHERE f.scope = @scope::text
+          AND f.status = 'active'
+          AND (f.forget_at IS NULL OR f.forget_at > @now::timestamptz)
+          AND (sqlc.narg('entity')::text IS NULL OR f.entity_id = (
+              SELECT x.id FROM entities x WHERE x.scope = @scope::text AND x.name = sqlc.narg('entity')::text))
+          AND (sqlc.narg('category')::text IS NULL OR f.category = sqlc.narg('category')::text)
+          AND (sqlc.narg('durability')::text IS NULL OR f.durability = sqlc.narg('durability')::text)
+        -- OFFSET 0 keeps this a subquery, so each score is computed once per
+        -- match rather than again for the sort key.
+        OFFSET 0
+    ) m
+    ORDER BY m.relevance * m.effective_confidence DESC, m.id DESC
+    LIMIT @max_rows
+)
 SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
     f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
     f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
@@ -15,28 +42,29 @@ SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.du
     r.effective_confidence::double precision AS effective_confidence,
     r.relevance::double precision AS relevance,
     (r.relevance * r.effective_confidence)::double precision AS score
--- The query is parsed once, in FROM: written inline, websearch_to_tsquery
--- (a stable function) would be evaluated again for every matching row.
-FROM websearch_to_tsquery('english', @query::text) q
-JOIN entity_facts f ON f.search @@ q
+FROM ranked r
+JOIN entity_facts f ON f.id = r.id
 JOIN entities e ON e.id = f.entity_id
-CROSS JOIN LATERAL (
-    SELECT tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz) AS effective_confidence,
-        ts_rank_cd(f.search, q) AS relevance
-) r
-WHERE f.scope = @scope::text
-  AND f.status = 'active'
-  AND (f.forget_at IS NULL OR f.forget_at > @now::timestamptz)
-  AND (sqlc.narg('entity')::text IS NULL OR e.name = sqlc.narg('entity')::text)
-  AND (sqlc.narg('category')::text IS NULL OR f.category = sqlc.narg('category')::text)
-  AND (sqlc.narg('durability')::text IS NULL OR f.durability = sqlc.narg('durability')::text)
-ORDER BY score DESC, f.id DESC
-LIMIT @max_rows;
+ORDER BY score DESC, f.id DESC;
 
 -- name: RecallByConfidence :many
 -- RecallByConfidence returns the live facts of one scope, the most confident
 -- now first: recall without a query. It has RecallSearch's columns, with
--- relevance 1.
+-- relevance 1, and ranks narrow rows the same way.
+WITH ranked AS (
+    SELECT f.id,
+        tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz) AS effective_confidence
+    FROM entity_facts f
+    WHERE f.scope = @scope::text
+      AND f.status = 'active'
+      AND (f.forget_at IS NULL OR f.forget_at > @now::timestamptz)
+      AND (sqlc.narg('entity')::text IS NULL OR f.entity_id = (
+          SELECT x.id FROM entities x WHERE x.scope = @scope::text AND x.name = sqlc.narg('entity')::text))
+      AND (sqlc.narg('category')::text IS NULL OR f.category = sqlc.narg('category')::text)
+      AND (sqlc.narg('durability')::text IS NULL OR f.durability = sqlc.narg('durability')::text)
+    ORDER BY effective_confidence DESC, f.id DESC
+    LIMIT @max_rows
+)
 SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
     f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
     f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
@@ -44,19 +72,10 @@ SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.du
     r.effective_confidence::double precision AS effective_confidence,
     1::double precision AS relevance,
     r.effective_confidence::double precision AS score
-FROM entity_facts f
+FROM ranked r
+JOIN entity_facts f ON f.id = r.id
 JOIN entities e ON e.id = f.entity_id
-CROSS JOIN LATERAL (
-    SELECT tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz) AS effective_confidence
-) r
-WHERE f.scope = @scope::text
-  AND f.status = 'active'
-  AND (f.forget_at IS NULL OR f.forget_at > @now::timestamptz)
-  AND (sqlc.narg('entity')::text IS NULL OR e.name = sqlc.narg('entity')::text)
-  AND (sqlc.narg('category')::text IS NULL OR f.category = sqlc.narg('category')::text)
-  AND (sqlc.narg('durability')::text IS NULL OR f.durability = sqlc.narg('durability')::text)
-ORDER BY score DESC, f.id DESC
-LIMIT @max_rows;
+ORDER BY score DESC, f.id DESC;
 
 -- name: DecisionsOfFacts :many
 -- DecisionsOfFacts returns the decisions recorded by the named facts, with

@@ -394,6 +394,20 @@ func (q *Queries) DecisionsOfFacts(ctx context.Context, factIds []int64) ([]Deci
 }
 
 const recallByConfidence = `-- name: RecallByConfidence :many
+WITH ranked AS (
+    SELECT f.id,
+        tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz) AS effective_confidence
+    FROM entity_facts f
+    WHERE f.scope = $2::text
+      AND f.status = 'active'
+      AND (f.forget_at IS NULL OR f.forget_at > $1::timestamptz)
+      AND ($3::text IS NULL OR f.entity_id = (
+          SELECT x.id FROM entities x WHERE x.scope = $2::text AND x.name = $3::text))
+      AND ($4::text IS NULL OR f.category = $4::text)
+      AND ($5::text IS NULL OR f.durability = $5::text)
+    ORDER BY effective_confidence DESC, f.id DESC
+    LIMIT $6
+)
 SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
     f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
     f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
@@ -401,19 +415,10 @@ SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.du
     r.effective_confidence::double precision AS effective_confidence,
     1::double precision AS relevance,
     r.effective_confidence::double precision AS score
-FROM entity_facts f
+FROM ranked r
+JOIN entity_facts f ON f.id = r.id
 JOIN entities e ON e.id = f.entity_id
-CROSS JOIN LATERAL (
-    SELECT tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz) AS effective_confidence
-) r
-WHERE f.scope = $2::text
-  AND f.status = 'active'
-  AND (f.forget_at IS NULL OR f.forget_at > $1::timestamptz)
-  AND ($3::text IS NULL OR e.name = $3::text)
-  AND ($4::text IS NULL OR f.category = $4::text)
-  AND ($5::text IS NULL OR f.durability = $5::text)
 ORDER BY score DESC, f.id DESC
-LIMIT $6
 `
 
 type RecallByConfidenceParams struct {
@@ -456,7 +461,7 @@ type RecallByConfidenceRow struct {
 
 // RecallByConfidence returns the live facts of one scope, the most confident
 // now first: recall without a query. It has RecallSearch's columns, with
-// relevance 1.
+// relevance 1, and ranks narrow rows the same way.
 func (q *Queries) RecallByConfidence(ctx context.Context, arg RecallByConfidenceParams) ([]RecallByConfidenceRow, error) {
 	rows, err := q.db.Query(ctx, recallByConfidence,
 		arg.Now,
@@ -513,6 +518,30 @@ func (q *Queries) RecallByConfidence(ctx context.Context, arg RecallByConfidence
 
 const recallSearch = `-- name: RecallSearch :many
 
+WITH ranked AS (
+    SELECT m.id, m.effective_confidence, m.relevance
+    FROM (
+        SELECT f.id,
+            tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz) AS effective_confidence,
+            ts_rank_cd(f.search, q) AS relevance
+        -- The query is parsed once, in FROM: written inline, websearch_to_tsquery
+        -- (a stable function) could be evaluated again for every matching row.
+        FROM websearch_to_tsquery('english', $2::text) q
+        JOIN entity_facts f ON f.search @@ q
+        WHERE f.scope = $3::text
+          AND f.status = 'active'
+          AND (f.forget_at IS NULL OR f.forget_at > $1::timestamptz)
+          AND ($4::text IS NULL OR f.entity_id = (
+              SELECT x.id FROM entities x WHERE x.scope = $3::text AND x.name = $4::text))
+          AND ($5::text IS NULL OR f.category = $5::text)
+          AND ($6::text IS NULL OR f.durability = $6::text)
+        -- OFFSET 0 keeps this a subquery, so each score is computed once per
+        -- match rather than again for the sort key.
+        OFFSET 0
+    ) m
+    ORDER BY m.relevance * m.effective_confidence DESC, m.id DESC
+    LIMIT $7
+)
 SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
     f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
     f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
@@ -520,26 +549,15 @@ SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.du
     r.effective_confidence::double precision AS effective_confidence,
     r.relevance::double precision AS relevance,
     (r.relevance * r.effective_confidence)::double precision AS score
-FROM websearch_to_tsquery('english', $1::text) q
-JOIN entity_facts f ON f.search @@ q
+FROM ranked r
+JOIN entity_facts f ON f.id = r.id
 JOIN entities e ON e.id = f.entity_id
-CROSS JOIN LATERAL (
-    SELECT tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $2::timestamptz) AS effective_confidence,
-        ts_rank_cd(f.search, q) AS relevance
-) r
-WHERE f.scope = $3::text
-  AND f.status = 'active'
-  AND (f.forget_at IS NULL OR f.forget_at > $2::timestamptz)
-  AND ($4::text IS NULL OR e.name = $4::text)
-  AND ($5::text IS NULL OR f.category = $5::text)
-  AND ($6::text IS NULL OR f.durability = $6::text)
 ORDER BY score DESC, f.id DESC
-LIMIT $7
 `
 
 type RecallSearchParams struct {
-	Query      string
 	Now        time.Time
+	Query      string
 	Scope      string
 	Entity     *string
 	Category   *string
@@ -583,13 +601,14 @@ type RecallSearchRow struct {
 // confidence at or above its policy's floor).
 // RecallSearch returns the live facts of one scope that match a websearch
 // query, best first: relevance (ts_rank_cd) times effective confidence at
-// @now. The match goes through entity_facts_scope_search_idx. Filters are optional.
-// The query is parsed once, in FROM: written inline, websearch_to_tsquery
-// (a stable function) would be evaluated again for every matching row.
+// @now. The match goes through entity_facts_scope_search_idx. Filters are
+// optional. Every match is scored from a narrow row (the wide columns of
+// thousands of matches cost more than their scores); only the best max_rows
+// are read whole.
 func (q *Queries) RecallSearch(ctx context.Context, arg RecallSearchParams) ([]RecallSearchRow, error) {
 	rows, err := q.db.Query(ctx, recallSearch,
-		arg.Query,
 		arg.Now,
+		arg.Query,
 		arg.Scope,
 		arg.Entity,
 		arg.Category,

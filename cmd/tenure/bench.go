@@ -79,13 +79,15 @@ func runBench(ctx context.Context, env *environment, args []string) error {
 		}
 		defer os.RemoveAll(dir)
 		os.Chmod(dir, 0o755)
-		cluster, err := pglocal.Start(ctx, pglocal.Options{DataDir: dir + "/pg", Ephemeral: true, Logger: logger, Getenv: env.getenv})
+		cluster, err := pglocal.Start(ctx, pglocal.Options{DataDir: dir + "/pg", Ephemeral: true, Logger: logger, Getenv: env.getenv,
+			Settings: privateClusterSettings()})
 		if err != nil {
 			return err
 		}
 		defer cluster.Stop(context.WithoutCancel(ctx))
 		url = cluster.URL()
-		fmt.Fprintf(env.stderr, "private cluster: PostgreSQL %s, fsync off, in %s\n", cluster.Version(), dir)
+		fmt.Fprintf(env.stderr, "private cluster: PostgreSQL %s, fsync off, shared_buffers %s, in %s\n", cluster.Version(),
+			privateClusterSettings()["shared_buffers"], dir)
 	}
 	pcfg, err := poolConfig(url)
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/tenurehq/tenure/internal/pgtest"
+	"github.com/tenurehq/tenure/pglocal"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -303,6 +304,18 @@ func TestServeOnPrivateCluster(t *testing.T) {
 	if err != nil || !strings.Contains(tokenOut, "tnr_") {
 		t.Errorf("token create while serve runs = %q, %v", tokenOut, err)
 	}
+	// The private cluster's buffer cache is sized to the machine.
+	attached, err := pglocal.Start(context.Background(), pglocal.Options{DataDir: filepath.Join(dir, "pg"), Attach: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	apool := pgtest.Connect(t, attached.URL())
+	var sized bool
+	if err := apool.QueryRow(context.Background(), `SELECT pg_size_bytes(current_setting('shared_buffers')) = pg_size_bytes($1)`,
+		pglocal.SharedBuffers()).Scan(&sized); err != nil || !sized {
+		t.Errorf("private cluster shared_buffers is not %s (err %v)", pglocal.SharedBuffers(), err)
+	}
+	apool.Close()
 	// A second serve on the same folder is refused: one server owns it.
 	if _, _, err := runCmd(t, env, "", "serve", "--addr", "127.0.0.1:0"); err == nil || !strings.Contains(err.Error(), "in use") {
 		t.Errorf("second serve on the same data folder = %v, want it refused as in use", err)
@@ -475,5 +488,12 @@ func TestPoolPlansEachExecution(t *testing.T) {
 	}
 	if mode != "auto" {
 		t.Errorf("plan_cache_mode = %s, want auto: forcing custom plans re-plans every trigger call", mode)
+	}
+	var workers string
+	if err := conn.QueryRow(ctx, `SHOW max_parallel_workers_per_gather`).Scan(&workers); err != nil {
+		t.Fatal(err)
+	}
+	if workers != "0" {
+		t.Errorf("max_parallel_workers_per_gather = %s, want 0", workers)
 	}
 }
