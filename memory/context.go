@@ -3,6 +3,8 @@ package memory
 import (
 	"context"
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -171,8 +173,16 @@ func (s *Store) ContextBrief(ctx context.Context, o BriefOptions) (Brief, error)
 		for _, r := range sts {
 			c.states = append(c.states, newBriefItem(briefFactRow(r), now))
 		}
-		fs, err := q.BriefDurableFacts(ctx, queries.BriefDurableFactsParams{Now: now, Scope: o.Scope, Entity: entity, MaxRows: maxRows})
-		if err != nil {
+		var fs []briefFactRow
+		if entity != nil {
+			rows, err := q.BriefDurableFacts(ctx, queries.BriefDurableFactsParams{Now: now, Scope: o.Scope, Entity: entity, MaxRows: maxRows})
+			if err != nil {
+				return fmt.Errorf("facts: %w", err)
+			}
+			for _, r := range rows {
+				fs = append(fs, briefFactRow(r))
+			}
+		} else if fs, err = briefTopDurable(ctx, q, now, o.Scope, int(maxRows)); err != nil {
 			return fmt.Errorf("facts: %w", err)
 		}
 		shown := make(map[int64]bool, len(c.obligations)+len(c.states))
@@ -184,7 +194,7 @@ func (s *Store) ContextBrief(ctx context.Context, o BriefOptions) (Brief, error)
 		}
 		for _, r := range fs {
 			if !shown[r.ID] {
-				c.facts = append(c.facts, newBriefItem(briefFactRow(r), now))
+				c.facts = append(c.facts, newBriefItem(r, now))
 			}
 		}
 		return nil
@@ -193,6 +203,77 @@ func (s *Store) ContextBrief(ctx context.Context, o BriefOptions) (Brief, error)
 		return Brief{}, fmt.Errorf("context brief: %w", err)
 	}
 	return packBrief(o.Scope, o.Budget, c), nil
+}
+
+// briefTopDurable returns the n durable facts of scope (permanent and
+// long-term, not decisions) with the highest effective confidence ×
+// importance at now, best first (ties: newest first), as BriefDurableFacts
+// would, without scoring them all: it walks the facts from the highest
+// confidence × importance, a bound no score exceeds, and stops once the
+// next bound is below the n-th best score found.
+func briefTopDurable(ctx context.Context, q *queries.Queries, now time.Time, scope string, n int) ([]briefFactRow, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	type scored struct {
+		id    int64
+		score float64
+	}
+	better := func(a, b scored) bool { return a.score > b.score || a.score == b.score && a.id > b.id }
+	top := make([]scored, 0, n+1)
+	batch := max(2*n, 256)
+	params := queries.BriefDurableCandidatesParams{Now: now, Scope: scope, BeforeBound: math.Inf(1),
+		BeforeID: math.MaxInt64, BatchSize: int32(batch)}
+	for {
+		rows, err := q.BriefDurableCandidates(ctx, params)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			c := scored{r.ID, r.Score}
+			if len(top) == n && !better(c, top[n-1]) {
+				continue
+			}
+			i, _ := slices.BinarySearchFunc(top, c, func(a, b scored) int {
+				if better(a, b) {
+					return -1
+				}
+				return 1
+			})
+			top = slices.Insert(top, i, c)
+			if len(top) > n {
+				top = top[:n]
+			}
+		}
+		if len(rows) < batch {
+			break
+		}
+		last := rows[len(rows)-1]
+		// Every fact after last scores at most last.Bound.
+		if len(top) == n && last.Bound < top[n-1].score {
+			break
+		}
+		params.BeforeBound, params.BeforeID = last.Bound, last.ID
+	}
+	ids := make([]int64, len(top))
+	for i, t := range top {
+		ids[i] = t.id
+	}
+	rows, err := q.BriefFactsByID(ctx, queries.BriefFactsByIDParams{Now: now, Ids: ids})
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[int64]briefFactRow, len(rows))
+	for _, r := range rows {
+		byID[r.ID] = briefFactRow(r)
+	}
+	out := make([]briefFactRow, 0, len(top))
+	for _, id := range ids {
+		if r, ok := byID[id]; ok {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }
 
 func newBriefItem(r briefFactRow, now time.Time) BriefItem {

@@ -4,12 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/tenurehq/tenure/queries"
 )
 
 func (rf *recallFixture) brief(t *testing.T, o BriefOptions) Brief {
@@ -350,4 +355,139 @@ func isSubsequence(sub, full []int64) bool {
 		}
 	}
 	return i == len(sub)
+}
+
+// TestBriefTopDurableAgreesWithFullRanking: the brief's bounded walk picks
+// the same facts, in the same order, as scoring every durable fact of the
+// scope, also when the best scores lie deep in the walk (old facts with a
+// high confidence × importance come first but have decayed), and it reads
+// them through entity_facts_brief_idx.
+func TestBriefTopDurableAgreesWithFullRanking(t *testing.T) {
+	fx := newFixture(t)
+	ctx := context.Background()
+	now := fx.clock()
+	if _, err := fx.pool.Exec(ctx, `INSERT INTO entities (scope, name) VALUES ('acme', 'Ann'), ('other', 'Bob')`); err != nil {
+		t.Fatal(err)
+	}
+	// 1,000 permanent facts confirmed 20 years ago (a quarter of their
+	// confidence left), with high bounds; 1,000 long-term facts confirmed in
+	// the last month, with lower bounds and higher scores; decisions, a
+	// short-term fact, an archived one and another scope's, which never count.
+	if _, err := fx.pool.Exec(ctx, `INSERT INTO entity_facts (scope, entity_id, content, durability, category,
+			confidence, importance, confirmed_at)
+		SELECT e.scope, e.id, 'fact ' || i, d.durability, d.category,
+			d.c0 + (i % 97) / 1000.0, d.imp - (i % 89) / 1000.0, $1::timestamptz - d.age - (i % 30) * interval '1 day'
+		FROM generate_series(1, 1000) i
+		CROSS JOIN (VALUES
+			('permanent', 'identity', 0.9, 0.99, interval '7300 days', 'acme'),
+			('long_term', 'preference', 0.5, 0.6, interval '0 days', 'acme'),
+			('permanent', 'decision', 0.9, 0.99, interval '0 days', 'acme'),
+			('short_term', 'state', 0.9, 0.99, interval '0 days', 'acme'),
+			('long_term', 'preference', 0.9, 0.99, interval '0 days', 'other')
+		) AS d(durability, category, c0, imp, age, scope)
+		JOIN entities e ON e.scope = d.scope`, now); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fx.pool.Exec(ctx, `UPDATE entity_facts SET status = 'archived', archived_at = $1
+		WHERE id IN (SELECT id FROM entity_facts WHERE durability = 'long_term' AND scope = 'acme' ORDER BY confidence DESC LIMIT 1)`, now); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fx.pool.Exec(ctx, `ANALYZE entity_facts`); err != nil {
+		t.Fatal(err)
+	}
+	q := queries.New(fx.pool)
+	for _, n := range []int{1, 7, 40, 300, 1500, 5000} {
+		got, err := briefTopDurable(ctx, q, now, "acme", n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := q.BriefDurableFacts(ctx, queries.BriefDurableFactsParams{Now: now, Scope: "acme", MaxRows: int32(n)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("n=%d: bounded walk returned %d facts, full ranking %d", n, len(got), len(want))
+		}
+		for i := range want {
+			if got[i].ID != want[i].ID || got[i].EffectiveConfidence != want[i].EffectiveConfidence {
+				t.Fatalf("n=%d: fact %d is %d (%v), full ranking has %d (%v)", n, i, got[i].ID,
+					got[i].EffectiveConfidence, want[i].ID, want[i].EffectiveConfidence)
+			}
+		}
+		if n <= 300 && len(got) > 0 && got[0].Durability != "long_term" {
+			t.Errorf("n=%d: best fact is %s, want a recent long-term one", n, got[0].Durability)
+		}
+	}
+	rows, err := fx.pool.Query(ctx, `EXPLAIN SELECT f.id FROM entity_facts f
+		WHERE f.scope = 'acme' AND f.status = 'active' AND f.durability IN ('permanent', 'long_term')
+		  AND f.category <> 'decision' AND (f.confidence * f.importance, f.id) < ($1::float8, $2::bigint)
+		ORDER BY f.confidence * f.importance DESC, f.id DESC LIMIT 256`, math.Inf(1), int64(math.MaxInt64))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := strings.Join(plan, "\n"); !strings.Contains(text, "entity_facts_brief_idx") {
+		t.Errorf("the brief's walk does not read entity_facts_brief_idx:\n%s", text)
+	}
+}
+
+// TestContextBriefReadsItsIndexes shows the plans of the statements a brief
+// sends on a scope among many: each list is read from its own index in the
+// order it is shown, not sorted from a scan of the scope.
+func TestContextBriefReadsItsIndexes(t *testing.T) {
+	rf := newRecallFixture(t)
+	ctx := context.Background()
+	if _, err := rf.pool.Exec(ctx, `INSERT INTO entities (scope, name)
+		SELECT 'scope-' || s, 'Ann' FROM generate_series(0, 9) s`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rf.pool.Exec(ctx, `INSERT INTO entity_facts (scope, entity_id, key, content, durability, category,
+			confirmed_at, deadline)
+		SELECT e.scope, e.id, 'k' || i, 'fact ' || i, d.durability, d.category, $1::timestamptz - i * interval '1 minute',
+			CASE WHEN d.category = 'obligation' THEN $1::timestamptz + i * interval '1 hour' END
+		FROM generate_series(1, 800) i, entities e,
+			(VALUES ('long_term', 'preference'), ('short_term', 'state'), ('short_term', 'obligation'),
+			        ('permanent', 'decision'), ('long_term', 'observation')) AS d(durability, category)`, rf.now); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rf.pool.Exec(ctx, `INSERT INTO decisions (fact_id, scope, entity_id, key, decision, decided_at)
+		SELECT id, scope, entity_id, key, content, confirmed_at FROM entity_facts WHERE category = 'decision'`); err != nil {
+		t.Fatal(err)
+	}
+	for _, table := range []string{"entity_facts", "decisions"} {
+		if _, err := rf.pool.Exec(ctx, "ANALYZE "+table); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rf.brief(t, BriefOptions{Scope: "scope-3", Budget: 200})
+	for _, c := range []struct {
+		marker  string
+		indexes []string // any of them
+		ordered bool     // read in order: no sort
+	}{
+		{"-- name: BriefDecisions", []string{"decisions_brief_idx"}, true},
+		{"-- name: BriefStates", []string{"entity_facts_brief_states_idx"}, true},
+		{"-- name: BriefDurableCandidates", []string{"entity_facts_brief_idx"}, true},
+		// Obligations due within two weeks are few: a range of either
+		// deadline index, then a sort of that range, is as good.
+		{"-- name: BriefObligations", []string{"entity_facts_brief_obligations_idx", "entity_facts_deadline_idx"}, false},
+	} {
+		stmt := rf.sent.last(t, c.marker)
+		rows, err := rf.pool.Query(ctx, "EXPLAIN "+stmt.SQL, stmt.Args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := strings.Join(plan, "\n")
+		uses := slices.ContainsFunc(c.indexes, func(ix string) bool { return strings.Contains(text, ix) })
+		if !uses || strings.Contains(text, "Seq Scan on entity_facts") || c.ordered && strings.Contains(text, "Sort Key") {
+			t.Errorf("%s does not read %v (in order: %t):\n%s", c.marker, c.indexes, c.ordered, text)
+		}
+	}
 }

@@ -146,21 +146,60 @@ LIMIT @max_rows;
 -- name: BriefDurableFacts :many
 -- BriefDurableFacts returns the live permanent and long-term facts of one
 -- scope other than decisions (which the brief shows with their reasoning),
--- ranked by effective confidence at @now times importance, through
--- entity_facts_scope_idx.
+-- ranked by effective confidence at @now times importance. Like recall, it
+-- ranks narrow rows and reads only the best max_rows whole. It scores every
+-- such fact: the brief uses it for one entity's facts, and
+-- BriefDurableCandidates for a whole scope.
+WITH ranked AS (
+    SELECT m.id, m.effective_confidence
+    FROM (
+        SELECT f.id, f.importance,
+            tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz) AS effective_confidence
+        FROM entity_facts f
+        WHERE f.scope = @scope::text
+          AND f.status = 'active'
+          AND f.durability IN ('permanent', 'long_term')
+          AND f.category <> 'decision'
+          AND (f.forget_at IS NULL OR f.forget_at > @now::timestamptz)
+          AND (sqlc.narg('entity')::text IS NULL OR f.entity_id = (
+              SELECT x.id FROM entities x WHERE x.scope = @scope::text AND x.name = sqlc.narg('entity')::text))
+        -- OFFSET 0 keeps this a subquery: each score is computed once.
+        OFFSET 0
+    ) m
+    ORDER BY m.effective_confidence * m.importance DESC, m.id DESC
+    LIMIT @max_rows
+)
 SELECT f.id, e.name AS entity_name, f.key, f.content, f.durability, f.category,
     f.deadline, f.confirmed_at,
     r.effective_confidence::double precision AS effective_confidence
-FROM entity_facts f
+FROM ranked r
+JOIN entity_facts f ON f.id = r.id
 JOIN entities e ON e.id = f.entity_id
-CROSS JOIN LATERAL (
-    SELECT tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz) AS effective_confidence
-) r
+ORDER BY r.effective_confidence * f.importance DESC, f.id DESC;
+
+-- name: BriefDurableCandidates :many
+-- BriefDurableCandidates walks the brief's durable facts of one scope down
+-- entity_facts_brief_idx, from the highest confidence × importance (bound,
+-- which no fact's score exceeds) after the keyset (before_bound, before_id),
+-- with each fact's score: effective confidence at @now × importance.
+SELECT f.id, (f.confidence * f.importance)::double precision AS bound,
+    (tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz)
+        * f.importance)::double precision AS score
+FROM entity_facts f
 WHERE f.scope = @scope::text
   AND f.status = 'active'
   AND f.durability IN ('permanent', 'long_term')
   AND f.category <> 'decision'
+  AND (f.confidence * f.importance, f.id) < (@before_bound::double precision, @before_id::bigint)
   AND (f.forget_at IS NULL OR f.forget_at > @now::timestamptz)
-  AND (sqlc.narg('entity')::text IS NULL OR e.name = sqlc.narg('entity')::text)
-ORDER BY r.effective_confidence * f.importance DESC, f.id DESC
-LIMIT @max_rows;
+ORDER BY f.confidence * f.importance DESC, f.id DESC
+LIMIT @batch_size;
+
+-- name: BriefFactsByID :many
+-- BriefFactsByID reads the brief's columns of the named facts.
+SELECT f.id, e.name AS entity_name, f.key, f.content, f.durability, f.category,
+    f.deadline, f.confirmed_at,
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz)::double precision AS effective_confidence
+FROM entity_facts f
+JOIN entities e ON e.id = f.entity_id
+WHERE f.id = ANY(@ids::bigint[]);

@@ -93,23 +93,92 @@ func (q *Queries) BriefDecisions(ctx context.Context, arg BriefDecisionsParams) 
 	return items, nil
 }
 
-const briefDurableFacts = `-- name: BriefDurableFacts :many
-SELECT f.id, e.name AS entity_name, f.key, f.content, f.durability, f.category,
-    f.deadline, f.confirmed_at,
-    r.effective_confidence::double precision AS effective_confidence
+const briefDurableCandidates = `-- name: BriefDurableCandidates :many
+SELECT f.id, (f.confidence * f.importance)::double precision AS bound,
+    (tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz)
+        * f.importance)::double precision AS score
 FROM entity_facts f
-JOIN entities e ON e.id = f.entity_id
-CROSS JOIN LATERAL (
-    SELECT tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz) AS effective_confidence
-) r
 WHERE f.scope = $2::text
   AND f.status = 'active'
   AND f.durability IN ('permanent', 'long_term')
   AND f.category <> 'decision'
+  AND (f.confidence * f.importance, f.id) < ($3::double precision, $4::bigint)
   AND (f.forget_at IS NULL OR f.forget_at > $1::timestamptz)
-  AND ($3::text IS NULL OR e.name = $3::text)
+ORDER BY f.confidence * f.importance DESC, f.id DESC
+LIMIT $5
+`
+
+type BriefDurableCandidatesParams struct {
+	Now         time.Time
+	Scope       string
+	BeforeBound float64
+	BeforeID    int64
+	BatchSize   int32
+}
+
+type BriefDurableCandidatesRow struct {
+	ID    int64
+	Bound float64
+	Score float64
+}
+
+// BriefDurableCandidates walks the brief's durable facts of one scope down
+// entity_facts_brief_idx, from the highest confidence × importance (bound,
+// which no fact's score exceeds) after the keyset (before_bound, before_id),
+// with each fact's score: effective confidence at @now × importance.
+func (q *Queries) BriefDurableCandidates(ctx context.Context, arg BriefDurableCandidatesParams) ([]BriefDurableCandidatesRow, error) {
+	rows, err := q.db.Query(ctx, briefDurableCandidates,
+		arg.Now,
+		arg.Scope,
+		arg.BeforeBound,
+		arg.BeforeID,
+		arg.BatchSize,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []BriefDurableCandidatesRow{}
+	for rows.Next() {
+		var i BriefDurableCandidatesRow
+		if err := rows.Scan(&i.ID, &i.Bound, &i.Score); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const briefDurableFacts = `-- name: BriefDurableFacts :many
+WITH ranked AS (
+    SELECT m.id, m.effective_confidence
+    FROM (
+        SELECT f.id, f.importance,
+            tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz) AS effective_confidence
+        FROM entity_facts f
+        WHERE f.scope = $2::text
+          AND f.status = 'active'
+          AND f.durability IN ('permanent', 'long_term')
+          AND f.category <> 'decision'
+          AND (f.forget_at IS NULL OR f.forget_at > $1::timestamptz)
+          AND ($3::text IS NULL OR f.entity_id = (
+              SELECT x.id FROM entities x WHERE x.scope = $2::text AND x.name = $3::text))
+        -- OFFSET 0 keeps this a subquery: each score is computed once.
+        OFFSET 0
+    ) m
+    ORDER BY m.effective_confidence * m.importance DESC, m.id DESC
+    LIMIT $4
+)
+SELECT f.id, e.name AS entity_name, f.key, f.content, f.durability, f.category,
+    f.deadline, f.confirmed_at,
+    r.effective_confidence::double precision AS effective_confidence
+FROM ranked r
+JOIN entity_facts f ON f.id = r.id
+JOIN entities e ON e.id = f.entity_id
 ORDER BY r.effective_confidence * f.importance DESC, f.id DESC
-LIMIT $4
 `
 
 type BriefDurableFactsParams struct {
@@ -133,8 +202,10 @@ type BriefDurableFactsRow struct {
 
 // BriefDurableFacts returns the live permanent and long-term facts of one
 // scope other than decisions (which the brief shows with their reasoning),
-// ranked by effective confidence at @now times importance, through
-// entity_facts_scope_idx.
+// ranked by effective confidence at @now times importance. Like recall, it
+// ranks narrow rows and reads only the best max_rows whole. It scores every
+// such fact: the brief uses it for one entity's facts, and
+// BriefDurableCandidates for a whole scope.
 func (q *Queries) BriefDurableFacts(ctx context.Context, arg BriefDurableFactsParams) ([]BriefDurableFactsRow, error) {
 	rows, err := q.db.Query(ctx, briefDurableFacts,
 		arg.Now,
@@ -149,6 +220,63 @@ func (q *Queries) BriefDurableFacts(ctx context.Context, arg BriefDurableFactsPa
 	items := []BriefDurableFactsRow{}
 	for rows.Next() {
 		var i BriefDurableFactsRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.EntityName,
+			&i.Key,
+			&i.Content,
+			&i.Durability,
+			&i.Category,
+			&i.Deadline,
+			&i.ConfirmedAt,
+			&i.EffectiveConfidence,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const briefFactsByID = `-- name: BriefFactsByID :many
+SELECT f.id, e.name AS entity_name, f.key, f.content, f.durability, f.category,
+    f.deadline, f.confirmed_at,
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz)::double precision AS effective_confidence
+FROM entity_facts f
+JOIN entities e ON e.id = f.entity_id
+WHERE f.id = ANY($2::bigint[])
+`
+
+type BriefFactsByIDParams struct {
+	Now time.Time
+	Ids []int64
+}
+
+type BriefFactsByIDRow struct {
+	ID                  int64
+	EntityName          string
+	Key                 string
+	Content             string
+	Durability          string
+	Category            string
+	Deadline            *time.Time
+	ConfirmedAt         time.Time
+	EffectiveConfidence float64
+}
+
+// BriefFactsByID reads the brief's columns of the named facts.
+func (q *Queries) BriefFactsByID(ctx context.Context, arg BriefFactsByIDParams) ([]BriefFactsByIDRow, error) {
+	rows, err := q.db.Query(ctx, briefFactsByID, arg.Now, arg.Ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []BriefFactsByIDRow{}
+	for rows.Next() {
+		var i BriefFactsByIDRow
 		if err := rows.Scan(
 			&i.ID,
 			&i.EntityName,
