@@ -117,6 +117,7 @@ func Run(ctx context.Context, pool *pgxpool.Pool, o Options) (Report, error) {
 		func() ([]Result, error) { return consolidation(ctx, pool, store, now, o.Progress) },
 		func() ([]Result, error) { return page(ctx, pool, store, now, o) },
 		func() ([]Result, error) { return recall(ctx, pool, store, now, o) },
+		func() ([]Result, error) { return brief(ctx, store, o) },
 		func() ([]Result, error) { return push(ctx, pool, store, now, o) },
 	}
 	for _, step := range steps {
@@ -414,6 +415,35 @@ func page(ctx context.Context, pool *pgxpool.Pool, store *memory.Store, now time
 			BaseName: "ListFacts + json.Marshal", Ratio: float64(p99) / float64(b99), Target: "< 20 ms", Met: met(p99 < 20*time.Millisecond)},
 		Result{Workload: "peak RSS during the page workload (whole process)", Unit: "MiB", Tenure: peakRSS()})
 	return out, nil
+}
+
+// brief times the context brief of a whole scope, round-robin over the
+// scopes, with a 4,000-character budget: what an agent reads at the start of
+// every turn. DESIGN 9 sets no target for it.
+func brief(ctx context.Context, store *memory.Store, o Options) ([]Result, error) {
+	fmt.Fprintln(o.Progress, "context brief")
+	var times []time.Duration
+	scopes := max(1, o.Seed.Scopes)
+	n := max(30, o.Requests/10)
+	deadline := time.Now().Add(o.Budget / 4)
+	for i := 0; i < n+5 && (i < 20 || time.Now().Before(deadline)); i++ {
+		start := time.Now()
+		b, err := store.ContextBrief(ctx, memory.BriefOptions{Scope: Scope(i % scopes), Budget: 4000})
+		if err != nil {
+			return nil, fmt.Errorf("context brief: %w", err)
+		}
+		d := time.Since(start)
+		if b.Used == 0 {
+			return nil, fmt.Errorf("context brief of %s is empty", Scope(i%scopes))
+		}
+		if i >= 5 {
+			times = append(times, d)
+		}
+	}
+	return []Result{
+		{Workload: fmt.Sprintf("context brief p50 (%d briefs, 4,000 characters)", len(times)), Unit: "ms", Tenure: ms(percentile(times, 0.5))},
+		{Workload: fmt.Sprintf("context brief p95 (%d briefs)", len(times)), Unit: "ms", Tenure: ms(percentile(times, 0.95))},
+	}, nil
 }
 
 // recallKinds are the shapes of the timed recall queries, in rotation.
