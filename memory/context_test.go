@@ -12,8 +12,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/tenurehq/tenure/queries"
 )
 
@@ -418,18 +416,11 @@ func TestBriefTopDurableAgreesWithFullRanking(t *testing.T) {
 			t.Errorf("n=%d: best fact is %s, want a recent long-term one", n, got[0].Durability)
 		}
 	}
-	rows, err := fx.pool.Query(ctx, `EXPLAIN SELECT f.id FROM entity_facts f
+	text := explain(t, fx.pool, `SELECT f.id FROM entity_facts f
 		WHERE f.scope = 'acme' AND f.status = 'active' AND f.durability IN ('permanent', 'long_term')
 		  AND f.category <> 'decision' AND (f.confidence * f.importance, f.id) < ($1::float8, $2::bigint)
 		ORDER BY f.confidence * f.importance DESC, f.id DESC LIMIT 256`, math.Inf(1), int64(math.MaxInt64))
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if text := strings.Join(plan, "\n"); !strings.Contains(text, "entity_facts_brief_idx") {
+	if !strings.Contains(text, "entity_facts_brief_idx") {
 		t.Errorf("the brief's walk does not read entity_facts_brief_idx:\n%s", text)
 	}
 }
@@ -476,15 +467,7 @@ func TestContextBriefReadsItsIndexes(t *testing.T) {
 		{"-- name: BriefObligations", []string{"entity_facts_brief_obligations_idx", "entity_facts_deadline_idx"}, false},
 	} {
 		stmt := rf.sent.last(t, c.marker)
-		rows, err := rf.pool.Query(ctx, "EXPLAIN "+stmt.SQL, stmt.Args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		plan, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			t.Fatal(err)
-		}
-		text := strings.Join(plan, "\n")
+		text := explain(t, rf.pool, stmt.SQL, stmt.Args...)
 		uses := slices.ContainsFunc(c.indexes, func(ix string) bool { return strings.Contains(text, ix) })
 		if !uses || strings.Contains(text, "Seq Scan on entity_facts") || c.ordered && strings.Contains(text, "Sort Key") {
 			t.Errorf("%s does not read %v (in order: %t):\n%s", c.marker, c.indexes, c.ordered, text)

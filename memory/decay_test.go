@@ -171,17 +171,7 @@ func TestDecayUsesForgetAtIndex(t *testing.T) {
 	if _, err := e.pool.Exec(ctx, `ANALYZE entity_facts`); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := e.pool.Query(ctx, `EXPLAIN `+queries.ArchiveDueFactsSQL(), start, decayBatch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var plan []string
-	for rows.Next() {
-		var line string
-		rows.Scan(&line)
-		plan = append(plan, line)
-	}
-	text := strings.Join(plan, "\n")
+	text := explain(t, e.pool, queries.ArchiveDueFactsSQL(), start, decayBatch)
 	if !strings.Contains(text, "entity_facts_forget_at_idx") || strings.Contains(text, "Seq Scan on entity_facts") {
 		t.Errorf("decay plan does not read the forget_at index:\n%s", text)
 	}

@@ -1,9 +1,29 @@
 package memory
 
 import (
+	"context"
+	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/tenurehq/tenure/internal/pgtest"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// explain returns the plan PostgreSQL chooses for sql with args, one line
+// per plan line.
+func explain(t *testing.T, pool *pgxpool.Pool, sql string, args ...any) string {
+	t.Helper()
+	rows, err := pool.Query(context.Background(), "EXPLAIN "+sql, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(plan, "\n")
+}

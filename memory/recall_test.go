@@ -349,15 +349,7 @@ func TestRecallUsesSearchIndex(t *testing.T) {
 		t.Fatalf("Recall(zeppelin) = %d results, want 5", len(res))
 	}
 	stmt := rf.sent.last(t, "websearch_to_tsquery")
-	rows, err := rf.pool.Query(ctx, "EXPLAIN "+stmt.SQL, stmt.Args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := strings.Join(plan, "\n")
+	text := explain(t, rf.pool, stmt.SQL, stmt.Args...)
 	if !strings.Contains(text, "entity_facts_scope_search_idx") || strings.Contains(text, "Seq Scan on entity_facts") {
 		t.Errorf("recall plan does not read the search index:\n%s", text)
 	}
