@@ -254,6 +254,10 @@ func briefTopDurable(ctx context.Context, q *queries.Queries, now time.Time, sco
 			break
 		}
 		params.BeforeBound, params.BeforeID = last.Bound, last.ID
+		// A long walk (old facts with high bounds that have decayed) takes
+		// ever larger steps, so its round trips stay few.
+		batch = min(2*batch, 16384)
+		params.BatchSize = int32(batch)
 	}
 	ids := make([]int64, len(top))
 	for i, t := range top {

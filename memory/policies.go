@@ -131,7 +131,7 @@ func (s *Store) UpdatePolicy(ctx context.Context, actor Actor, id int64, ch Poli
 		p Policy
 		n int64
 	)
-	err = s.tx(ctx, func(q *queries.Queries, _ pgx.Tx) error {
+	err = s.tx(ctx, func(q *queries.Queries, tx pgx.Tx) error {
 		cur, err := q.DecayPolicyForUpdate(ctx, id)
 		if isNoRows(err) {
 			return NotFoundf("no decay policy with id %d", id)
@@ -156,6 +156,14 @@ func (s *Store) UpdatePolicy(ctx context.Context, actor Actor, id int64, ch Poli
 		if floatPtrEqual(halfLife, cur.HalfLifeSeconds) && floor == cur.Floor {
 			p = newPolicy(cur)
 			return nil
+		}
+		// Every fact keeps its decay terms, set by a trigger from the policy
+		// it reads. A fact written by a transaction still open now would
+		// miss the recompute below and keep the old terms for good, so
+		// writers are waited for and held off until this commits (readers
+		// are not).
+		if _, err := tx.Exec(ctx, "LOCK TABLE entity_facts IN SHARE ROW EXCLUSIVE MODE"); err != nil {
+			return fmt.Errorf("lock facts: %w", err)
 		}
 		row, err := q.UpdateDecayPolicy(ctx, queries.UpdateDecayPolicyParams{
 			HalfLifeSeconds: halfLife, Floor: floor, Now: s.Now(), UpdatedBy: actor.String(), ID: id,

@@ -358,3 +358,47 @@ func TestUpdatePolicyRefusesAStaleRead(t *testing.T) {
 		t.Errorf("half-life after the refused write = %v, want %v (the first write's)", got, day)
 	}
 }
+
+// TestUpdatePolicyWaitsForOpenWriters: a fact written by a transaction that
+// is still open when a policy changes ends up with the new policy's decay
+// terms, not the ones its trigger read before the change.
+func TestUpdatePolicyWaitsForOpenWriters(t *testing.T) {
+	fx := newFixture(t)
+	ctx := context.Background()
+	fx.create(t, reviewer, NewFact{Scope: "home", Entity: "Mia", Content: "Lives in Lyon.", Durability: LongTerm, Category: "observation"})
+	writer, err := fx.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer writer.Rollback(ctx)
+	var id int64
+	if err := writer.QueryRow(ctx, `INSERT INTO entity_facts (scope, entity_id, content, durability, category)
+		SELECT scope, entity_id, 'Works at the bakery.', 'long_term', 'observation' FROM entity_facts LIMIT 1
+		RETURNING id`).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	p := fx.policy(t, "durability long_term")
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := fx.s.UpdatePolicy(ctx, reviewer, p.ID, PolicyChanges{HalfLife: pointerTo(30 * 24 * time.Hour)}, "")
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("UpdatePolicy returned (%v) while a writer of facts was still open", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	if err := writer.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	var halfLife float64
+	if err := fx.pool.QueryRow(ctx, `SELECT decay_half_life FROM entity_facts WHERE id = $1`, id).Scan(&halfLife); err != nil {
+		t.Fatal(err)
+	}
+	if want := (30 * 24 * time.Hour).Seconds(); halfLife != want {
+		t.Errorf("half-life of the fact written during the change = %v s, want the new %v s", halfLife, want)
+	}
+}

@@ -59,6 +59,20 @@ func (r *sqlRecorder) TraceQueryStart(ctx context.Context, _ *pgx.Conn, data pgx
 
 func (r *sqlRecorder) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
 
+// first returns the first statement sent that contains marker.
+func (r *sqlRecorder) first(t *testing.T, marker string) pgx.TraceQueryStartData {
+	t.Helper()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range r.stmts {
+		if strings.Contains(s.SQL, marker) {
+			return s
+		}
+	}
+	t.Fatalf("no statement containing %q was sent", marker)
+	return pgx.TraceQueryStartData{}
+}
+
 // last returns the last statement sent that contains marker.
 func (r *sqlRecorder) last(t *testing.T, marker string) pgx.TraceQueryStartData {
 	t.Helper()

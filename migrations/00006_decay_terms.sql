@@ -11,7 +11,10 @@ ALTER TABLE entity_facts
     ADD COLUMN decay_from timestamptz;
 
 -- tenure_decay_state is a fact's decay under the current policies: the
--- governing half-life, the instant decay counts from, and forget_at.
+-- governing half-life, the instant decay counts from, and forget_at. It
+-- always returns one row: with no policy at all (the durability rows are
+-- seeded and cannot be removed through Tenure) the fact never decays and is
+-- forgotten at its expires_at, as tenure_forget_at has it.
 -- +goose StatementBegin
 CREATE FUNCTION tenure_decay_state(
     p_durability text, p_category text, p_confidence double precision,
@@ -25,10 +28,11 @@ LANGUAGE sql STABLE PARALLEL SAFE AS $$
             ELSE a.anchor_at + make_interval(
                 secs => pol.half_life_seconds * ln(p_confidence / pol.floor) / ln(2))
         END)
-    FROM tenure_decay_policy(p_durability, p_category, p_deadline) pol,
-         LATERAL (SELECT CASE WHEN pol.anchor = 'deadline'
-                              THEN greatest(p_confirmed_at, p_deadline)
-                              ELSE p_confirmed_at END AS anchor_at) a
+    FROM (SELECT) one
+    LEFT JOIN LATERAL tenure_decay_policy(p_durability, p_category, p_deadline) pol ON true
+    CROSS JOIN LATERAL (SELECT CASE WHEN pol.anchor = 'deadline'
+                                    THEN greatest(p_confirmed_at, p_deadline)
+                                    ELSE p_confirmed_at END AS anchor_at) a
 $$;
 -- +goose StatementEnd
 

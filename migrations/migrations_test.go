@@ -241,6 +241,29 @@ func TestForgetAtFollowsPolicy(t *testing.T) {
 			t.Errorf("after reclassifying to ephemeral, forget_at = %v, want %v (was %v)", after, want, before)
 		}
 	})
+
+	t.Run("no policy: never decays, still expires", func(t *testing.T) {
+		tx, err := pool.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback(ctx)
+		if _, err := tx.Exec(ctx, `DELETE FROM decay_policies WHERE durability = 'short_term'`); err != nil {
+			t.Fatal(err)
+		}
+		expires := confirmed.Add(72 * time.Hour)
+		var halfLife *float64
+		var from, forget *time.Time
+		err = tx.QueryRow(ctx, `INSERT INTO entity_facts (scope, entity_id, content, durability, confidence, confirmed_at, expires_at)
+			VALUES ('test', $1, 'x', 'short_term', 0.8, $2, $3) RETURNING decay_half_life, decay_from, forget_at`,
+			entity, confirmed, expires).Scan(&halfLife, &from, &forget)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if halfLife != nil || from == nil || !from.Equal(confirmed) || forget == nil || !forget.Equal(expires) {
+			t.Errorf("without a policy: half-life %v, decay_from %v, forget_at %v; want none, %v, %v", halfLife, from, forget, confirmed, expires)
+		}
+	})
 }
 
 func TestEffectiveConfidence(t *testing.T) {

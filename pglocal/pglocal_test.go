@@ -670,6 +670,20 @@ func TestSharedBuffersFor(t *testing.T) {
 			"/proc/meminfo": "MemTotal:        4194304 kB\n", "/sys/fs/cgroup/memory.max": "max\n"}, "1024MB"},
 		{"cgroup v1 limit", map[string]string{
 			"/proc/meminfo": "MemTotal:        8388608 kB\n", "/sys/fs/cgroup/memory/memory.limit_in_bytes": "1073741824"}, "256MB"},
+		{"a service's own cgroup v2 limit", map[string]string{
+			"/proc/meminfo":             "MemTotal:       67108864 kB\n",
+			"/proc/self/cgroup":         "0::/system.slice/tenure.service\n",
+			"/sys/fs/cgroup/memory.max": "max\n", "/sys/fs/cgroup/system.slice/memory.max": "max\n",
+			"/sys/fs/cgroup/system.slice/tenure.service/memory.max": "1073741824\n"}, "256MB"},
+		{"a parent cgroup v2 limit", map[string]string{
+			"/proc/meminfo":                                         "MemTotal:       67108864 kB\n",
+			"/proc/self/cgroup":                                     "0::/system.slice/tenure.service\n",
+			"/sys/fs/cgroup/system.slice/memory.max":                "4294967296\n",
+			"/sys/fs/cgroup/system.slice/tenure.service/memory.max": "max\n"}, "1024MB"},
+		{"a cgroup v1 memory controller path", map[string]string{
+			"/proc/meminfo":     "MemTotal:       67108864 kB\n",
+			"/proc/self/cgroup": "12:cpu,cpuacct:/x\n4:memory:/docker/abc\n0::/\n",
+			"/sys/fs/cgroup/memory/docker/abc/memory.limit_in_bytes": "2147483648"}, "512MB"},
 	}
 	for _, tt := range tests {
 		if got := sharedBuffersFor(memoryLimit(files(tt.files))); got != tt.want {

@@ -90,7 +90,7 @@ ORDER BY d.fact_id;
 
 -- name: BriefDecisions :many
 -- BriefDecisions returns the locked decisions of one scope, newest first,
--- through decisions_lock_idx; entity is optional. The lock, not the status
+-- through decisions_brief_idx; entity is optional. The lock, not the status
 -- of the decision's fact, is what an agent must respect, so every locked
 -- decision counts.
 SELECT d.id, d.fact_id, d.scope, d.entity_id, e.name AS entity_name, d.key, d.decision,
@@ -110,7 +110,7 @@ LIMIT @max_rows;
 -- name: BriefObligations :many
 -- BriefObligations returns the live obligations of one scope whose deadline
 -- comes before due_before (overdue ones included), soonest deadline first, so
--- the overdue come first; through entity_facts_deadline_idx.
+-- the overdue come first; through entity_facts_brief_obligations_idx.
 SELECT f.id, e.name AS entity_name, f.key, f.content, f.durability, f.category,
     f.deadline, f.confirmed_at,
     tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz)::double precision AS effective_confidence
@@ -128,7 +128,7 @@ LIMIT @max_rows;
 
 -- name: BriefStates :many
 -- BriefStates returns the live short-term and ephemeral states of one scope,
--- the most recently confirmed first, through entity_facts_scope_idx.
+-- the most recently confirmed first, through entity_facts_brief_states_idx.
 SELECT f.id, e.name AS entity_name, f.key, f.content, f.durability, f.category,
     f.deadline, f.confirmed_at,
     tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz)::double precision AS effective_confidence

@@ -51,7 +51,7 @@ type BriefDecisionsRow struct {
 }
 
 // BriefDecisions returns the locked decisions of one scope, newest first,
-// through decisions_lock_idx; entity is optional. The lock, not the status
+// through decisions_brief_idx; entity is optional. The lock, not the status
 // of the decision's fact, is what an agent must respect, so every locked
 // decision counts.
 func (q *Queries) BriefDecisions(ctx context.Context, arg BriefDecisionsParams) ([]BriefDecisionsRow, error) {
@@ -340,7 +340,7 @@ type BriefObligationsRow struct {
 // that the memory package converts every row type to one.
 // BriefObligations returns the live obligations of one scope whose deadline
 // comes before due_before (overdue ones included), soonest deadline first, so
-// the overdue come first; through entity_facts_deadline_idx.
+// the overdue come first; through entity_facts_brief_obligations_idx.
 func (q *Queries) BriefObligations(ctx context.Context, arg BriefObligationsParams) ([]BriefObligationsRow, error) {
 	rows, err := q.db.Query(ctx, briefObligations,
 		arg.Now,
@@ -413,7 +413,7 @@ type BriefStatesRow struct {
 }
 
 // BriefStates returns the live short-term and ephemeral states of one scope,
-// the most recently confirmed first, through entity_facts_scope_idx.
+// the most recently confirmed first, through entity_facts_brief_states_idx.
 func (q *Queries) BriefStates(ctx context.Context, arg BriefStatesParams) ([]BriefStatesRow, error) {
 	rows, err := q.db.Query(ctx, briefStates,
 		arg.Now,

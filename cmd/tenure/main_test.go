@@ -311,9 +311,11 @@ func TestServeOnPrivateCluster(t *testing.T) {
 	}
 	apool := pgtest.Connect(t, attached.URL())
 	var sized bool
-	if err := apool.QueryRow(context.Background(), `SELECT pg_size_bytes(current_setting('shared_buffers')) = pg_size_bytes($1)`,
-		pglocal.SharedBuffers()).Scan(&sized); err != nil || !sized {
-		t.Errorf("private cluster shared_buffers is not %s (err %v)", pglocal.SharedBuffers(), err)
+	var source string
+	if err := apool.QueryRow(context.Background(), `SELECT pg_size_bytes(current_setting('shared_buffers')) = pg_size_bytes($1),
+			(SELECT source FROM pg_settings WHERE name = 'shared_buffers')`,
+		pglocal.SharedBuffers()).Scan(&sized, &source); err != nil || !sized || source != "command line" {
+		t.Errorf("private cluster shared_buffers is not %s set at start (source %q, err %v)", pglocal.SharedBuffers(), source, err)
 	}
 	apool.Close()
 	// A second serve on the same folder is refused: one server owns it.
