@@ -4,19 +4,13 @@ import (
 	"errors"
 	"net/http"
 	"strings"
-	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/labstack/echo/v4"
 
 	"github.com/tenurehq/tenure/auth"
 	"github.com/tenurehq/tenure/memory"
 	"github.com/tenurehq/tenure/queries"
 )
-
-// touchEvery is how stale a token's last_used_at may grow before a request
-// refreshes it: a busy agent must not turn every read into a write.
-const touchEvery = time.Minute
 
 const tokenKey = "api.token"
 
@@ -55,21 +49,12 @@ func (h *handlers) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 		if !strings.EqualFold(scheme, "Bearer") || secret == "" {
 			return unauthorized(c, false, "the Authorization header must read Bearer <token>")
 		}
-		ctx := c.Request().Context()
-		now := h.now().UTC().Truncate(time.Microsecond)
-		tok, err := h.q.GetLiveTokenByHash(ctx, queries.GetLiveTokenByHashParams{
-			TokenHash: auth.HashAPIToken(secret), Now: now,
-		})
-		if errors.Is(err, pgx.ErrNoRows) {
+		tok, err := auth.LiveAPIToken(c.Request().Context(), h.q, secret, h.now())
+		if errors.Is(err, auth.ErrUnknownAPIToken) {
 			return unauthorized(c, true, "the token is unknown, revoked or expired: ask an admin for a new one")
 		}
 		if err != nil {
 			return err
-		}
-		if tok.LastUsedAt == nil || now.Sub(*tok.LastUsedAt) >= touchEvery {
-			if err := h.q.TouchToken(ctx, queries.TouchTokenParams{Now: &now, ID: tok.ID}); err != nil {
-				return err
-			}
 		}
 		c.Set(tokenKey, tok)
 		if scope := c.Param("scope"); scope != "" && scope != tok.Scope {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -12,32 +11,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/labstack/echo/v4"
-
 	"github.com/tenurehq/tenure/api"
 	"github.com/tenurehq/tenure/auth"
 	"github.com/tenurehq/tenure/extract"
-	"github.com/tenurehq/tenure/internal/pgtest"
 	"github.com/tenurehq/tenure/memory"
-	"github.com/tenurehq/tenure/queries"
 )
 
 // newExtractFixture is newAPIFixture with extractors.
 func newExtractFixture(t *testing.T, set *extract.Set) *apiFixture {
 	t.Helper()
-	pool := pgtest.NewPool(t)
-	clock := &testClock{t: time.Date(2026, 3, 2, 9, 30, 0, 0, time.UTC)}
-	logs := &syncBuffer{}
-	logger := slog.New(slog.NewTextHandler(logs, nil))
-	store := memory.NewStore(pool, memory.Options{Logger: logger, Now: clock.now})
-	e := echo.New()
-	e.HTTPErrorHandler = api.HTTPErrorHandler(logger)
-	if err := api.Mount(e, api.Config{Store: store, Pool: pool, Logger: logger, Now: clock.now, Extractors: set}); err != nil {
-		t.Fatalf("api.Mount: %v", err)
-	}
-	srv := httptest.NewServer(e)
-	t.Cleanup(srv.Close)
-	return &apiFixture{pool: pool, q: queries.New(pool), store: store, clock: clock, echo: e, srv: srv, logs: logs}
+	return newAPIFixture(t, func(c *api.Config) { c.Extractors = set })
 }
 
 // fakeChat is an OpenAI-compatible endpoint answering content, or status

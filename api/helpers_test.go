@@ -72,7 +72,8 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-func newAPIFixture(t testing.TB) *apiFixture {
+// newAPIFixture mounts the API; opts complete its configuration.
+func newAPIFixture(t testing.TB, opts ...func(*api.Config)) *apiFixture {
 	t.Helper()
 	pool := pgtest.NewPool(t)
 	clock := &testClock{t: time.Date(2026, 3, 2, 9, 30, 0, 0, time.UTC)}
@@ -81,7 +82,11 @@ func newAPIFixture(t testing.TB) *apiFixture {
 	store := memory.NewStore(pool, memory.Options{Logger: logger, Now: clock.now})
 	e := echo.New()
 	e.HTTPErrorHandler = api.HTTPErrorHandler(logger)
-	if err := api.Mount(e, api.Config{Store: store, Pool: pool, Logger: logger, Now: clock.now}); err != nil {
+	cfg := api.Config{Store: store, Pool: pool, Logger: logger, Now: clock.now}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if err := api.Mount(e, cfg); err != nil {
 		t.Fatalf("api.Mount: %v", err)
 	}
 	srv := httptest.NewServer(e)

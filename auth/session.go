@@ -181,3 +181,31 @@ func NewAPIToken() (token string, hash []byte, prefix string, err error) {
 
 // HashAPIToken is the stored form of an API token.
 func HashAPIToken(token string) []byte { return hashToken(token) }
+
+// ErrUnknownAPIToken is the error of a bearer token that opens nothing: no
+// live token (not revoked, not expired) has its hash.
+var ErrUnknownAPIToken = errors.New("auth: unknown, revoked or expired API token")
+
+// apiTokenTouchEvery bounds how often a token's last_used_at is written: a
+// busy agent must not turn every read into a write.
+const apiTokenTouchEvery = time.Minute
+
+// LiveAPIToken returns the live API token whose secret is bearer at now
+// (ErrUnknownAPIToken when there is none), and keeps its last_used_at to the
+// minute.
+func LiveAPIToken(ctx context.Context, q *queries.Queries, bearer string, now time.Time) (queries.ApiToken, error) {
+	now = now.UTC().Truncate(time.Microsecond)
+	tok, err := q.GetLiveTokenByHash(ctx, queries.GetLiveTokenByHashParams{TokenHash: HashAPIToken(bearer), Now: now})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return queries.ApiToken{}, ErrUnknownAPIToken
+	}
+	if err != nil {
+		return queries.ApiToken{}, fmt.Errorf("auth: look up API token: %w", err)
+	}
+	if tok.LastUsedAt == nil || now.Sub(*tok.LastUsedAt) >= apiTokenTouchEvery {
+		if err := q.TouchToken(ctx, queries.TouchTokenParams{Now: &now, ID: tok.ID}); err != nil {
+			return queries.ApiToken{}, fmt.Errorf("auth: touch API token: %w", err)
+		}
+	}
+	return tok, nil
+}

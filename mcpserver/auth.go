@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 
 	"github.com/tenurehq/tenure/auth"
@@ -44,10 +43,6 @@ func (e *InvalidTokenError) Error() string { return "invalid bearer token: " + e
 // ErrInvalidToken.
 func (e *InvalidTokenError) Unwrap() error { return sdkauth.ErrInvalidToken }
 
-// touchEvery bounds how often a token's last_used_at is written: every call
-// would make each read a write.
-const touchEvery = time.Minute
-
 // NewTokenAuth returns the TokenAuth over the api_tokens table: tokens are
 // looked up by their SHA-256 (auth.HashAPIToken), must be live (not revoked,
 // not expired at now()), and their last_used_at is kept to the minute.
@@ -68,18 +63,12 @@ func (a *tokenAuth) Authenticate(ctx context.Context, bearer string) (TokenInfo,
 	if bearer == "" {
 		return TokenInfo{}, &InvalidTokenError{Reason: "the token is empty"}
 	}
-	now := a.now().UTC().Truncate(time.Microsecond)
-	row, err := a.q.GetLiveTokenByHash(ctx, queries.GetLiveTokenByHashParams{TokenHash: auth.HashAPIToken(bearer), Now: now})
-	if errors.Is(err, pgx.ErrNoRows) {
+	row, err := auth.LiveAPIToken(ctx, a.q, bearer, a.now())
+	if errors.Is(err, auth.ErrUnknownAPIToken) {
 		return TokenInfo{}, &InvalidTokenError{Reason: "unknown, revoked or expired token"}
 	}
 	if err != nil {
-		return TokenInfo{}, fmt.Errorf("mcpserver: look up token: %w", err)
-	}
-	if row.LastUsedAt == nil || now.Sub(*row.LastUsedAt) >= touchEvery {
-		if err := a.q.TouchToken(ctx, queries.TouchTokenParams{Now: &now, ID: row.ID}); err != nil {
-			return TokenInfo{}, fmt.Errorf("mcpserver: touch token: %w", err)
-		}
+		return TokenInfo{}, fmt.Errorf("mcpserver: %w", err)
 	}
 	return TokenInfo{Name: row.Name, Scope: row.Scope, Role: row.Role}, nil
 }

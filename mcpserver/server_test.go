@@ -34,13 +34,14 @@ type mcpFixture struct {
 	url   string
 }
 
-func newMCPFixture(t *testing.T) *mcpFixture {
+// newMCPFixture serves the MCP endpoint with opts.
+func newMCPFixture(t *testing.T, opts ...mcpserver.Option) *mcpFixture {
 	t.Helper()
 	pool := pgtest.NewPool(t)
 	now := func() time.Time { return mcpNow }
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	f := &mcpFixture{pool: pool, q: queries.New(pool), store: memory.NewStore(pool, memory.Options{Now: now, Logger: logger})}
-	srv := httptest.NewServer(mcpserver.NewHandler(f.store, mcpserver.NewTokenAuth(f.q, now), logger))
+	srv := httptest.NewServer(mcpserver.NewHandler(f.store, mcpserver.NewTokenAuth(f.q, now), logger, opts...))
 	t.Cleanup(srv.Close)
 	f.url = srv.URL + "/mcp"
 	return f

@@ -1674,8 +1674,9 @@ func clsFindDate(t *clsText, now time.Time) (clsDate, bool) {
 		}
 		add(m[0], m[1], when, exact)
 	}
-	for _, m := range all(clsFMonth|clsFDigit, clsMonthDayRe) {
-		mon, day := clsMonth(s[m[2]:m[3]]), clsAtoi(s[m[4]:m[5]])
+	// addDay adds a month and day match, in the year its group 3 names or
+	// else on the next such date.
+	addDay := func(m []int, mon time.Month, day int) {
 		var when time.Time
 		var ok bool
 		if m[6] >= 0 {
@@ -1687,18 +1688,11 @@ func clsFindDate(t *clsText, now time.Time) (clsDate, bool) {
 			add(m[0], m[1], when, false)
 		}
 	}
+	for _, m := range all(clsFMonth|clsFDigit, clsMonthDayRe) {
+		addDay(m, clsMonth(s[m[2]:m[3]]), clsAtoi(s[m[4]:m[5]]))
+	}
 	for _, m := range all(clsFMonth|clsFDigit, clsDayMonthRe) {
-		day, mon := clsAtoi(s[m[2]:m[3]]), clsMonth(s[m[4]:m[5]])
-		var when time.Time
-		var ok bool
-		if m[6] >= 0 {
-			when, ok = clsDayOf(clsAtoi(s[m[6]:m[7]]), mon, day)
-		} else {
-			when, ok = clsNextDate(today, mon, day)
-		}
-		if ok {
-			add(m[0], m[1], when, false)
-		}
+		addDay(m, clsMonth(s[m[4]:m[5]]), clsAtoi(s[m[2]:m[3]]))
 	}
 	for _, m := range all(clsFWeekday, clsWeekdayRe) {
 		qual, name := "", s[m[4]:m[5]]

@@ -89,6 +89,13 @@ func (m *countingMetrics) Rejected(_ int, reason string) {
 func (m *countingMetrics) Archived(n int) { m.mu.Lock(); m.archived += n; m.mu.Unlock() }
 func (m *countingMetrics) Promoted(n int) { m.mu.Lock(); m.promoted += n; m.mu.Unlock() }
 
+// rejections returns how many refusals were counted for reason.
+func (m *countingMetrics) rejections(reason string) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.rejected[reason]
+}
+
 type env struct {
 	store   *Store
 	pool    *pgxpool.Pool

@@ -360,13 +360,9 @@ func (s *Store) ListDecisions(ctx context.Context, f DecisionFilter) ([]Decision
 		pattern := "%" + likeEscaper.Replace(q) + "%"
 		p.Pattern = &pattern
 	}
-	switch {
-	case f.Limit == 0:
-		p.PageSize = defaultDecisions
-	case f.Limit < 0 || f.Limit > maxDecisionsPage:
-		return nil, Invalidf("limit", "limit %d is out of range: it must be between 1 and %d", f.Limit, maxDecisionsPage)
-	default:
-		p.PageSize = int32(f.Limit)
+	var err error
+	if p.PageSize, err = parsePageSize(f.Limit, defaultDecisions, maxDecisionsPage); err != nil {
+		return nil, err
 	}
 	if f.BeforeID < 0 {
 		return nil, Invalidf("before", "invalid page cursor %d: it must be a positive decision id", f.BeforeID)

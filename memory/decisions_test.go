@@ -251,10 +251,28 @@ func TestEditDecision(t *testing.T) {
 	})
 
 	t.Run("validation", func(t *testing.T) {
+		editErr := func(ch DecisionChanges) error {
+			_, err := fx.s.EditDecision(ctx, reviewer, d.ID, 3, ch, "")
+			return err
+		}
 		_, err := fx.s.EditDecision(ctx, reviewer, d.ID, 3, DecisionChanges{Reasoning: pointerTo(" ")}, "")
 		wantError(t, "EditDecision(empty reasoning)", err, CodeInvalid, "reasoning is empty")
 		_, err = fx.s.EditDecision(ctx, reviewer, 999999, 1, DecisionChanges{Reasoning: pointerTo("x")}, "")
 		wantError(t, "EditDecision(999999)", err, CodeNotFound, "no decision with id 999999")
+		e := wantError(t, "EditDecision(zero decided_at)", editErr(DecisionChanges{DecidedAt: &time.Time{}}),
+			CodeInvalid, "decided_at is not a valid time")
+		if e.Field != "decided_at" {
+			t.Errorf("EditDecision(zero decided_at) field = %q, want decided_at", e.Field)
+		}
+		wantError(t, "EditDecision(future decided_at)", editErr(DecisionChanges{DecidedAt: pointerTo(fx.clock().Add(time.Hour))}),
+			CodeInvalid, "is in the future", "record a decision once it is made")
+		wantError(t, "EditDecision(long decided_by)", editErr(DecisionChanges{DecidedBy: pointerTo(strings.Repeat("x", 201))}),
+			CodeInvalid, "decided_by is 201 characters long", "at most 200")
+		wantError(t, "EditDecision(long alternative)", editErr(DecisionChanges{Alternatives: &[]string{"ok", strings.Repeat("x", 1001)}}),
+			CodeInvalid, "alternative 2 is 1001 characters long", "at most 1000")
+		if now, _ := fx.s.GetDecision(ctx, d.ID); now.Version != 3 {
+			t.Errorf("after refused edits decision is v%d, want v3", now.Version)
+		}
 	})
 }
 
@@ -314,6 +332,12 @@ func TestListDecisions(t *testing.T) {
 	wantError(t, "ListDecisions(limit 501)", err, CodeInvalid, "between 1 and 500")
 	_, err = fx.s.ListDecisions(ctx, DecisionFilter{Scope: "Bad Scope"})
 	wantError(t, "ListDecisions(bad scope)", err, CodeInvalid, "invalid scope")
+	_, err = fx.s.ListDecisions(ctx, DecisionFilter{Limit: -1})
+	wantError(t, "ListDecisions(limit -1)", err, CodeInvalid, "limit -1 is out of range", "between 1 and 500")
+	_, err = fx.s.ListDecisions(ctx, DecisionFilter{BeforeID: -1})
+	wantError(t, "ListDecisions(before -1)", err, CodeInvalid, "invalid page cursor -1", "positive decision id")
+	_, err = fx.s.ListDecisions(ctx, DecisionFilter{Query: strings.Repeat("é", 201)})
+	wantError(t, "ListDecisions(long query)", err, CodeInvalid, "the text search is 201 characters long", "at most 200")
 }
 
 func TestRefusedWritesAndLockFor(t *testing.T) {

@@ -240,6 +240,18 @@ func parseReason(s string) (string, error) {
 	return s, nil
 }
 
+// parsePageSize validates the page size of a list: 0 means def, anything
+// else must lie in [1, most].
+func parsePageSize(limit, def, most int) (int32, error) {
+	switch {
+	case limit == 0:
+		return int32(def), nil
+	case limit < 0 || limit > most:
+		return 0, Invalidf("limit", "limit %d is out of range: it must be between 1 and %d", limit, most)
+	}
+	return int32(limit), nil
+}
+
 // parseIDs validates the ids of a bulk change and returns them sorted and
 // without duplicates.
 func parseIDs(ids []int64) ([]int64, error) {
@@ -498,6 +510,16 @@ func factAudit(f Fact) map[string]any {
 	}
 }
 
+// reinforceAudit is the audit log's picture of a fact before it is
+// reinforced, by a new observation or a merge.
+func reinforceAudit(f Fact) map[string]any {
+	return map[string]any{
+		"confidence": f.Confidence, "effective_confidence": f.EffectiveConfidence,
+		"confirmed_at": f.ConfirmedAt, "extraction_count": f.ExtractionCount,
+		"forget_at": f.ForgetAt, "version": f.Version,
+	}
+}
+
 // reinforce applies DESIGN 3's reinforcement to cur, locked by the caller,
 // and audits it.
 func (s *Store) reinforce(ctx context.Context, q *queries.Queries, actor Actor, cur Fact, confidence float64, reason string) (Fact, error) {
@@ -508,12 +530,8 @@ func (s *Store) reinforce(ctx context.Context, q *queries.Queries, actor Actor, 
 	f := newFact(factRow(row))
 	err = s.audit(ctx, q, auditEntry{
 		actor: actor, action: "fact.reinforce", targetType: "fact", targetID: strconv.FormatInt(f.ID, 10),
-		scope: f.Scope,
-		before: map[string]any{
-			"confidence": cur.Confidence, "effective_confidence": cur.EffectiveConfidence,
-			"confirmed_at": cur.ConfirmedAt, "extraction_count": cur.ExtractionCount,
-			"forget_at": cur.ForgetAt, "version": cur.Version,
-		},
+		scope:  f.Scope,
+		before: reinforceAudit(cur),
 		after: map[string]any{
 			"confidence": f.Confidence, "observed_confidence": confidence,
 			"confirmed_at": f.ConfirmedAt, "extraction_count": f.ExtractionCount,

@@ -1,10 +1,10 @@
 package memory
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math"
 	"strings"
@@ -24,15 +24,15 @@ type fixture struct {
 	pool    *pgxpool.Pool
 	mu      sync.Mutex
 	now     time.Time
-	logs    *syncBuffer
-	metrics *fxMetrics
+	logs    *logBuffer
+	metrics *countingMetrics
 }
 
 var fxStart = time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	fx := &fixture{pool: pgtest.NewPool(t), now: fxStart, logs: &syncBuffer{}, metrics: &fxMetrics{}}
+	fx := &fixture{pool: pgtest.NewPool(t), now: fxStart, logs: &logBuffer{}, metrics: &countingMetrics{}}
 	fx.s = NewStore(fx.pool, Options{
 		Logger:  slog.New(slog.NewJSONHandler(fx.logs, nil)),
 		Now:     fx.clock,
@@ -98,59 +98,7 @@ func (fx *fixture) sqlForgetAt(t *testing.T, id int64) *time.Time {
 // logLines returns the decoded log records whose msg is msg.
 func (fx *fixture) logLines(t *testing.T, msg string) []map[string]any {
 	t.Helper()
-	var out []map[string]any
-	for _, line := range strings.Split(strings.TrimSpace(fx.logs.String()), "\n") {
-		if line == "" {
-			continue
-		}
-		var rec map[string]any
-		if err := json.Unmarshal([]byte(line), &rec); err != nil {
-			t.Fatalf("bad log line %q: %v", line, err)
-		}
-		if rec["msg"] == msg {
-			out = append(out, rec)
-		}
-	}
-	return out
-}
-
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-type fxMetrics struct {
-	mu       sync.Mutex
-	rejected map[string]int
-}
-
-func (m *fxMetrics) Rejected(_ int, reason string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.rejected == nil {
-		m.rejected = map[string]int{}
-	}
-	m.rejected[reason]++
-}
-func (m *fxMetrics) Archived(int) {}
-func (m *fxMetrics) Promoted(int) {}
-
-func (m *fxMetrics) rejections(reason string) int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.rejected[reason]
+	return fx.logs.lines(t, msg)
 }
 
 var (
@@ -849,6 +797,14 @@ func TestReclassifyFacts(t *testing.T) {
 		d := fx.recordLock(t, "acme", "Acme Robotics", "rma_policy")
 		_, err := fx.s.ReclassifyFacts(ctx, reviewer, []int64{a.ID, d.FactID}, pointerTo(LongTerm), nil, "")
 		wantError(t, "ReclassifyFacts(decision's fact)", err, CodeInvalid, "records decision")
+		other := fx.recordLock(t, "acme", "Acme Robotics", "warranty")
+		aBefore := fx.get(t, a.ID)
+		_, err = fx.s.ReclassifyFacts(ctx, reviewer, []int64{other.FactID, a.ID, d.FactID}, pointerTo(LongTerm), nil, "")
+		wantError(t, "ReclassifyFacts(decisions' facts)", err, CodeInvalid,
+			fmt.Sprintf("facts %d, %d record decisions", d.FactID, other.FactID), "edit those decisions instead", "nothing was changed")
+		if got := fx.get(t, a.ID); got.Version != aBefore.Version || got.Durability != aBefore.Durability {
+			t.Errorf("fact after a refused reclassify = %s v%d, want untouched", got.Durability, got.Version)
+		}
 		onKey := fx.create(t, reviewer, NewFact{Scope: "acme", Entity: "Acme Robotics", Key: "rma_policy", Content: "Photos help."})
 		_, err = fx.s.ReclassifyFacts(ctx, bot, []int64{onKey.ID, mood.ID}, pointerTo(Ephemeral), nil, "")
 		wantLocked(t, "ReclassifyFacts(agent, locked key)", err, d)

@@ -324,25 +324,16 @@ func (s *Store) SetMarkers(ctx context.Context, actor Actor, scope string, ids [
 	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
 	var changed int
 	err = s.tx(ctx, func(q *queries.Queries, _ pgx.Tx) error {
-		rows, err := q.SetNodeMarkers(ctx, queries.SetNodeMarkersParams{Marker: string(marker), Ids: ids, Scope: scope})
+		// One statement sets the markers and writes their audit rows; a
+		// missing row rolls both back.
+		rows, err := q.SetNodeMarkers(ctx, queries.SetNodeMarkersParams{
+			Ids: ids, Scope: scope, Marker: string(marker), Now: s.Now(), Actor: actor.String(), Reason: reason,
+		})
 		if err != nil {
 			return fmt.Errorf("set markers: %w", err)
 		}
 		if len(rows) != len(ids) {
 			return s.missingNodes(ctx, q, scope, ids, rows)
-		}
-		for _, r := range rows {
-			before := r.OldMarker
-			if before == "" {
-				before = "(none: reads as durable)"
-			}
-			if err := s.audit(ctx, q, auditEntry{
-				actor: actor, action: "node.durability", targetType: "node", targetID: fmt.Sprint(r.ID),
-				scope: r.Scope, before: map[string]string{"durability": before},
-				after: map[string]string{"durability": string(marker)}, reason: reason,
-			}); err != nil {
-				return err
-			}
 		}
 		changed = len(rows)
 		return nil

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -184,11 +185,39 @@ func TestSetMarkersIsAllOrNothing(t *testing.T) {
 	if n := e.count(t, `SELECT count(*) FROM memory_nodes WHERE properties ? 'durability'`); n != 0 {
 		t.Errorf("%d rows changed by a refused bulk update", n)
 	}
+	if n := e.count(t, `SELECT count(*) FROM audit_log WHERE action = 'node.durability'`); n != 0 {
+		t.Errorf("%d audit rows written by a refused bulk update", n)
+	}
 	n, err := e.store.SetMarkers(ctx, Human("rev@example.com"), "", ids[:2], "expired", "cleanup")
 	if err != nil || n != 2 {
 		t.Fatalf("SetMarkers() = %d, %v", n, err)
 	}
 	if got := e.count(t, `SELECT count(*) FROM audit_log WHERE action = 'node.durability' AND actor = 'user:rev@example.com' AND reason = 'cleanup'`); got != 2 {
 		t.Errorf("%d audit rows, want one per row", got)
+	}
+	// A row pushed without a marker reads as durable, and its audit row says so.
+	rows, err := e.pool.Query(ctx, `SELECT target_id, scope, before->>'durability', after->>'durability'
+		FROM audit_log WHERE action = 'node.durability' ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type audit struct{ target, scope, before, after string }
+	var got []audit
+	for rows.Next() {
+		var a audit
+		if err := rows.Scan(&a.target, &a.scope, &a.before, &a.after); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, a)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	want := []audit{
+		{fmt.Sprint(ids[0]), "s", "(none: reads as durable)", "expired"},
+		{fmt.Sprint(ids[1]), "s", "(none: reads as durable)", "expired"},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("audit rows = %+v, want %+v", got, want)
 	}
 }

@@ -196,13 +196,9 @@ func (s *Store) ReviewQueue(ctx context.Context, f ReviewFilter) ([]ReviewItem, 
 		}
 		p.Scope = &sc
 	}
-	switch {
-	case f.Limit == 0:
-		p.PageSize = defaultReviewPage
-	case f.Limit < 0 || f.Limit > maxReviewPage:
-		return nil, Invalidf("limit", "limit %d is out of range: it must be between 1 and %d", f.Limit, maxReviewPage)
-	default:
-		p.PageSize = int32(f.Limit)
+	var err error
+	if p.PageSize, err = parsePageSize(f.Limit, defaultReviewPage, maxReviewPage); err != nil {
+		return nil, err
 	}
 	if f.AfterID < 0 {
 		return nil, Invalidf("after", "invalid page cursor %d: it must be a positive review item id", f.AfterID)
@@ -527,12 +523,8 @@ func (s *Store) mergeNearDuplicate(ctx context.Context, q *queries.Queries, acto
 	f := newFact(factRow(row))
 	err = s.audit(ctx, q, auditEntry{
 		actor: actor, action: "fact.reinforce", targetType: "fact", targetID: strconv.FormatInt(f.ID, 10),
-		scope: f.Scope,
-		before: map[string]any{
-			"confidence": survivor.Confidence, "effective_confidence": survivor.EffectiveConfidence,
-			"confirmed_at": survivor.ConfirmedAt, "extraction_count": survivor.ExtractionCount,
-			"forget_at": survivor.ForgetAt, "version": survivor.Version,
-		},
+		scope:  f.Scope,
+		before: reinforceAudit(survivor),
 		after: map[string]any{
 			"confidence": f.Confidence, "merged_fact_id": merged.ID,
 			"merged_confidence": merged.EffectiveConfidence, "confirmed_at": f.ConfirmedAt,

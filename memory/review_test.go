@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -364,6 +365,20 @@ func TestReviewQueueFiltersAndRefusals(t *testing.T) {
 	}
 	if _, err := fx.s.ReviewQueue(ctx, ReviewFilter{Kind: "bogus"}); ErrorCode(err) != CodeInvalid {
 		t.Errorf("ReviewQueue(kind bogus) = %v, want invalid", err)
+	}
+	for _, c := range []struct {
+		f           ReviewFilter
+		field, want string
+	}{
+		{ReviewFilter{Kind: "bogus"}, "kind", "allowed values are near_duplicate, decision_refusal, repeated_mood"},
+		{ReviewFilter{Limit: 501}, "limit", "limit 501 is out of range: it must be between 1 and 500"},
+		{ReviewFilter{Limit: -1}, "limit", "between 1 and 500"},
+		{ReviewFilter{AfterID: -1}, "after", "invalid page cursor -1: it must be a positive review item id"},
+	} {
+		_, err := fx.s.ReviewQueue(ctx, c.f)
+		if e := wantCode(t, fmt.Sprintf("ReviewQueue(%+v)", c.f), err, CodeInvalid, c.want); e.Field != c.field {
+			t.Errorf("ReviewQueue(%+v) field = %q, want %q", c.f, e.Field, c.field)
+		}
 	}
 
 	_, err = fx.s.ResolveReviewItem(ctx, bot, ids[0], Resolution{Action: ActionDismiss})

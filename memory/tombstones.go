@@ -92,7 +92,7 @@ const (
 // ListTombstones returns one page of tombstones, newest first. The next page
 // starts before the last tombstone's id.
 func (s *Store) ListTombstones(ctx context.Context, f TombstoneFilter) ([]Tombstone, error) {
-	p := queries.ListTombstonesParams{BeforeID: f.BeforeID, PageSize: defaultTombstones}
+	p := queries.ListTombstonesParams{BeforeID: f.BeforeID}
 	if f.Scope != "" {
 		if _, err := ParseScope(f.Scope); err != nil {
 			return nil, err
@@ -118,11 +118,9 @@ func (s *Store) ListTombstones(ctx context.Context, f TombstoneFilter) ([]Tombst
 	if f.BeforeID < 0 {
 		return nil, Invalidf("before", "invalid page cursor %d: it must be a positive tombstone id", f.BeforeID)
 	}
-	switch {
-	case f.Limit < 0 || f.Limit > maxTombstones:
-		return nil, Invalidf("limit", "limit %d is out of range: it must be between 1 and %d", f.Limit, maxTombstones)
-	case f.Limit > 0:
-		p.PageSize = int32(f.Limit)
+	var err error
+	if p.PageSize, err = parsePageSize(f.Limit, defaultTombstones, maxTombstones); err != nil {
+		return nil, err
 	}
 	rows, err := s.q.ListTombstones(ctx, p)
 	if err != nil {

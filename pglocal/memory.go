@@ -22,10 +22,8 @@ const (
 // thumb of PostgreSQL's documentation, between 128MB and 2GB. Where the
 // memory cannot be read it returns "128MB", PostgreSQL's default.
 func SharedBuffers() string {
-	return sharedBuffersFor(memoryLimit(readFile))
+	return sharedBuffersFor(memoryLimit(os.ReadFile))
 }
-
-func readFile(name string) ([]byte, error) { return os.ReadFile(name) }
 
 func sharedBuffersFor(limit int64) string {
 	b := limit / 4

@@ -17,20 +17,33 @@ RETURNING id;
 
 -- name: SetNodeMarkers :many
 -- SetNodeMarkers writes properties.durability on each row, keeping every other
--- property, and returns each row's marker before and after. An empty scope
--- matches rows of every scope (reviewers act across scopes).
-UPDATE memory_nodes n
-SET properties = jsonb_set(n.properties, '{durability}', to_jsonb(@marker::text))
-FROM (
+-- property, writes one node.durability audit row per row, and returns each
+-- row's marker before, in one statement. An empty scope matches rows of every
+-- scope (reviewers act across scopes).
+WITH o AS (
     SELECT m.id, m.properties->>'durability' AS old_marker
     FROM memory_nodes m
     WHERE m.id = ANY(@ids::bigint[]) AND (@scope::text = '' OR m.scope = @scope::text)
         AND m.promoted_at IS NULL
     ORDER BY m.id
     FOR UPDATE
-) o
-WHERE n.id = o.id
-RETURNING n.id, n.scope, coalesce(o.old_marker, '')::text AS old_marker;
+), upd AS (
+    UPDATE memory_nodes n
+    SET properties = jsonb_set(n.properties, '{durability}', to_jsonb(@marker::text))
+    FROM o
+    WHERE n.id = o.id
+    RETURNING n.id, n.scope, coalesce(o.old_marker, '')::text AS old_marker
+), audit AS (
+    INSERT INTO audit_log (at, actor, action, target_type, target_id, scope, before, after, reason)
+    SELECT @now::timestamptz, @actor::text, 'node.durability', 'node', u.id::text, u.scope,
+        jsonb_build_object('durability',
+            CASE WHEN u.old_marker = '' THEN '(none: reads as durable)' ELSE u.old_marker END),
+        jsonb_build_object('durability', @marker::text),
+        @reason::text
+    FROM upd u
+    ORDER BY u.id
+)
+SELECT id, scope, old_marker FROM upd ORDER BY id;
 
 -- name: GetNodesByID :many
 SELECT id, scope, content, properties, importance, ttl_seconds, created_at, promoted_at,

@@ -345,24 +345,39 @@ func (q *Queries) ListWorkingRows(ctx context.Context, arg ListWorkingRowsParams
 }
 
 const setNodeMarkers = `-- name: SetNodeMarkers :many
-UPDATE memory_nodes n
-SET properties = jsonb_set(n.properties, '{durability}', to_jsonb($1::text))
-FROM (
+WITH o AS (
     SELECT m.id, m.properties->>'durability' AS old_marker
     FROM memory_nodes m
-    WHERE m.id = ANY($2::bigint[]) AND ($3::text = '' OR m.scope = $3::text)
+    WHERE m.id = ANY($1::bigint[]) AND ($2::text = '' OR m.scope = $2::text)
         AND m.promoted_at IS NULL
     ORDER BY m.id
     FOR UPDATE
-) o
-WHERE n.id = o.id
-RETURNING n.id, n.scope, coalesce(o.old_marker, '')::text AS old_marker
+), upd AS (
+    UPDATE memory_nodes n
+    SET properties = jsonb_set(n.properties, '{durability}', to_jsonb($3::text))
+    FROM o
+    WHERE n.id = o.id
+    RETURNING n.id, n.scope, coalesce(o.old_marker, '')::text AS old_marker
+), audit AS (
+    INSERT INTO audit_log (at, actor, action, target_type, target_id, scope, before, after, reason)
+    SELECT $4::timestamptz, $5::text, 'node.durability', 'node', u.id::text, u.scope,
+        jsonb_build_object('durability',
+            CASE WHEN u.old_marker = '' THEN '(none: reads as durable)' ELSE u.old_marker END),
+        jsonb_build_object('durability', $3::text),
+        $6::text
+    FROM upd u
+    ORDER BY u.id
+)
+SELECT id, scope, old_marker FROM upd ORDER BY id
 `
 
 type SetNodeMarkersParams struct {
-	Marker string
 	Ids    []int64
 	Scope  string
+	Marker string
+	Now    time.Time
+	Actor  string
+	Reason string
 }
 
 type SetNodeMarkersRow struct {
@@ -372,10 +387,18 @@ type SetNodeMarkersRow struct {
 }
 
 // SetNodeMarkers writes properties.durability on each row, keeping every other
-// property, and returns each row's marker before and after. An empty scope
-// matches rows of every scope (reviewers act across scopes).
+// property, writes one node.durability audit row per row, and returns each
+// row's marker before, in one statement. An empty scope matches rows of every
+// scope (reviewers act across scopes).
 func (q *Queries) SetNodeMarkers(ctx context.Context, arg SetNodeMarkersParams) ([]SetNodeMarkersRow, error) {
-	rows, err := q.db.Query(ctx, setNodeMarkers, arg.Marker, arg.Ids, arg.Scope)
+	rows, err := q.db.Query(ctx, setNodeMarkers,
+		arg.Ids,
+		arg.Scope,
+		arg.Marker,
+		arg.Now,
+		arg.Actor,
+		arg.Reason,
+	)
 	if err != nil {
 		return nil, err
 	}

@@ -42,10 +42,7 @@ func (s *Server) auditList(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	isAdmin := false
-	if sess := currentSession(c); sess != nil {
-		isAdmin = sess.Role.Allows(auth.RoleAdmin)
-	}
+	isAdmin := signedInAs(c, auth.RoleAdmin)
 	p := pages.AuditLogPage{Now: s.now(), Filter: view, TargetTypes: auditLogTargetTypes, Actions: auditLogActions}
 	if view.TargetType != "" && !slices.Contains(p.TargetTypes, view.TargetType) {
 		p.TargetTypes = append(slices.Clone(p.TargetTypes), view.TargetType)
@@ -58,9 +55,10 @@ func (s *Server) auditList(c echo.Context) error {
 		p.FirstURL = auditLogURL(view, 0)
 	}
 	for _, e := range entries {
+		before := auditLogFields(e.Before)
 		row := pages.AuditLogRow{
 			ID: e.ID, At: e.At, Actor: e.Actor, Action: e.Action, TargetType: e.TargetType,
-			TargetID: e.TargetID, Reason: e.Reason, Changes: auditLogDiff(e.Before, e.After),
+			TargetID: e.TargetID, Reason: e.Reason, Changes: auditLogDiff(before, auditLogFields(e.After)),
 		}
 		if e.Scope != nil {
 			row.Scope = *e.Scope
@@ -69,7 +67,7 @@ func (s *Server) auditList(c echo.Context) error {
 		if kind, name, ok := strings.Cut(e.Actor, ":"); ok {
 			row.ActorKind, row.ActorName = kind, name
 		}
-		row.Created = len(auditLogFields(e.Before)) == 0 && len(row.Changes) > 0
+		row.Created = len(before) == 0 && len(row.Changes) > 0
 		row.TargetLabel, row.TargetHref = auditLogTarget(e.TargetType, e.TargetID, row.Scope, isAdmin)
 		p.Rows = append(p.Rows, row)
 	}
@@ -100,14 +98,8 @@ func parseAuditLogFilter(v url.Values) (pages.AuditLogFilter, memory.AuditFilter
 	if f.Until, err = parseAuditLogTime("until", view.Until, true); err != nil {
 		return view, f, err
 	}
-	if b := v.Get("before"); b != "" {
-		n, err := strconv.ParseInt(b, 10, 64)
-		if err != nil || n <= 0 {
-			return view, f, memory.Invalidf("before", "invalid page cursor %q: it must be a positive audit row id", b)
-		}
-		f.BeforeID = n
-	}
-	return view, f, nil
+	f.BeforeID, err = keysetBefore(v, "audit row")
+	return view, f, err
 }
 
 // parseAuditLogTime reads a date (YYYY-MM-DD, in UTC) or a timestamp. A date
@@ -132,20 +124,8 @@ func parseAuditLogTime(field, s string, end bool) (*time.Time, error) {
 
 // auditLogURL is the audit log URL for the filter, below row id before.
 func auditLogURL(f pages.AuditLogFilter, before int64) string {
-	v := url.Values{}
-	for k, val := range map[string]string{"actor": f.Actor, "action": f.Action, "target_type": f.TargetType,
-		"target_id": f.TargetID, "scope": f.Scope, "since": f.Since, "until": f.Until} {
-		if val != "" {
-			v.Set(k, val)
-		}
-	}
-	if before > 0 {
-		v.Set("before", strconv.FormatInt(before, 10))
-	}
-	if len(v) == 0 {
-		return "/audit"
-	}
-	return "/audit?" + v.Encode()
+	return pages.ListURL("/audit", map[string]string{"actor": f.Actor, "action": f.Action, "target_type": f.TargetType,
+		"target_id": f.TargetID, "scope": f.Scope, "since": f.Since, "until": f.Until}, before)
 }
 
 // auditLogTarget names an audit row's target and links it to its page, where
@@ -183,21 +163,10 @@ func auditLogTarget(typ, id, scope string, isAdmin bool) (string, string) {
 	return label, ""
 }
 
-// auditLogDiff lists every key of before ∪ after, sorted, with its old and new
-// values as compact JSON. A value that is not an object shows as one key,
-// "value".
-func auditLogDiff(before, after json.RawMessage) []pages.AuditLogChange {
-	b, a := auditLogFields(before), auditLogFields(after)
-	keys := make([]string, 0, len(b)+len(a))
-	for k := range b {
-		keys = append(keys, k)
-	}
-	for k := range a {
-		if _, ok := b[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
+// auditLogDiff lists every key of before ∪ after (as auditLogFields reads
+// them), sorted, with its old and new values as compact JSON.
+func auditLogDiff(b, a map[string]string) []pages.AuditLogChange {
+	keys := unionKeys(b, a)
 	out := make([]pages.AuditLogChange, 0, len(keys))
 	for _, k := range keys {
 		old, hadOld := b[k]
@@ -211,7 +180,8 @@ func auditLogDiff(before, after json.RawMessage) []pages.AuditLogChange {
 	return out
 }
 
-// auditLogFields reads a JSON document as its keys and compact values.
+// auditLogFields reads a JSON document as its keys and compact values; a
+// value that is not an object shows as one key, "value".
 func auditLogFields(raw json.RawMessage) map[string]string {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {

@@ -42,10 +42,7 @@ func (s *Server) consolidationShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	view := pages.ConsolidationPage{Now: s.now()}
-	if sess := currentSession(c); sess != nil {
-		view.CanRun = sess.Role.Allows(auth.RoleReviewer)
-	}
+	view := pages.ConsolidationPage{Now: s.now(), CanRun: signedInAs(c, auth.RoleReviewer)}
 	if len(runs) > runsPageSize {
 		runs = runs[:runsPageSize]
 		view.NextURL = "/consolidation?before=" + strconv.FormatInt(runs[len(runs)-1].ID, 10)

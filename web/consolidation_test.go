@@ -76,7 +76,7 @@ func TestConsolidationRunNow(t *testing.T) {
 		t.Fatal("a reviewer sees no Run now button")
 	}
 	rec := f.signedIn.post(t, "/consolidation/run", nil)
-	loc, doc, flash := wmFollow(t, f.signedIn, rec)
+	loc, doc, flash := follow(t, f.signedIn, rec)
 	var runID int64
 	if err := f.pool.QueryRow(context.Background(), `SELECT id FROM consolidation_runs WHERE trigger = 'manual'`).Scan(&runID); err != nil {
 		t.Fatalf("no manual run recorded: %v", err)
@@ -140,11 +140,11 @@ func TestConsolidationRunInProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.get(t, "/consolidation")
-	loc, doc, flash := wmFollow(t, f.signedIn, f.signedIn.post(t, "/consolidation/run", nil))
+	loc, doc, flash := follow(t, f.signedIn, f.signedIn.post(t, "/consolidation/run", nil))
 	if loc != "/consolidation" || doc.Find(`.flash-error`).Length() != 1 || !strings.Contains(flash, "another run is in progress") {
 		t.Errorf("redirect %q, flash %q; want back to /consolidation saying another run is in progress", loc, flash)
 	}
-	if n := wmCount(t, f, `SELECT count(*) FROM consolidation_runs`); n != 0 {
+	if n := dbInt(t, f, `SELECT count(*) FROM consolidation_runs`); n != 0 {
 		t.Errorf("%d runs recorded, want none", n)
 	}
 	if _, err := conn.Exec(ctx, `SELECT pg_advisory_unlock($1)`, int64(0x74656e757265_63)); err != nil {
@@ -169,7 +169,7 @@ func TestConsolidationRoles(t *testing.T) {
 			t.Errorf("POST with a %s CSRF token = %d, want 403", name, rec.Code)
 		}
 	}
-	if n := wmCount(t, f, `SELECT count(*) FROM consolidation_runs`); n != 0 {
+	if n := dbInt(t, f, `SELECT count(*) FROM consolidation_runs`); n != 0 {
 		t.Errorf("%d runs started by refused requests, want none", n)
 	}
 	if rec := f.get(t, "/consolidation/runs/999"); rec.Code != http.StatusNotFound {
@@ -187,7 +187,7 @@ func TestRejectionLogFilters(t *testing.T) {
 	run1 := wmConsolidate(t, f, early).ID // refuses both in phase 10, the decision row in 12 too
 	wmPush(t, f, now.Add(-time.Minute), "globex", memory.NewNode{Content: "<script>alert(1)</script>", Durability: "expired"})
 	f.get(t, "/consolidation")
-	wmFollow(t, f.signedIn, f.signedIn.post(t, "/consolidation/run", nil)) // prunes the stale transient rows, refuses the expired one
+	follow(t, f.signedIn, f.signedIn.post(t, "/consolidation/run", nil)) // prunes the stale transient rows, refuses the expired one
 	run2 := run1 + 1
 
 	r1, r2 := "#"+strconv.FormatInt(run1, 10), "#"+strconv.FormatInt(run2, 10)

@@ -20,12 +20,6 @@ import (
 
 const decisionsPageSize = 50
 
-// canReview reports whether the signed-in person may change memory.
-func reviewerSignedIn(c echo.Context) bool {
-	sess := currentSession(c)
-	return sess != nil && sess.Role.Allows(auth.RoleReviewer)
-}
-
 // decisionList shows decisions, newest first, filtered by the query string,
 // one keyset page at a time, with the number of writes each one refused.
 func (s *Server) decisionList(c echo.Context) error {
@@ -44,7 +38,7 @@ func (s *Server) decisionList(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	view := pages.DecisionsPage{Filter: filter, Now: s.now(), CanEdit: reviewerSignedIn(c)}
+	view := pages.DecisionsPage{Filter: filter, Now: s.now(), CanEdit: signedInAs(c, auth.RoleReviewer)}
 	if len(list) > decisionsPageSize {
 		list = list[:decisionsPageSize]
 		view.NextURL = decisionsURL(filter, list[len(list)-1].ID)
@@ -106,32 +100,13 @@ func parseDecisionsFilter(v url.Values) (pages.DecisionsFilter, int64, error) {
 	if n := utf8.RuneCountInString(f.Query); n > 200 {
 		return f, 0, memory.Invalidf("q", "the text search is %d characters long: at most 200 are allowed", n)
 	}
-	var before int64
-	if b := v.Get("before"); b != "" {
-		n, err := strconv.ParseInt(b, 10, 64)
-		if err != nil || n <= 0 {
-			return f, 0, memory.Invalidf("before", "invalid page cursor %q: it must be a positive decision id", b)
-		}
-		before = n
-	}
-	return f, before, nil
+	before, err := keysetBefore(v, "decision")
+	return f, before, err
 }
 
 // decisionsURL is the decisions list URL for filter, starting below id before.
 func decisionsURL(f pages.DecisionsFilter, before int64) string {
-	v := url.Values{}
-	for k, val := range map[string]string{"scope": f.Scope, "entity": f.Entity, "lock": f.Lock, "q": f.Query} {
-		if val != "" {
-			v.Set(k, val)
-		}
-	}
-	if before > 0 {
-		v.Set("before", strconv.FormatInt(before, 10))
-	}
-	if len(v) == 0 {
-		return "/decisions"
-	}
-	return "/decisions?" + v.Encode()
+	return pages.ListURL("/decisions", map[string]string{"scope": f.Scope, "entity": f.Entity, "lock": f.Lock, "q": f.Query}, before)
 }
 
 // decisionShow shows one decision, its lock, the writes it refused and its
@@ -167,7 +142,7 @@ func (s *Server) renderDecision(c echo.Context, status int, d memory.Decision, v
 		Locked: d.DoNotReopen, ReopenedAt: d.ReopenedAt, ReopenedBy: d.ReopenedBy, ReopenReason: d.ReopenReason,
 		Version: d.Version, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt,
 	}
-	view.CanEdit = reviewerSignedIn(c)
+	view.CanEdit = signedInAs(c, auth.RoleReviewer)
 	view.Now = s.now()
 	for _, r := range refused {
 		view.Refused = append(view.Refused, decisionRefusedRow(r))
@@ -200,17 +175,7 @@ func decisionHistoryRow(h memory.AuditRecord) pages.DecisionHistoryRow {
 	var before, after map[string]json.RawMessage
 	_ = json.Unmarshal(h.Before, &before)
 	_ = json.Unmarshal(h.After, &after)
-	var fields []string
-	for k := range before {
-		fields = append(fields, k)
-	}
-	for k := range after {
-		if _, ok := before[k]; !ok {
-			fields = append(fields, k)
-		}
-	}
-	slices.Sort(fields)
-	for _, k := range fields {
+	for _, k := range unionKeys(before, after) {
 		if k == "version" || k == "fact_id" {
 			continue
 		}
@@ -361,27 +326,14 @@ func decisionPath(id int64) string { return "/decisions/" + strconv.FormatInt(id
 
 // decisionReopen lifts a decision's lock; the reason is required (422 beside
 // the field without one).
-func (s *Server) decisionReopen(c echo.Context) error {
-	ctx := c.Request().Context()
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
-	}
-	cur, err := s.store.GetDecision(ctx, id)
-	if err != nil {
-		return err
-	}
-	reason := c.FormValue("reason")
-	d, err := s.store.ReopenDecision(ctx, actor(c), id, reason)
-	if err != nil {
-		return s.lockFailed(c, cur, err, pages.DecisionPage{Reopen: pages.DecisionLockForm{Reason: reason}}, true)
-	}
-	return s.redirectWithFlash(c, decisionPath(d.ID), "ok",
-		"Decision "+strconv.FormatInt(d.ID, 10)+" reopened: automated writers may write on "+d.Key+" again.")
-}
+func (s *Server) decisionReopen(c echo.Context) error { return s.decisionLock(c, true) }
 
 // decisionRelock locks a reopened decision again; the reason is optional.
-func (s *Server) decisionRelock(c echo.Context) error {
+func (s *Server) decisionRelock(c echo.Context) error { return s.decisionLock(c, false) }
+
+// decisionLock reopens (reopen) or relocks the decision with the posted
+// reason: 303 back to it with a message, or lockFailed's answer.
+func (s *Server) decisionLock(c echo.Context, reopen bool) error {
 	ctx := c.Request().Context()
 	id, err := pathID(c, "id")
 	if err != nil {
@@ -392,11 +344,19 @@ func (s *Server) decisionRelock(c echo.Context) error {
 		return err
 	}
 	reason := c.FormValue("reason")
-	d, err := s.store.RelockDecision(ctx, actor(c), id, reason)
-	if err != nil {
-		return s.lockFailed(c, cur, err, pages.DecisionPage{Relock: pages.DecisionLockForm{Reason: reason}}, false)
+	change, view := s.store.RelockDecision, pages.DecisionPage{Relock: pages.DecisionLockForm{Reason: reason}}
+	if reopen {
+		change, view = s.store.ReopenDecision, pages.DecisionPage{Reopen: pages.DecisionLockForm{Reason: reason}}
 	}
-	return s.redirectWithFlash(c, decisionPath(d.ID), "ok", "Decision "+strconv.FormatInt(d.ID, 10)+" locked again.")
+	d, err := change(ctx, actor(c), id, reason)
+	if err != nil {
+		return s.lockFailed(c, cur, err, view, reopen)
+	}
+	msg := "Decision " + strconv.FormatInt(d.ID, 10) + " locked again."
+	if reopen {
+		msg = "Decision " + strconv.FormatInt(d.ID, 10) + " reopened: automated writers may write on " + d.Key + " again."
+	}
+	return s.redirectWithFlash(c, decisionPath(d.ID), "ok", msg)
 }
 
 // lockFailed answers a refused reopen or relock: 422 with the error beside

@@ -50,15 +50,6 @@ func decGet(t *testing.T, f fixture, id int64) memory.Decision {
 	return d
 }
 
-func decCount(t *testing.T, f fixture, query string, args ...any) int {
-	t.Helper()
-	var n int
-	if err := f.pool.QueryRow(context.Background(), query, args...).Scan(&n); err != nil {
-		t.Fatalf("%s: %v", query, err)
-	}
-	return n
-}
-
 func decText(doc *goquery.Document, testid string) string {
 	return strings.TrimSpace(doc.Find(`[data-testid="` + testid + `"]`).First().Text())
 }
@@ -86,7 +77,7 @@ func TestDecisionsListAndFilters(t *testing.T) {
 	f := newFixture(t, true)
 	ctx := context.Background()
 	all := decRows(t, f.get(t, "/decisions"))
-	if n := decCount(t, f, `SELECT count(*) FROM decisions`); len(all) != n || n == 0 {
+	if n := dbInt(t, f, `SELECT count(*) FROM decisions`); len(all) != n || n == 0 {
 		t.Fatalf("GET /decisions lists %d decisions, want all %d", len(all), n)
 	}
 	for i := 1; i < len(all); i++ {
@@ -137,7 +128,7 @@ func TestDecisionsListAndFilters(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.query, func(t *testing.T) {
 			got := decRows(t, f.get(t, "/decisions?"+tt.query))
-			want := decCount(t, f, `SELECT count(*) FROM decisions WHERE `+tt.where)
+			want := dbInt(t, f, `SELECT count(*) FROM decisions WHERE `+tt.where)
 			if len(got) != want || want == 0 {
 				t.Errorf("GET /decisions?%s lists %d, want %d", tt.query, len(got), want)
 			}
@@ -391,7 +382,7 @@ func TestDecisionReopenAndRelock(t *testing.T) {
 	if got := decGet(t, f, d.ID); !got.DoNotReopen || got.Version != 1 {
 		t.Errorf("decision after a refused reopen = %+v, want unchanged", got)
 	}
-	if n := decCount(t, f, `SELECT count(*) FROM audit_log WHERE action = 'decision.reopen'`); n != 0 {
+	if n := dbInt(t, f, `SELECT count(*) FROM audit_log WHERE action = 'decision.reopen'`); n != 0 {
 		t.Errorf("reopen audit rows = %d, want 0", n)
 	}
 
@@ -399,7 +390,7 @@ func TestDecisionReopenAndRelock(t *testing.T) {
 	if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != decPage(d.ID) {
 		t.Fatalf("reopen = %d to %q, want 303", rec.Code, rec.Header().Get("Location"))
 	}
-	if n := decCount(t, f, `SELECT count(*) FROM audit_log WHERE action = 'decision.reopen' AND target_id = $1
+	if n := dbInt(t, f, `SELECT count(*) FROM audit_log WHERE action = 'decision.reopen' AND target_id = $1
 		AND reason = 'MongoDB has transactions now.' AND actor = 'user:reviewer@example.com'`, strconv.FormatInt(d.ID, 10)); n != 1 {
 		t.Errorf("reopen audit rows with the reason = %d, want 1", n)
 	}
@@ -425,7 +416,7 @@ func TestDecisionReopenAndRelock(t *testing.T) {
 	if got := decGet(t, f, d.ID); !got.DoNotReopen {
 		t.Error("decision not locked again")
 	}
-	if n := decCount(t, f, `SELECT count(*) FROM audit_log WHERE action = 'decision.relock' AND reason = 'settled again'`); n != 1 {
+	if n := dbInt(t, f, `SELECT count(*) FROM audit_log WHERE action = 'decision.relock' AND reason = 'settled again'`); n != 1 {
 		t.Errorf("relock audit rows = %d, want 1", n)
 	}
 	rec = f.signedIn.post(t, decPage(d.ID)+"/relock", nil)
@@ -476,7 +467,7 @@ func TestDecisionNew(t *testing.T) {
 			}
 		})
 	}
-	if n := decCount(t, f, `SELECT count(*) FROM decisions`); n != 0 {
+	if n := dbInt(t, f, `SELECT count(*) FROM decisions`); n != 0 {
 		t.Fatalf("decisions = %d after refused forms, want 0", n)
 	}
 
@@ -558,5 +549,31 @@ func TestDecisionTextIsEscaped(t *testing.T) {
 		if !strings.Contains(body, "&lt;script&gt;alert(1)&lt;/script&gt;") {
 			t.Errorf("GET %s: escaped script text not found", path)
 		}
+	}
+}
+
+// An edit form that does not carry a usable version is refused above the
+// form, keeping what was typed, and changes nothing.
+func TestDecisionEditWithoutVersion(t *testing.T) {
+	f := newFixture(t, false)
+	d := decRecord(t, f, "acme", "Acme Robotics", "database", "Use PostgreSQL.", "We know it well.")
+	form := decEditForm(t, f.signedIn, d.ID)
+	form.Set("reasoning", "A new argument.")
+	for _, version := range []string{"", "0", "two"} {
+		form.Set("version", version)
+		rec := f.signedIn.post(t, decPage(d.ID), form)
+		if rec.Code != http.StatusUnprocessableEntity {
+			t.Fatalf("POST with version %q = %d, want 422", version, rec.Code)
+		}
+		doc := parse(t, rec)
+		if msg := decText(doc, "form-error"); !strings.Contains(msg, "no valid version") {
+			t.Errorf("version %q: form error = %q, want it to ask for a reload", version, msg)
+		}
+		if r := doc.Find(`[data-testid="decision-form-reasoning"]`).Text(); r != "A new argument." {
+			t.Errorf("version %q: form reasoning = %q, want what was typed", version, r)
+		}
+	}
+	if got := decGet(t, f, d.ID); got.Version != 1 || got.Reasoning != "We know it well." {
+		t.Errorf("decision after refused edits = %+v, want unchanged", got)
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/tenurehq/tenure/auth"
 	"github.com/tenurehq/tenure/memory"
 	"github.com/tenurehq/tenure/views/components"
 	"github.com/tenurehq/tenure/views/pages"
@@ -188,15 +189,13 @@ func (s *Server) renderFact(c echo.Context, status int, f memory.Fact, form page
 		return err
 	}
 	view := pages.FactPage{
-		Fact: factDetailOf(f), Form: form, CanEdit: canEditFacts(c), Conflict: conflict,
+		Fact: factDetailOf(f), Form: form, CanEdit: signedInAs(c, auth.RoleReviewer), Conflict: conflict,
 		Categories: mergeSorted(memory.SuggestedCategories(), cats), Now: now,
 	}
 	if len(decisions) > 0 {
 		view.DecisionID = decisions[0].ID
 	}
-	for _, d := range memory.Durabilities() {
-		view.Durabilities = append(view.Durabilities, string(d))
-	}
+	view.Durabilities = durabilityNames
 	for _, h := range history {
 		view.History = append(view.History, historyRowOf(h))
 	}
@@ -330,16 +329,8 @@ func humanDuration(d time.Duration) string {
 func historyRowOf(r memory.AuditRecord) pages.HistoryRow {
 	row := pages.HistoryRow{At: r.At, Actor: r.Actor, Action: r.Action, Reason: r.Reason}
 	before, after := auditFields(r.Before), auditFields(r.After)
-	var fields []string
-	for k := range before {
-		fields = append(fields, k)
-	}
-	for k := range after {
-		if _, ok := before[k]; !ok {
-			fields = append(fields, k)
-		}
-	}
-	slices.SortFunc(fields, func(a, b string) int {
+	fields := unionKeys(before, after)
+	slices.SortStableFunc(fields, func(a, b string) int {
 		if ra, rb := historyFieldRank(a), historyFieldRank(b); ra != rb {
 			return ra - rb
 		}

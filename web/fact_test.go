@@ -444,3 +444,29 @@ func TestFactPagePlotAfterForgetAt(t *testing.T) {
 		t.Error("a plot past forget_at does not mark now")
 	}
 }
+
+// A form that does not carry a usable version is refused beside the form,
+// keeping what was typed, and changes nothing.
+func TestFactEditWithoutVersion(t *testing.T) {
+	f := newFixture(t, false)
+	fact := writeFact(t, f, memory.NewFact{Scope: "home", Entity: "Ada", Content: "Ada likes tea.", Category: "preference"})
+	form := editForm(t, parse(t, f.get(t, factPage(fact.ID))))
+	form.Set("content", "Ada likes rooibos.")
+	for _, version := range []string{"", "0", "two"} {
+		form.Set("version", version)
+		rec := f.signedIn.post(t, factPage(fact.ID), form)
+		if rec.Code != http.StatusUnprocessableEntity {
+			t.Fatalf("POST with version %q = %d, want 422", version, rec.Code)
+		}
+		doc := parse(t, rec)
+		if msg := text(doc, "form-error"); !strings.Contains(msg, "does not say which version") {
+			t.Errorf("version %q: form error = %q, want it to ask for a reload", version, msg)
+		}
+		if got := doc.Find(`[data-testid="fact-form-content"]`).Text(); got != "Ada likes rooibos." {
+			t.Errorf("version %q: re-rendered content = %q, want what was typed", version, got)
+		}
+	}
+	if v := factVersion(t, f, fact.ID); v != 1 {
+		t.Errorf("refused edits changed the version to %d", v)
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -42,7 +41,7 @@ func (s *Server) factList(c echo.Context) error {
 	if filter.Query != "" {
 		params.Query = &filter.Query
 	}
-	view := pages.FactsPage{Filter: filter, Now: params.Now, CanEdit: canEditFacts(c),
+	view := pages.FactsPage{Filter: filter, Now: params.Now, CanEdit: signedInAs(c, auth.RoleReviewer),
 		ReturnURL: factsURL(filter, before)}
 	if filter.Entity != "" {
 		if params.EntityIds, err = s.q.EntityIDsNamed(ctx, queries.EntityIDsNamedParams{
@@ -58,9 +57,7 @@ func (s *Server) factList(c echo.Context) error {
 			return err
 		}
 	}
-	for _, d := range memory.Durabilities() {
-		view.Durabilities = append(view.Durabilities, string(d))
-	}
+	view.Durabilities = durabilityNames
 	if len(rows) > factsPageSize {
 		rows = rows[:factsPageSize]
 		view.NextURL = factsURL(filter, rows[len(rows)-1].ID)
@@ -100,15 +97,18 @@ func (s *Server) factList(c echo.Context) error {
 	return s.page(c, http.StatusOK, "Facts", "facts", pages.Facts(view), nil)
 }
 
+// durabilityNames are the durabilities the filter and the forms offer,
+// worked out once; pages only read them.
+var durabilityNames = func() []string {
+	var out []string
+	for _, d := range memory.Durabilities() {
+		out = append(out, string(d))
+	}
+	return out
+}()
+
 // maxEntitySuggestions bounds the entity names the filter suggests.
 const maxEntitySuggestions = 500
-
-// canEditFacts reports whether the signed-in person may change memory
-// (reviewers and admins); the routes refuse everyone else anyway.
-func canEditFacts(c echo.Context) bool {
-	sess := currentSession(c)
-	return sess != nil && sess.Role.Allows(auth.RoleReviewer)
-}
 
 // parseFactsFilter reads and validates the facts filter; a bad value is a 400
 // that names the parameter and what it accepts.
@@ -151,36 +151,19 @@ func parseFactsFilter(v url.Values) (pages.FactsFilter, int64, error) {
 	if utf8.RuneCountInString(f.Query) > 200 {
 		return f, 0, memory.Invalidf("q", "the text search is %d characters long: at most 200 are allowed", utf8.RuneCountInString(f.Query))
 	}
-	var before int64
-	if b := v.Get("before"); b != "" {
-		n, err := strconv.ParseInt(b, 10, 64)
-		if err != nil || n <= 0 {
-			return f, 0, memory.Invalidf("before", "invalid page cursor %q: it must be a positive fact id", b)
-		}
-		before = n
-	}
-	return f, before, nil
+	before, err := keysetBefore(v, "fact")
+	return f, before, err
 }
 
 // factsURL is the facts list URL for filter, starting below fact id before.
+// Active, the default status, is left out.
 func factsURL(f pages.FactsFilter, before int64) string {
-	v := url.Values{}
-	for k, val := range map[string]string{"scope": f.Scope, "durability": f.Durability,
-		"category": f.Category, "q": f.Query, "entity": f.Entity} {
-		if val != "" {
-			v.Set(k, val)
-		}
+	status := f.Status
+	if status == string(memory.StatusActive) {
+		status = ""
 	}
-	if f.Status != string(memory.StatusActive) {
-		v.Set("status", f.Status)
-	}
-	if before > 0 {
-		v.Set("before", strconv.FormatInt(before, 10))
-	}
-	if len(v) == 0 {
-		return "/facts"
-	}
-	return "/facts?" + v.Encode()
+	return pages.ListURL("/facts", map[string]string{"scope": f.Scope, "durability": f.Durability,
+		"category": f.Category, "status": status, "q": f.Query, "entity": f.Entity}, before)
 }
 
 // mergeSorted returns the sorted union of a and b without duplicates.

@@ -35,36 +35,14 @@ func writeFact(t *testing.T, f fixture, in memory.NewFact) memory.Fact {
 	return fact
 }
 
-// dbInt runs a query that returns one integer.
-func dbInt(t *testing.T, f fixture, sql string, args ...any) int {
-	t.Helper()
-	var n int
-	if err := f.pool.QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
-	return n
-}
-
 // plainFactIDs returns n active demo facts that record no decision, oldest first.
 func plainFactIDs(t *testing.T, f fixture, n int) []int64 {
 	t.Helper()
-	rows, err := f.pool.Query(context.Background(), `
+	ids := dbIDs(t, f, `
 		SELECT f.id FROM entity_facts f
 		WHERE f.status = 'active' AND f.category <> 'decision'
 		  AND NOT EXISTS (SELECT 1 FROM decisions d WHERE d.fact_id = f.id)
 		ORDER BY f.id LIMIT $1`, n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, id)
-	}
 	if len(ids) != n {
 		t.Fatalf("found %d plain facts, want %d", len(ids), n)
 	}
@@ -82,15 +60,8 @@ func idStrings(ids []int64) []string {
 // followFlash follows a 303 and returns where it led and the flash shown there.
 func followFlash(t *testing.T, c *client, rec *httptest.ResponseRecorder) (string, string) {
 	t.Helper()
-	if rec.Code != http.StatusSeeOther {
-		t.Fatalf("status = %d, want 303; body: %.500s", rec.Code, rec.Body)
-	}
-	loc := rec.Header().Get("Location")
-	page := c.get(t, loc)
-	if page.Code != http.StatusOK {
-		t.Fatalf("GET %s after the redirect = %d", loc, page.Code)
-	}
-	return loc, strings.TrimSpace(parse(t, page).Find(`[data-testid="flash"]`).Text())
+	loc, _, flash := follow(t, c, rec)
+	return loc, flash
 }
 
 // factsSnapshot is every fact's status, classification and version, and the

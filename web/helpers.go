@@ -1,12 +1,15 @@
 package web
 
 import (
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/tenurehq/tenure/auth"
 	"github.com/tenurehq/tenure/memory"
 	"github.com/tenurehq/tenure/views/layouts"
 )
@@ -17,6 +20,12 @@ func actor(c echo.Context) memory.Actor {
 		return memory.Human(sess.Email)
 	}
 	return memory.System("web")
+}
+
+// signedInAs reports whether the signed-in person has at least role.
+func signedInAs(c echo.Context, role auth.Role) bool {
+	sess := currentSession(c)
+	return sess != nil && sess.Role.Allows(role)
 }
 
 // pathID reads a positive numeric path parameter; anything else is a 404.
@@ -62,4 +71,17 @@ func (s *Server) takeFlash(c echo.Context) layouts.Flash {
 		}
 	}
 	return layouts.Flash{}
+}
+
+// unionKeys is every key of a and b, once each, sorted: the fields an audit
+// row's before and after documents mention.
+func unionKeys[V any](a, b map[string]V) []string {
+	keys := slices.Collect(maps.Keys(a))
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys
 }

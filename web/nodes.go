@@ -40,10 +40,8 @@ func (s *Server) nodeList(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	view := pages.WorkingPage{Filter: filter, Now: s.now(), ReturnURL: pages.WorkingURL(filter, before)}
-	if sess := currentSession(c); sess != nil {
-		view.CanEdit = sess.Role.Allows(auth.RoleReviewer)
-	}
+	view := pages.WorkingPage{Filter: filter, Now: s.now(), ReturnURL: pages.WorkingURL(filter, before),
+		CanEdit: signedInAs(c, auth.RoleReviewer)}
 	for _, m := range memory.Markers() {
 		view.Markers = append(view.Markers, string(m))
 	}

@@ -5,7 +5,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strconv"
@@ -46,22 +45,6 @@ func wmConsolidate(t *testing.T, f fixture, at time.Time) memory.Run {
 	return run
 }
 
-// wmFollow asserts that rec is a 303 and returns where it leads and the
-// flash message the next page shows.
-func wmFollow(t *testing.T, c *client, rec *httptest.ResponseRecorder) (string, *goquery.Document, string) {
-	t.Helper()
-	if rec.Code != http.StatusSeeOther {
-		t.Fatalf("POST answered %d, want 303; body: %.400s", rec.Code, rec.Body)
-	}
-	loc := rec.Header().Get("Location")
-	next := c.get(t, loc)
-	if next.Code != http.StatusOK {
-		t.Fatalf("GET %s after the redirect = %d", loc, next.Code)
-	}
-	doc := parse(t, next)
-	return loc, doc, strings.TrimSpace(doc.Find(`[data-testid="flash"]`).Text())
-}
-
 // wmMarker reads a working row's stored marker ("" when none).
 func wmMarker(t *testing.T, f fixture, id int64) string {
 	t.Helper()
@@ -73,15 +56,6 @@ func wmMarker(t *testing.T, f fixture, id int64) string {
 		return ""
 	}
 	return *m
-}
-
-func wmCount(t *testing.T, f fixture, query string, args ...any) int {
-	t.Helper()
-	var n int
-	if err := f.pool.QueryRow(context.Background(), query, args...).Scan(&n); err != nil {
-		t.Fatalf("%s: %v", query, err)
-	}
-	return n
 }
 
 type wmRowView struct {
@@ -271,7 +245,7 @@ func TestWorkingMarkersExpireAndPromote(t *testing.T) {
 	f.get(t, "/working")
 
 	rec := f.signedIn.post(t, "/working/markers", wmMarkerForm("expired", ids[0], ids[1]))
-	loc, doc, flash := wmFollow(t, f.signedIn, rec)
+	loc, doc, flash := follow(t, f.signedIn, rec)
 	if loc != "/working?scope=acme" {
 		t.Errorf("redirect to %q, want back to the list the form came from", loc)
 	}
@@ -286,7 +260,7 @@ func TestWorkingMarkersExpireAndPromote(t *testing.T) {
 	if m := wmMarker(t, f, ids[3]); m != "transient" {
 		t.Errorf("unselected row marker = %q, want transient unchanged", m)
 	}
-	audits := wmCount(t, f, `SELECT count(*) FROM audit_log WHERE action = 'node.durability' AND actor = 'user:reviewer@example.com'
+	audits := dbInt(t, f, `SELECT count(*) FROM audit_log WHERE action = 'node.durability' AND actor = 'user:reviewer@example.com'
 		AND target_id = ANY($1) AND after->>'durability' = 'expired' AND before->>'durability' = 'transient'`,
 		[]string{strconv.FormatInt(ids[0], 10), strconv.FormatInt(ids[1], 10)})
 	if audits != 2 {
@@ -295,21 +269,21 @@ func TestWorkingMarkersExpireAndPromote(t *testing.T) {
 
 	form := wmMarkerForm("durable", ids[2])
 	form.Set("reason", "a lasting fact")
-	_, _, flash = wmFollow(t, f.signedIn, f.signedIn.post(t, "/working/markers", form))
+	_, _, flash = follow(t, f.signedIn, f.signedIn.post(t, "/working/markers", form))
 	if !strings.Contains(flash, "1 row marked durable") {
 		t.Errorf("flash = %q, want 1 row marked durable", flash)
 	}
 	if m := wmMarker(t, f, ids[2]); m != "durable" {
 		t.Errorf("promoted row marker = %q, want durable", m)
 	}
-	if n := wmCount(t, f, `SELECT count(*) FROM audit_log WHERE action = 'node.durability' AND target_id = $1
+	if n := dbInt(t, f, `SELECT count(*) FROM audit_log WHERE action = 'node.durability' AND target_id = $1
 		AND reason = 'a lasting fact' AND before->>'durability' LIKE '(none%'`, strconv.FormatInt(ids[2], 10)); n != 1 {
 		t.Errorf("%d audit rows for the promoted row with its reason, want 1", n)
 	}
 
 	t.Run("ids[] works too", func(t *testing.T) {
 		v := url.Values{"marker": {"expired"}, "ids[]": {strconv.FormatInt(ids[3], 10)}}
-		_, _, flash := wmFollow(t, f.signedIn, f.signedIn.post(t, "/working/markers", v))
+		_, _, flash := follow(t, f.signedIn, f.signedIn.post(t, "/working/markers", v))
 		if !strings.Contains(flash, "1 row expired") || wmMarker(t, f, ids[3]) != "expired" {
 			t.Errorf("flash = %q, marker %q; want the row expired", flash, wmMarker(t, f, ids[3]))
 		}
@@ -323,7 +297,7 @@ func TestWorkingMarkersRefusals(t *testing.T) {
 	wmConsolidate(t, f, earlier)
 	pending := wmPush(t, f, now, "acme", memory.NewNode{Content: "ticket 4 is open", Durability: "transient"})[0]
 	f.get(t, "/working")
-	audits := func() int { return wmCount(t, f, `SELECT count(*) FROM audit_log WHERE action = 'node.durability'`) }
+	audits := func() int { return dbInt(t, f, `SELECT count(*) FROM audit_log WHERE action = 'node.durability'`) }
 	before := audits()
 
 	tests := []struct {
@@ -341,7 +315,7 @@ func TestWorkingMarkersRefusals(t *testing.T) {
 	tests[3].want = `"12abc" is not a working row id`
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, doc, flash := wmFollow(t, f.signedIn, f.signedIn.post(t, "/working/markers", tt.form))
+			_, doc, flash := follow(t, f.signedIn, f.signedIn.post(t, "/working/markers", tt.form))
 			if doc.Find(`.flash-error`).Length() != 1 || !strings.Contains(flash, tt.want) || !strings.Contains(flash, "othing") {
 				t.Errorf("flash = %q, want an error containing %q that says nothing changed", flash, tt.want)
 			}

@@ -26,28 +26,6 @@ func ovwIDs(doc *goquery.Document, testid, attr string) []int64 {
 	return out
 }
 
-// ovwDBIDs runs a query returning ids.
-func ovwDBIDs(t *testing.T, f fixture, query string, args ...any) []int64 {
-	t.Helper()
-	rows, err := f.pool.Query(context.Background(), query, args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, id)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 func ovwSame(a, b []int64) bool {
 	if len(a) != len(b) {
 		return false
@@ -92,7 +70,7 @@ func TestOverviewMatrix(t *testing.T) {
 		{"ephemeral", "mood"}, {"ephemeral", "state"}, {"short_term", "obligation"}, {"permanent", "identity"},
 		{"long_term", "observation"}, {"permanent", "decision"},
 	} {
-		want := admCount(t, f, `SELECT count(*) FROM entity_facts WHERE status = 'active' AND durability = $1 AND category = $2`, tt.d, tt.c)
+		want := dbInt(t, f, `SELECT count(*) FROM entity_facts WHERE status = 'active' AND durability = $1 AND category = $2`, tt.d, tt.c)
 		if want == 0 {
 			t.Fatalf("the demo has no active %s %s facts", tt.d, tt.c)
 		}
@@ -115,24 +93,24 @@ func TestOverviewMatrix(t *testing.T) {
 		}
 	}
 	zero := cell("permanent", "mood")
-	if admCount(t, f, `SELECT count(*) FROM entity_facts WHERE status = 'active' AND durability = 'permanent' AND category = 'mood'`) != 0 {
+	if dbInt(t, f, `SELECT count(*) FROM entity_facts WHERE status = 'active' AND durability = 'permanent' AND category = 'mood'`) != 0 {
 		t.Fatal("the demo has a permanent mood")
 	}
 	if !zero.HasClass("zero") || zero.Find("a").Length() != 0 || strings.TrimSpace(zero.Text()) != "0" {
 		t.Errorf("zero cell = %q (class %q), want a muted 0 without a link", zero.Text(), zero.AttrOr("class", ""))
 	}
 
-	active := admCount(t, f, `SELECT count(*) FROM entity_facts WHERE status = 'active'`)
+	active := dbInt(t, f, `SELECT count(*) FROM entity_facts WHERE status = 'active'`)
 	if got := strings.TrimSpace(matrix.Find(`[data-testid="matrix-total"]`).Text()); got != strconv.Itoa(active) {
 		t.Errorf("matrix total = %q, want %d active facts", got, active)
 	}
 	rowTotal := matrix.Find(`[data-testid="matrix-row-total"][data-durability="ephemeral"]`)
-	if want := admCount(t, f, `SELECT count(*) FROM entity_facts WHERE status = 'active' AND durability = 'ephemeral'`); strings.TrimSpace(rowTotal.Text()) != strconv.Itoa(want) ||
+	if want := dbInt(t, f, `SELECT count(*) FROM entity_facts WHERE status = 'active' AND durability = 'ephemeral'`); strings.TrimSpace(rowTotal.Text()) != strconv.Itoa(want) ||
 		rowTotal.Find("a").AttrOr("href", "") != "/facts?durability=ephemeral" {
 		t.Errorf("ephemeral total = %q → %q, want %d → /facts?durability=ephemeral", rowTotal.Text(), rowTotal.Find("a").AttrOr("href", ""), want)
 	}
 	colTotal := matrix.Find(`[data-testid="matrix-col-total"][data-category="mood"]`)
-	if want := admCount(t, f, `SELECT count(*) FROM entity_facts WHERE status = 'active' AND category = 'mood'`); strings.TrimSpace(colTotal.Text()) != strconv.Itoa(want) ||
+	if want := dbInt(t, f, `SELECT count(*) FROM entity_facts WHERE status = 'active' AND category = 'mood'`); strings.TrimSpace(colTotal.Text()) != strconv.Itoa(want) ||
 		colTotal.Find("a").AttrOr("href", "") != "/facts?category=mood" {
 		t.Errorf("mood total = %q, want %d → /facts?category=mood", colTotal.Text(), want)
 	}
@@ -166,7 +144,7 @@ func TestOverviewPanels(t *testing.T) {
 	doc := parse(t, f.get(t, "/"))
 
 	t.Run("about to be forgotten", func(t *testing.T) {
-		want := ovwDBIDs(t, f, `SELECT id FROM entity_facts WHERE status = 'active' AND forget_at <= $1
+		want := dbIDs(t, f, `SELECT id FROM entity_facts WHERE status = 'active' AND forget_at <= $1
 			ORDER BY forget_at, id LIMIT 10`, now.Add(7*24*time.Hour))
 		if len(want) == 0 {
 			t.Fatal("the demo has nothing about to be forgotten")
@@ -185,9 +163,9 @@ func TestOverviewPanels(t *testing.T) {
 	})
 
 	t.Run("obligations", func(t *testing.T) {
-		upcoming := ovwDBIDs(t, f, `SELECT id FROM entity_facts WHERE status = 'active' AND category = 'obligation'
+		upcoming := dbIDs(t, f, `SELECT id FROM entity_facts WHERE status = 'active' AND category = 'obligation'
 			AND deadline >= $1 AND deadline < $2 ORDER BY deadline, id LIMIT 10`, now, now.Add(14*24*time.Hour))
-		overdue := ovwDBIDs(t, f, `SELECT id FROM entity_facts WHERE status = 'active' AND category = 'obligation'
+		overdue := dbIDs(t, f, `SELECT id FROM entity_facts WHERE status = 'active' AND category = 'obligation'
 			AND deadline < $1 ORDER BY deadline, id LIMIT 10`, now)
 		if len(upcoming) == 0 || len(overdue) == 0 {
 			t.Fatalf("the demo has %d upcoming and %d overdue obligations, want some of each", len(upcoming), len(overdue))
@@ -205,7 +183,7 @@ func TestOverviewPanels(t *testing.T) {
 
 	t.Run("queues", func(t *testing.T) {
 		for _, marker := range []string{"durable", "transient", "expired"} {
-			want := admCount(t, f, `SELECT count(*) FROM memory_nodes WHERE promoted_at IS NULL
+			want := dbInt(t, f, `SELECT count(*) FROM memory_nodes WHERE promoted_at IS NULL
 				AND coalesce(properties->>'durability', 'durable') = $1`, marker)
 			dd := doc.Find(`[data-testid="markers-count"][data-key="` + marker + `"]`)
 			if got := strings.TrimSpace(dd.Text()); got != strconv.Itoa(want) {
@@ -246,7 +224,7 @@ func TestOverviewPanels(t *testing.T) {
 		if !ovwSame(got, want) {
 			t.Errorf("runs shown = %v, want the last five, newest first: %v", got, want)
 		}
-		review := admCount(t, f, `SELECT count(*) FROM review_items WHERE status = 'open'`)
+		review := dbInt(t, f, `SELECT count(*) FROM review_items WHERE status = 'open'`)
 		if got := strings.TrimSpace(doc.Find(`[data-testid="stat-review"]`).Text()); got != strconv.Itoa(review) {
 			t.Errorf("open review items stat = %q, want %d", got, review)
 		}
@@ -271,7 +249,7 @@ func TestOverviewPanels(t *testing.T) {
 				t.Errorf("%s = %q, want %d", testid, got, n)
 			}
 		}
-		logged := admCount(t, f, `SELECT count(*) FROM consolidation_rejections WHERE run_id = $1 AND reason = 'transient'`, first.ID)
+		logged := dbInt(t, f, `SELECT count(*) FROM consolidation_rejections WHERE run_id = $1 AND reason = 'transient'`, first.ID)
 		if logged != first.TransientRejected {
 			t.Errorf("the run's transient counter %d disagrees with its %d logged refusals", first.TransientRejected, logged)
 		}

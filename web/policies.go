@@ -45,10 +45,7 @@ func (s *Server) renderPolicies(c echo.Context, status int, formID int64, form p
 	if err != nil {
 		return err
 	}
-	view := pages.PoliciesPage{Now: s.now()}
-	if sess := currentSession(c); sess != nil {
-		view.CanEdit = sess.Role.Allows(auth.RoleAdmin)
-	}
+	view := pages.PoliciesPage{Now: s.now(), CanEdit: signedInAs(c, auth.RoleAdmin)}
 	for _, p := range policies {
 		row := pages.PolicyRow{
 			ID: p.ID, HalfLife: policiesHalfLifeText(p.HalfLife), Anchor: p.Anchor, Floor: policiesFloorText(p.Floor),

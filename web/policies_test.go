@@ -94,7 +94,7 @@ func TestPolicySaveRecomputesForgetAt(t *testing.T) {
 		ORDER BY id LIMIT 1`).Scan(&factID, &before, &confirmed); err != nil {
 		t.Fatal(err)
 	}
-	governed := admCount(t, f, `SELECT count(*) FROM entity_facts f WHERE f.status = 'active' AND f.durability = 'ephemeral'
+	governed := dbInt(t, f, `SELECT count(*) FROM entity_facts f WHERE f.status = 'active' AND f.durability = 'ephemeral'
 		AND NOT EXISTS (SELECT 1 FROM decay_policies dp WHERE dp.category = f.category
 			AND (dp.anchor <> 'deadline' OR f.deadline IS NOT NULL))`)
 	if governed == 0 {
@@ -129,7 +129,7 @@ func TestPolicySaveRecomputesForgetAt(t *testing.T) {
 	if got, want := after.Sub(confirmed), 2*before.Sub(confirmed); got-want > time.Second || want-got > time.Second {
 		t.Errorf("fact %d forget_at = %v after doubling the half-life, want %v", factID, after, confirmed.Add(want))
 	}
-	if n := admCount(t, f, `SELECT count(*) FROM audit_log WHERE action = 'policy.update' AND target_id = $1::bigint::text
+	if n := dbInt(t, f, `SELECT count(*) FROM audit_log WHERE action = 'policy.update' AND target_id = $1::bigint::text
 		AND actor = 'user:admin@example.com' AND reason = 'moods linger a little longer'
 		AND (after->>'half_life_seconds')::float = 259200`, id); n != 1 {
 		t.Errorf("%d policy.update audit rows, want 1", n)
@@ -141,7 +141,7 @@ func TestPolicySaveRecomputesForgetAt(t *testing.T) {
 		if _, flash := admFollow(t, admin, admin.post(t, "/policies/"+strconv.FormatInt(id, 10), form)); !strings.Contains(flash, "recomputed") {
 			t.Errorf("flash = %q", flash)
 		}
-		if n := admCount(t, f, `SELECT count(*) FROM entity_facts WHERE id = $1 AND forget_at IS NULL`, factID); n != 1 {
+		if n := dbInt(t, f, `SELECT count(*) FROM entity_facts WHERE id = $1 AND forget_at IS NULL`, factID); n != 1 {
 			t.Error("a fact under a policy that never decays still has a forget_at")
 		}
 		doc := parse(t, admin.get(t, "/policies"))
@@ -207,10 +207,10 @@ func TestPolicySaveInvalid(t *testing.T) {
 			}
 		})
 	}
-	if n := admCount(t, f, `SELECT count(*) FROM decay_policies WHERE id = $1 AND half_life_seconds = 180 * 86400 AND floor = 0.10`, id); n != 1 {
+	if n := dbInt(t, f, `SELECT count(*) FROM decay_policies WHERE id = $1 AND half_life_seconds = 180 * 86400 AND floor = 0.10`, id); n != 1 {
 		t.Error("a refused save changed the policy")
 	}
-	if n := admCount(t, f, `SELECT count(*) FROM audit_log WHERE action = 'policy.update'`); n != 0 {
+	if n := dbInt(t, f, `SELECT count(*) FROM audit_log WHERE action = 'policy.update'`); n != 0 {
 		t.Errorf("%d audit rows after refused saves, want 0", n)
 	}
 	if rec := admin.post(t, "/policies/99999", base); rec.Code != http.StatusNotFound {
@@ -237,7 +237,7 @@ func TestPolicySaveRefusals(t *testing.T) {
 			t.Errorf("admin POST with _csrf=%q = %d, want 403", token, rec.Code)
 		}
 	}
-	if n := admCount(t, f, `SELECT count(*) FROM decay_policies WHERE id = $1 AND half_life_seconds = 10 * 86400`, id); n != 1 {
+	if n := dbInt(t, f, `SELECT count(*) FROM decay_policies WHERE id = $1 AND half_life_seconds = 10 * 86400`, id); n != 1 {
 		t.Error("a refused request changed the policy")
 	}
 }
@@ -275,7 +275,7 @@ func TestPolicySaveStaleForm(t *testing.T) {
 	if got := form.Find(`[name="floor"]`).AttrOr("value", ""); got != "0.10" {
 		t.Errorf("stale form shows floor %q, want the current 0.10", got)
 	}
-	if n := admCount(t, f, `SELECT count(*) FROM decay_policies WHERE id = $1 AND floor = 0.1 AND half_life_seconds = 20 * 86400`, id); n != 1 {
+	if n := dbInt(t, f, `SELECT count(*) FROM decay_policies WHERE id = $1 AND floor = 0.1 AND half_life_seconds = 20 * 86400`, id); n != 1 {
 		t.Error("the stale save overwrote the policy")
 	}
 	// The re-rendered form is current: saving it works.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/tenurehq/tenure/auth"
 	"github.com/tenurehq/tenure/memory"
 	"github.com/tenurehq/tenure/views/pages"
 )
@@ -63,7 +64,7 @@ func (s *Server) reviewPage(c echo.Context, filter pages.ReviewFilter, after int
 // reviewFrame is what every rendering of a review item needs besides the item.
 func (s *Server) reviewFrame(c echo.Context, filter pages.ReviewFilter) pages.ReviewPage {
 	view := pages.ReviewPage{
-		Filter: filter, Kinds: memory.ReviewKinds(), CanEdit: reviewerSignedIn(c), Now: s.now(),
+		Filter: filter, Kinds: memory.ReviewKinds(), CanEdit: signedInAs(c, auth.RoleReviewer), Now: s.now(),
 		ScriptPath: s.assets.Path("js/review.js"),
 	}
 	for _, c := range memory.SuggestedCategories() {

@@ -220,11 +220,11 @@ func TestReviewActions(t *testing.T) {
 		if status, by := revStatus(t, f, q.nearDup); status != "merged" || by != "reviewer@example.com" {
 			t.Errorf("item = %s by %s, want merged by the reviewer", status, by)
 		}
-		if n := decCount(t, f, `SELECT count(*) FROM entity_facts WHERE id = $1 AND status = 'archived'
+		if n := dbInt(t, f, `SELECT count(*) FROM entity_facts WHERE id = $1 AND status = 'archived'
 			AND archive_reason = 'merged into fact '||$2::bigint`, q.newer, q.older); n != 1 {
 			t.Error("the newer fact is not archived into the older")
 		}
-		if n := decCount(t, f, `SELECT count(*) FROM audit_log WHERE action = 'review.merge' AND reason = 'same city'
+		if n := dbInt(t, f, `SELECT count(*) FROM audit_log WHERE action = 'review.merge' AND reason = 'same city'
 			AND actor = 'user:reviewer@example.com'`); n != 1 {
 			t.Errorf("review.merge audit rows = %d, want 1", n)
 		}

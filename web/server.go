@@ -39,10 +39,9 @@ type Config struct {
 }
 
 // Jobs is what the console needs of the scheduler: the jobs' status for the
-// consolidation page and "run now".
+// consolidation page ("run now" runs consolidation through the store).
 type Jobs interface {
 	Status() []jobs.JobStatus
-	RunNow(name string) error
 }
 
 // Server is Tenure's HTTP application.

@@ -49,13 +49,13 @@ func TestTokenCreateShowsTheTokenOnce(t *testing.T) {
 	if !expires || !strings.HasPrefix(token, prefix) {
 		t.Errorf("expiry in 30 days = %t, prefix %q of %q", expires, prefix, token)
 	}
-	if n := admCount(t, f, `SELECT count(*) FROM api_tokens t WHERE position($1 in t::text) > 0`, token); n != 0 {
+	if n := dbInt(t, f, `SELECT count(*) FROM api_tokens t WHERE position($1 in t::text) > 0`, token); n != 0 {
 		t.Error("the token text is stored in api_tokens")
 	}
-	if n := admCount(t, f, `SELECT count(*) FROM audit_log a WHERE position($1 in a::text) > 0`, token); n != 0 {
+	if n := dbInt(t, f, `SELECT count(*) FROM audit_log a WHERE position($1 in a::text) > 0`, token); n != 0 {
 		t.Error("the token text is in the audit log")
 	}
-	if n := admCount(t, f, `SELECT count(*) FROM audit_log WHERE action = 'token.create' AND target_type = 'token'
+	if n := dbInt(t, f, `SELECT count(*) FROM audit_log WHERE action = 'token.create' AND target_type = 'token'
 		AND target_id = $1::bigint::text AND scope = 'home' AND actor = 'user:admin@example.com'`, id); n != 1 {
 		t.Errorf("%d token.create audit rows, want 1", n)
 	}
@@ -118,7 +118,7 @@ func TestTokenCreateRefusals(t *testing.T) {
 			}
 		})
 	}
-	if n := admCount(t, f, `SELECT count(*) FROM api_tokens`); n != 1 {
+	if n := dbInt(t, f, `SELECT count(*) FROM api_tokens`); n != 1 {
 		t.Errorf("%d tokens after refusals, want 1", n)
 	}
 }
@@ -130,7 +130,7 @@ func TestTokenRevoke(t *testing.T) {
 	if rec := admin.post(t, "/tokens", url.Values{"name": {"laptop"}, "scope": {"home"}, "role": {"writer"}}); rec.Code != http.StatusCreated {
 		t.Fatalf("POST /tokens = %d", rec.Code)
 	}
-	id := admCount(t, f, `SELECT id FROM api_tokens WHERE name = 'laptop'`)
+	id := dbInt(t, f, `SELECT id FROM api_tokens WHERE name = 'laptop'`)
 	target := "/tokens/" + strconv.Itoa(id) + "/revoke"
 
 	doc, flash := admFollow(t, admin, admin.post(t, target, nil))
@@ -141,10 +141,10 @@ func TestTokenRevoke(t *testing.T) {
 	if !strings.Contains(row.Find(`[data-testid="token-state"]`).Text(), "revoked") || row.Find(`[data-testid="token-revoke"]`).Length() != 0 {
 		t.Errorf("revoked token row = %q, want it revoked without a revoke button", row.Text())
 	}
-	if n := admCount(t, f, `SELECT count(*) FROM api_tokens WHERE id = $1 AND revoked_at IS NOT NULL`, id); n != 1 {
+	if n := dbInt(t, f, `SELECT count(*) FROM api_tokens WHERE id = $1 AND revoked_at IS NOT NULL`, id); n != 1 {
 		t.Error("the token is not revoked in the database")
 	}
-	if n := admCount(t, f, `SELECT count(*) FROM audit_log WHERE action = 'token.revoke' AND target_id = $1::int::text
+	if n := dbInt(t, f, `SELECT count(*) FROM audit_log WHERE action = 'token.revoke' AND target_id = $1::int::text
 		AND actor = 'user:admin@example.com'`, id); n != 1 {
 		t.Errorf("%d token.revoke audit rows, want 1", n)
 	}
@@ -156,7 +156,7 @@ func TestTokenRevoke(t *testing.T) {
 	if msg := parse(t, rec).Find(`[data-testid="error-message"]`).Text(); !strings.Contains(msg, "already revoked") {
 		t.Errorf("revoking twice says %q, want already revoked", msg)
 	}
-	if n := admCount(t, f, `SELECT count(*) FROM audit_log WHERE action = 'token.revoke'`); n != 1 {
+	if n := dbInt(t, f, `SELECT count(*) FROM audit_log WHERE action = 'token.revoke'`); n != 1 {
 		t.Errorf("%d token.revoke audit rows after revoking twice, want 1", n)
 	}
 	if rec := admin.post(t, "/tokens/99999/revoke", nil); rec.Code != http.StatusNotFound {
@@ -171,7 +171,7 @@ func TestTokensRolesAndCSRF(t *testing.T) {
 	if rec := admin.post(t, "/tokens", url.Values{"name": {"laptop"}, "scope": {"home"}, "role": {"writer"}}); rec.Code != http.StatusCreated {
 		t.Fatalf("POST /tokens = %d", rec.Code)
 	}
-	id := admCount(t, f, `SELECT id FROM api_tokens WHERE name = 'laptop'`)
+	id := dbInt(t, f, `SELECT id FROM api_tokens WHERE name = 'laptop'`)
 	revoke := "/tokens/" + strconv.Itoa(id) + "/revoke"
 
 	viewer := f.login(t, "viewer")
@@ -194,7 +194,7 @@ func TestTokensRolesAndCSRF(t *testing.T) {
 			t.Errorf("POST %s with _csrf=%q = %d, want 403", revoke, token, rec.Code)
 		}
 	}
-	if n := admCount(t, f, `SELECT count(*) FROM api_tokens WHERE revoked_at IS NULL`); n != 1 {
+	if n := dbInt(t, f, `SELECT count(*) FROM api_tokens WHERE revoked_at IS NULL`); n != 1 {
 		t.Errorf("%d live tokens after refused requests, want 1", n)
 	}
 }

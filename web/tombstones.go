@@ -33,10 +33,7 @@ func (s *Server) tombstoneList(c echo.Context) error {
 		return err
 	}
 	view := pages.TombstonesPage{Filter: filter, Now: s.now(), Reasons: memory.TombstoneReasons(),
-		ReturnURL: pages.TombstonesURL(filter, before)}
-	if sess := currentSession(c); sess != nil {
-		view.CanRestore = sess.Role.Allows(auth.RoleReviewer)
-	}
+		ReturnURL: pages.TombstonesURL(filter, before), CanRestore: signedInAs(c, auth.RoleReviewer)}
 	if len(rows) > tombstonesPageSize {
 		rows = rows[:tombstonesPageSize]
 		view.NextURL = pages.TombstonesURL(filter, rows[len(rows)-1].ID)

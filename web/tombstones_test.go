@@ -155,7 +155,7 @@ func TestTombstoneRestore(t *testing.T) {
 
 	expired := ids["<script>alert(1)</script>"]
 	rec := f.signedIn.post(t, "/tombstones/"+strconv.FormatInt(expired, 10)+"/restore", url.Values{"return": {"/tombstones?scope=acme"}})
-	loc, doc, flash := wmFollow(t, f.signedIn, rec)
+	loc, doc, flash := follow(t, f.signedIn, rec)
 	if loc != "/tombstones?scope=acme" || doc.Find(`.flash-ok`).Length() != 1 ||
 		!strings.Contains(flash, "restored as working row") || !strings.Contains(flash, "still expired") {
 		t.Errorf("redirect %q, flash %q; want back to the list saying the row is back and still expired", loc, flash)
@@ -174,7 +174,7 @@ func TestTombstoneRestore(t *testing.T) {
 	if err := f.pool.QueryRow(ctx, `SELECT restored_by FROM node_tombstones WHERE id = $1 AND restored_at IS NOT NULL`, expired).Scan(&by); err != nil || by != "user:reviewer@example.com" {
 		t.Errorf("tombstone restored_by = %q (%v), want the reviewer", by, err)
 	}
-	if n := wmCount(t, f, `SELECT count(*) FROM audit_log WHERE action = 'node.restore' AND target_id = $1 AND actor = 'user:reviewer@example.com'`,
+	if n := dbInt(t, f, `SELECT count(*) FROM audit_log WHERE action = 'node.restore' AND target_id = $1 AND actor = 'user:reviewer@example.com'`,
 		strconv.FormatInt(nodeID, 10)); n != 1 {
 		t.Errorf("%d audit rows for the restore, want 1", n)
 	}
@@ -190,7 +190,7 @@ func TestTombstoneRestore(t *testing.T) {
 	if rec.Code != http.StatusConflict || !strings.Contains(msg, "already restored") {
 		t.Errorf("second restore = %d %q, want 409 saying it was already restored", rec.Code, msg)
 	}
-	if n := wmCount(t, f, `SELECT count(*) FROM memory_nodes`); n != 1 {
+	if n := dbInt(t, f, `SELECT count(*) FROM memory_nodes`); n != 1 {
 		t.Errorf("%d working rows after restoring twice, want 1", n)
 	}
 	if rec := f.signedIn.post(t, "/tombstones/99999/restore", nil); rec.Code != http.StatusNotFound {
@@ -200,12 +200,12 @@ func TestTombstoneRestore(t *testing.T) {
 	// As durable.
 	f.get(t, "/tombstones")
 	transient := ids["ci is red"]
-	_, _, flash = wmFollow(t, f.signedIn, f.signedIn.post(t, "/tombstones/"+strconv.FormatInt(transient, 10)+"/restore",
+	_, _, flash = follow(t, f.signedIn, f.signedIn.post(t, "/tombstones/"+strconv.FormatInt(transient, 10)+"/restore",
 		url.Values{"durable": {"1"}, "return": {"https://evil.example/"}}))
 	if !strings.Contains(flash, "marked durable") {
 		t.Errorf("flash = %q, want the row restored as durable", flash)
 	}
-	if n := wmCount(t, f, `SELECT count(*) FROM memory_nodes WHERE content = 'ci is red' AND properties->>'durability' = 'durable'`); n != 1 {
+	if n := dbInt(t, f, `SELECT count(*) FROM memory_nodes WHERE content = 'ci is red' AND properties->>'durability' = 'durable'`); n != 1 {
 		t.Errorf("%d durable restored rows, want 1", n)
 	}
 }
@@ -229,7 +229,7 @@ func TestTombstoneRestoreRoles(t *testing.T) {
 			t.Errorf("restore with a %s CSRF token = %d, want 403", name, rec.Code)
 		}
 	}
-	if n := wmCount(t, f, `SELECT count(*) FROM node_tombstones WHERE restored_at IS NOT NULL`); n != 0 {
+	if n := dbInt(t, f, `SELECT count(*) FROM node_tombstones WHERE restored_at IS NOT NULL`); n != 0 {
 		t.Errorf("%d tombstones restored by refused requests, want 0", n)
 	}
 }

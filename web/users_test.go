@@ -12,29 +12,12 @@ import (
 	"github.com/PuerkitoBio/goquery"
 )
 
-// admCount runs a query that returns one integer.
-func admCount(t *testing.T, f fixture, query string, args ...any) int {
-	t.Helper()
-	var n int
-	if err := f.pool.QueryRow(context.Background(), query, args...).Scan(&n); err != nil {
-		t.Fatalf("%s: %v", query, err)
-	}
-	return n
-}
-
 // admFollow checks that rec is a 303 and follows it, returning the page and
 // its flash message.
 func admFollow(t *testing.T, c *client, rec *httptest.ResponseRecorder) (*goquery.Document, string) {
 	t.Helper()
-	if rec.Code != http.StatusSeeOther {
-		t.Fatalf("status = %d, want 303; body: %.600s", rec.Code, rec.Body)
-	}
-	page := c.get(t, rec.Header().Get("Location"))
-	if page.Code != http.StatusOK {
-		t.Fatalf("GET %s = %d", rec.Header().Get("Location"), page.Code)
-	}
-	doc := parse(t, page)
-	return doc, strings.TrimSpace(doc.Find(`[data-testid="flash"]`).Text())
+	_, doc, flash := follow(t, c, rec)
+	return doc, flash
 }
 
 // admUserID returns the id of the user with email.
@@ -63,7 +46,7 @@ func TestUsersPageRoles(t *testing.T) {
 			t.Errorf("%s POST /users = %d, want 403", name, rec.Code)
 		}
 	}
-	if n := admCount(t, f, `SELECT count(*) FROM users WHERE email = 'x@example.com'`); n != 0 {
+	if n := dbInt(t, f, `SELECT count(*) FROM users WHERE email = 'x@example.com'`); n != 0 {
 		t.Error("a refused POST created a user")
 	}
 	if doc := parse(t, viewer.get(t, "/facts")); doc.Find(`a[href="/users"]`).Length() != 0 {
@@ -103,11 +86,11 @@ func TestUserCreate(t *testing.T) {
 		t.Error("the new user is not listed")
 	}
 	id := admUserID(t, f, "ann@example.com")
-	if n := admCount(t, f, `SELECT count(*) FROM users WHERE id = $1 AND role = 'reviewer' AND name = 'Ann Example'
+	if n := dbInt(t, f, `SELECT count(*) FROM users WHERE id = $1 AND role = 'reviewer' AND name = 'Ann Example'
 		AND password_hash LIKE '$argon2id$%'`, id); n != 1 {
 		t.Error("the new user is not stored as a reviewer with a hashed password")
 	}
-	if n := admCount(t, f, `SELECT count(*) FROM audit_log WHERE action = 'user.create' AND target_type = 'user'
+	if n := dbInt(t, f, `SELECT count(*) FROM audit_log WHERE action = 'user.create' AND target_type = 'user'
 		AND target_id = $1::bigint::text AND actor = 'user:admin@example.com'`, id); n != 1 {
 		t.Errorf("%d user.create audit rows by the admin, want 1", n)
 	}
@@ -157,7 +140,7 @@ func TestUserCreate(t *testing.T) {
 			}
 		})
 	}
-	if n := admCount(t, f, `SELECT count(*) FROM users`); n != 3 {
+	if n := dbInt(t, f, `SELECT count(*) FROM users`); n != 3 {
 		t.Errorf("%d users after refused creations, want 3 (reviewer, admin, ann)", n)
 	}
 
@@ -169,7 +152,7 @@ func TestUserCreate(t *testing.T) {
 				t.Errorf("POST /users with _csrf=%q = %d, want 403", token, rec.Code)
 			}
 		}
-		if n := admCount(t, f, `SELECT count(*) FROM users WHERE email = 'eve@example.com'`); n != 0 {
+		if n := dbInt(t, f, `SELECT count(*) FROM users WHERE email = 'eve@example.com'`); n != 0 {
 			t.Error("a forged POST created a user")
 		}
 	})
@@ -191,7 +174,7 @@ func TestUserRoleAndDisable(t *testing.T) {
 		if got := doc.Find(`[data-testid="user-row"][data-email="reviewer@example.com"] select[name="role"] option[selected]`).AttrOr("value", ""); got != "viewer" {
 			t.Errorf("role shown = %q, want viewer", got)
 		}
-		if n := admCount(t, f, `SELECT count(*) FROM audit_log WHERE action = 'user.role' AND target_id = $1::bigint::text
+		if n := dbInt(t, f, `SELECT count(*) FROM audit_log WHERE action = 'user.role' AND target_id = $1::bigint::text
 			AND before->>'role' = 'reviewer' AND after->>'role' = 'viewer' AND actor = 'user:admin@example.com'`, reviewerID); n != 1 {
 			t.Errorf("%d user.role audit rows, want 1", n)
 		}
@@ -221,7 +204,7 @@ func TestUserRoleAndDisable(t *testing.T) {
 				t.Errorf("refusal in the admin's row = %q, want %q", msg.Text(), tt.want)
 			}
 		}
-		if n := admCount(t, f, `SELECT count(*) FROM users WHERE id = $1 AND role = 'admin' AND disabled_at IS NULL`, adminID); n != 1 {
+		if n := dbInt(t, f, `SELECT count(*) FROM users WHERE id = $1 AND role = 'admin' AND disabled_at IS NULL`, adminID); n != 1 {
 			t.Error("the admin demoted or disabled themselves")
 		}
 	})
@@ -238,7 +221,7 @@ func TestUserRoleAndDisable(t *testing.T) {
 		if !strings.Contains(row.Find(`[data-testid="user-status"]`).Text(), "disabled") || row.Find(`[data-testid="user-enable"]`).Length() != 1 {
 			t.Error("the disabled user is not shown disabled with an enable button")
 		}
-		if n := admCount(t, f, `SELECT count(*) FROM sessions WHERE user_id = $1`, reviewerID); n != 0 {
+		if n := dbInt(t, f, `SELECT count(*) FROM sessions WHERE user_id = $1`, reviewerID); n != 0 {
 			t.Errorf("%d sessions left, want 0", n)
 		}
 		if rec := f.signedIn.get(t, "/facts"); rec.Code != http.StatusSeeOther || !strings.HasPrefix(rec.Header().Get("Location"), "/login") {
@@ -247,7 +230,7 @@ func TestUserRoleAndDisable(t *testing.T) {
 		if _, flash := admFollow(t, admin, admin.post(t, target, url.Values{"action": {"enable"}})); !strings.Contains(flash, "may sign in again") {
 			t.Errorf("enable flash = %q", flash)
 		}
-		if n := admCount(t, f, `SELECT count(*) FROM audit_log WHERE target_type = 'user' AND target_id = $1::bigint::text
+		if n := dbInt(t, f, `SELECT count(*) FROM audit_log WHERE target_type = 'user' AND target_id = $1::bigint::text
 			AND action IN ('user.disable', 'user.enable')`, reviewerID); n != 2 {
 			t.Errorf("%d disable/enable audit rows, want 2", n)
 		}
@@ -268,7 +251,7 @@ func TestUserRoleAndDisable(t *testing.T) {
 		if rec := admin.post(t, target, form); rec.Code != http.StatusForbidden {
 			t.Errorf("forged POST = %d, want 403", rec.Code)
 		}
-		if n := admCount(t, f, `SELECT count(*) FROM users WHERE id = $1 AND disabled_at IS NULL`, reviewerID); n != 1 {
+		if n := dbInt(t, f, `SELECT count(*) FROM users WHERE id = $1 AND disabled_at IS NULL`, reviewerID); n != 1 {
 			t.Error("a refused request changed the user")
 		}
 	})

@@ -62,6 +62,54 @@ func (f fixture) get(t *testing.T, target string, header ...string) *httptest.Re
 	return f.signedIn.get(t, target, header...)
 }
 
+// dbInt runs a query returning one integer, such as a count.
+func dbInt(t *testing.T, f fixture, sql string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := f.pool.QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return n
+}
+
+// dbIDs runs a query returning ids.
+func dbIDs(t *testing.T, f fixture, query string, args ...any) []int64 {
+	t.Helper()
+	rows, err := f.pool.Query(context.Background(), query, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, id)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// follow checks that rec is a 303 and follows it, returning where it led,
+// the page there and its flash message.
+func follow(t *testing.T, c *client, rec *httptest.ResponseRecorder) (string, *goquery.Document, string) {
+	t.Helper()
+	if rec.Code != http.StatusSeeOther {
+		t.Fatalf("POST answered %d, want 303; body: %.400s", rec.Code, rec.Body)
+	}
+	loc := rec.Header().Get("Location")
+	next := c.get(t, loc)
+	if next.Code != http.StatusOK {
+		t.Fatalf("GET %s after the redirect = %d", loc, next.Code)
+	}
+	doc := parse(t, next)
+	return loc, doc, strings.TrimSpace(doc.Find(`[data-testid="flash"]`).Text())
+}
+
 func parse(t *testing.T, rec *httptest.ResponseRecorder) *goquery.Document {
 	t.Helper()
 	doc, err := goquery.NewDocumentFromReader(rec.Body)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -79,15 +78,16 @@ func runBench(ctx context.Context, env *environment, args []string) error {
 		}
 		defer os.RemoveAll(dir)
 		os.Chmod(dir, 0o755)
+		settings := privateClusterSettings()
 		cluster, err := pglocal.Start(ctx, pglocal.Options{DataDir: dir + "/pg", Ephemeral: true, Logger: logger, Getenv: env.getenv,
-			Settings: privateClusterSettings()})
+			Settings: settings})
 		if err != nil {
 			return err
 		}
 		defer cluster.Stop(context.WithoutCancel(ctx))
 		url = cluster.URL()
 		fmt.Fprintf(env.stderr, "private cluster: PostgreSQL %s, fsync off, shared_buffers %s, in %s\n", cluster.Version(),
-			privateClusterSettings()["shared_buffers"], dir)
+			settings["shared_buffers"], dir)
 	}
 	pcfg, err := poolConfig(url)
 	if err != nil {
@@ -109,9 +109,7 @@ func runBench(ctx context.Context, env *environment, args []string) error {
 	}
 	fmt.Fprintf(env.stderr, "bench finished in %s\n", time.Since(start).Round(time.Second))
 	if asJSON {
-		enc := json.NewEncoder(env.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return printJSON(env.stdout, rep)
 	}
 	return bench.WriteTable(env.stdout, rep)
 }
@@ -137,14 +135,11 @@ func runBenchSeed(ctx context.Context, env *environment, args []string) error {
 		return err
 	}
 	logger := cfg.logger(env.stderr)
-	db, err := openDatabase(ctx, &cfg, env.getenv, logger)
+	db, err := openMigrated(ctx, &cfg, env.getenv, logger)
 	if err != nil {
 		return err
 	}
 	defer db.close()
-	if err := migrations.Up(ctx, db.pool, logger); err != nil {
-		return err
-	}
 	c, err := bench.Seed(ctx, db.pool, sizes.options())
 	if err != nil {
 		return err

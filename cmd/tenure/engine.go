@@ -108,27 +108,39 @@ func startJobs(ctx context.Context, db *database, store *memory.Store, reg *metr
 	return sched, stop, nil
 }
 
-// openStore opens the database, migrates it and returns the engine.
-func openStore(ctx context.Context, env *environment, cfg *baseConfig) (*database, *memory.Store, error) {
-	logger := cfg.logger(env.stderr)
-	db, err := openDatabase(ctx, cfg, env.getenv, logger)
+// openMigrated opens the database and migrates it to the latest version.
+func openMigrated(ctx context.Context, cfg *baseConfig, getenv func(string) string, logger *slog.Logger) (*database, error) {
+	db, err := openDatabase(ctx, cfg, getenv, logger)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := migrations.Up(ctx, db.pool, logger); err != nil {
 		db.close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// openStore opens the database, migrates it and returns the engine.
+func openStore(ctx context.Context, env *environment, cfg *baseConfig) (*database, *memory.Store, error) {
+	logger := cfg.logger(env.stderr)
+	db, err := openMigrated(ctx, cfg, env.getenv, logger)
+	if err != nil {
 		return nil, nil, err
 	}
 	return db, memory.NewStore(db.pool, memory.Options{Logger: logger}), nil
 }
 
-func runConsolidate(ctx context.Context, env *environment, args []string) error {
+// runOnStore parses the flags of a command that works once on the engine,
+// with --json to print its report for machines, opens the store and runs do.
+func runOnStore(ctx context.Context, env *environment, args []string, name, jsonUsage string,
+	do func(store *memory.Store, asJSON bool) error) error {
 	var cfg baseConfig
 	var asJSON bool
-	fs := flag.NewFlagSet("consolidate", flag.ContinueOnError)
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(env.stderr)
 	cfg.register(fs, env.getenv)
-	fs.BoolVar(&asJSON, "json", false, "print the run's report as JSON")
+	fs.BoolVar(&asJSON, "json", false, jsonUsage)
 	if err := parseFlags(fs, args, 0); err != nil {
 		return err
 	}
@@ -140,23 +152,27 @@ func runConsolidate(ctx context.Context, env *environment, args []string) error 
 		return err
 	}
 	defer db.close()
-	run, err := store.Consolidate(ctx, memory.ConsolidateOptions{Trigger: memory.TriggerCLI})
-	if errors.Is(err, memory.ErrRunInProgress) {
-		return fmt.Errorf("consolidate: another run is in progress; try again when it has finished")
-	}
-	if run.ID != 0 {
-		if perr := printRun(env.stdout, run, asJSON); perr != nil {
-			return perr
+	return do(store, asJSON)
+}
+
+func runConsolidate(ctx context.Context, env *environment, args []string) error {
+	return runOnStore(ctx, env, args, "consolidate", "print the run's report as JSON", func(store *memory.Store, asJSON bool) error {
+		run, err := store.Consolidate(ctx, memory.ConsolidateOptions{Trigger: memory.TriggerCLI})
+		if errors.Is(err, memory.ErrRunInProgress) {
+			return fmt.Errorf("consolidate: another run is in progress; try again when it has finished")
 		}
-	}
-	return err
+		if run.ID != 0 {
+			if perr := printRun(env.stdout, run, asJSON); perr != nil {
+				return perr
+			}
+		}
+		return err
+	})
 }
 
 func printRun(w io.Writer, run memory.Run, asJSON bool) error {
 	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(run)
+		return printJSON(w, run)
 	}
 	took := ""
 	if run.FinishedAt != nil {
@@ -188,30 +204,15 @@ func printRun(w io.Writer, run memory.Run, asJSON bool) error {
 }
 
 func runDecay(ctx context.Context, env *environment, args []string) error {
-	var cfg baseConfig
-	var asJSON bool
-	fs := flag.NewFlagSet("decay", flag.ContinueOnError)
-	fs.SetOutput(env.stderr)
-	cfg.register(fs, env.getenv)
-	fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
-	if err := parseFlags(fs, args, 0); err != nil {
-		return err
-	}
-	if err := cfg.validate(); err != nil {
-		return err
-	}
-	db, store, err := openStore(ctx, env, &cfg)
-	if err != nil {
-		return err
-	}
-	defer db.close()
-	rep, err := store.Decay(ctx, memory.System("cli"))
-	if err != nil {
-		return err
-	}
-	if asJSON {
-		return json.NewEncoder(env.stdout).Encode(rep)
-	}
-	fmt.Fprintf(env.stdout, "decay: archived %d facts in %d batches\n", rep.Archived, rep.Batches)
-	return nil
+	return runOnStore(ctx, env, args, "decay", "print the report as JSON", func(store *memory.Store, asJSON bool) error {
+		rep, err := store.Decay(ctx, memory.System("cli"))
+		if err != nil {
+			return err
+		}
+		if asJSON {
+			return json.NewEncoder(env.stdout).Encode(rep)
+		}
+		fmt.Fprintf(env.stdout, "decay: archived %d facts in %d batches\n", rep.Archived, rep.Batches)
+		return nil
+	})
 }

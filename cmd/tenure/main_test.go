@@ -93,6 +93,39 @@ func TestConfigErrors(t *testing.T) {
 	}
 }
 
+// TestUsageErrorsNameWhatIsAllowed covers the usage errors checked before
+// any database is opened that TestConfigErrors does not: each names what is
+// allowed, with exit status 2.
+func TestUsageErrorsNameWhatIsAllowed(t *testing.T) {
+	tests := []struct {
+		name  string
+		stdin string
+		args  []string
+		want  string
+	}{
+		{"user bad email", "", []string{"user", "create", "--email", "nobody", "--password-stdin"}, "must be an email address"},
+		{"user without password", "", []string{"user", "create", "--email", "a@b.c", "--password-stdin"}, "no password on standard input"},
+		{"user short password", "short\n", []string{"user", "create", "--email", "a@b.c", "--password-stdin"},
+			"the password is 5 characters long: use at least 12 characters"},
+		{"token name too long", "", []string{"token", "create", "--scope", "acme", "--name", strings.Repeat("n", 101)},
+			"--name is 101 characters long: at most 100 are allowed"},
+		{"migrate down-to without version", "", []string{"migrate", "down-to"}, "migrate down-to needs a VERSION"},
+		{"migrate up with an argument", "", []string{"migrate", "up", "3"}, "migrate up takes no argument"},
+		{"bench due over half", "", []string{"bench", "--facts", "100", "--due", "51"}, "--due ≤ half the facts"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := runCmd(t, nil, tt.stdin, tt.args...)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("run(%q) error = %v, want it to contain %q", tt.args, err, tt.want)
+			}
+			if code := exitCode(err); code != 2 {
+				t.Errorf("exitCode(%v) = %d, want 2", err, code)
+			}
+		})
+	}
+}
+
 func TestMigrateCommand(t *testing.T) {
 	env := map[string]string{"DATABASE_URL": pgtest.NewEmptyURL(t)}
 	out, _, err := runCmd(t, env, "", "migrate", "status")

@@ -13,7 +13,6 @@ import (
 	"github.com/tenurehq/tenure/extract"
 	"github.com/tenurehq/tenure/memory"
 	"github.com/tenurehq/tenure/metrics"
-	"github.com/tenurehq/tenure/migrations"
 	"github.com/tenurehq/tenure/static"
 	"github.com/tenurehq/tenure/web"
 )
@@ -74,14 +73,11 @@ func runServe(ctx context.Context, env *environment, args []string) error {
 	}
 	defer ln.Close()
 
-	db, err := openDatabase(ctx, &cfg.baseConfig, env.getenv, logger)
+	db, err := openMigrated(ctx, &cfg.baseConfig, env.getenv, logger)
 	if err != nil {
 		return err
 	}
 	defer db.close()
-	if err := migrations.Up(ctx, db.pool, logger); err != nil {
-		return err
-	}
 	if cfg.demo {
 		if err := loadDemo(ctx, env, db); err != nil {
 			return err

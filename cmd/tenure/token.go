@@ -10,7 +10,6 @@ import (
 
 	"github.com/tenurehq/tenure/auth"
 	"github.com/tenurehq/tenure/memory"
-	"github.com/tenurehq/tenure/migrations"
 )
 
 const tokenUsage = "usage: tenure token create --scope S --name N [--role writer|reader] [--expires-days D]"
@@ -60,14 +59,11 @@ func runToken(ctx context.Context, env *environment, args []string) error {
 		return err
 	}
 	logger := cfg.logger(env.stderr)
-	db, err := openDatabase(ctx, &cfg, env.getenv, logger)
+	db, err := openMigrated(ctx, &cfg, env.getenv, logger)
 	if err != nil {
 		return err
 	}
 	defer db.close()
-	if err := migrations.Up(ctx, db.pool, logger); err != nil {
-		return err
-	}
 
 	secret, tok, err := auth.NewAdmin(db.pool, time.Now).CreateToken(ctx, auth.CLI,
 		auth.NewToken{Name: name, Scope: scope, Role: role, ExpiresInDays: expiresDays})

@@ -142,6 +142,7 @@ func openInput(env *environment, name string) (io.Reader, func(), error) {
 	return f, func() { f.Close() }, nil
 }
 
+// printJSON writes v as indented JSON.
 func printJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

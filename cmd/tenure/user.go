@@ -10,7 +10,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/tenurehq/tenure/auth"
-	"github.com/tenurehq/tenure/migrations"
 )
 
 func runUser(ctx context.Context, env *environment, args []string) error {
@@ -54,14 +53,11 @@ func runUser(ctx context.Context, env *environment, args []string) error {
 		return err
 	}
 	logger := cfg.logger(env.stderr)
-	db, err := openDatabase(ctx, &cfg, env.getenv, logger)
+	db, err := openMigrated(ctx, &cfg, env.getenv, logger)
 	if err != nil {
 		return err
 	}
 	defer db.close()
-	if err := migrations.Up(ctx, db.pool, logger); err != nil {
-		return err
-	}
 	u, err := auth.NewAdmin(db.pool, time.Now).CreateUser(ctx, auth.CLI,
 		auth.NewUser{Email: email, Name: name, Role: role, Password: password, Confirm: password})
 	if err != nil {

@@ -3,8 +3,28 @@ package pages
 import (
 	"fmt"
 	"math"
+	"net/url"
+	"strconv"
 	"time"
 )
+
+// ListURL is the URL of the list at path filtered by params, leaving out
+// empty values, and starting below id before when before > 0.
+func ListURL(path string, params map[string]string, before int64) string {
+	v := url.Values{}
+	for k, val := range params {
+		if val != "" {
+			v.Set(k, val)
+		}
+	}
+	if before > 0 {
+		v.Set("before", strconv.FormatInt(before, 10))
+	}
+	if len(v) == 0 {
+		return path
+	}
+	return path + "?" + v.Encode()
+}
 
 // relative describes t as seen from now, such as "3 d ago" or "in 5 h".
 func relative(now, t time.Time) string {
