@@ -94,8 +94,21 @@ type Run struct {
 	TransientRejected int                       `json:"transient_rejected"`
 	ExpiredRejected   int                       `json:"expired_rejected"`
 	DecisionLocked    int                       `json:"decision_locked"`
-	Error             string                    `json:"error,omitempty"`
+	// SetAside counts the rows this run set aside after a failure of their
+	// own; a run with any ends "partial".
+	SetAside int    `json:"set_aside"`
+	Error    string `json:"error,omitempty"`
 }
+
+// The statuses of a run.
+const (
+	RunRunning     = "running"
+	RunSucceeded   = "succeeded"
+	RunPartial     = "partial" // every phase ran; some rows were set aside
+	RunFailed      = "failed"
+	RunCancelled   = "cancelled"
+	RunInterrupted = "interrupted" // the process stopped during the run
+)
 
 // Count returns the report's count for outcome in phase.
 func (r Run) Count(phase int, outcome string) int {
@@ -106,7 +119,7 @@ func runFromRow(r queries.ConsolidationRun) Run {
 	run := Run{
 		ID: r.ID, Trigger: r.Trigger, Status: r.Status, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt,
 		Phase: r.Phase, TransientRejected: int(r.TransientRejected), ExpiredRejected: int(r.ExpiredRejected),
-		DecisionLocked: int(r.DecisionLocked), Error: deref(r.Error),
+		DecisionLocked: int(r.DecisionLocked), SetAside: int(r.SetAside), Error: deref(r.Error),
 	}
 	_ = json.Unmarshal(r.Report, &run.Report)
 	if run.Report == nil {
@@ -200,6 +213,9 @@ func (s *Store) Consolidate(ctx context.Context, opts ConsolidateOptions) (Run, 
 	if r.since, err = s.q.LastSucceededRunID(ctx, id); err != nil {
 		return r.fail(ctx, err)
 	}
+	if err := s.pool.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM consolidation_faults)").Scan(&r.faults); err != nil {
+		return r.fail(ctx, err)
+	}
 	r.log.Info("consolidation.start", "trigger", opts.Trigger)
 	for _, phase := range PhaseOrder {
 		if err := ctx.Err(); err != nil {
@@ -210,7 +226,13 @@ func (s *Store) Consolidate(ctx context.Context, opts ConsolidateOptions) (Run, 
 		}
 	}
 	finished := s.Now()
-	if err := s.q.FinishRun(ctx, queries.FinishRunParams{ID: id, Status: "succeeded", FinishedAt: finished}); err != nil {
+	status, note := RunSucceeded, (*string)(nil)
+	if r.setAside > 0 {
+		status = RunPartial
+		note = pointerTo(fmt.Sprintf("%d working rows were set aside after a failure of their own; "+
+			"the working-memory page lists each with its error, and later runs retry them", r.setAside))
+	}
+	if err := s.q.FinishRun(ctx, queries.FinishRunParams{ID: id, Status: status, FinishedAt: finished, Error: note}); err != nil {
 		return r.fail(ctx, err)
 	}
 	run, err := s.GetRun(ctx, id)
@@ -233,13 +255,18 @@ type runner struct {
 	log    *slog.Logger
 	report map[string]map[string]int
 	totals [3]int // transient, expired, decision_locked refusals
+	// setAside counts the rows set aside by this run; faults says whether
+	// any row is set aside at all, so that a batch clears its rows' earlier
+	// failures only when some may exist.
+	setAside int
+	faults   bool
 }
 
 // fail records the run as failed (or cancelled) and returns err.
 func (r *runner) fail(ctx context.Context, err error) (Run, error) {
-	status := "failed"
+	status := RunFailed
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		status = "cancelled"
+		status = RunCancelled
 	}
 	msg := err.Error()
 	finishCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
@@ -270,7 +297,26 @@ type refusal struct {
 type batchResult struct {
 	counts   map[string]int
 	refusals []refusal
+	faults   []fault
 	done     bool // the phase has no more work
+}
+
+// fault is one row set aside by a batch, logged after the batch commits.
+type fault struct {
+	nodeID   int64
+	scope    string
+	attempts int
+	held     bool
+	err      string
+}
+
+// merge adds what another part of the same batch did.
+func (b *batchResult) merge(o batchResult) {
+	for k, v := range o.counts {
+		b.add(k, v)
+	}
+	b.refusals = append(b.refusals, o.refusals...)
+	b.faults = append(b.faults, o.faults...)
 }
 
 func (b *batchResult) add(outcome string, n int) {
@@ -285,13 +331,13 @@ func (b *batchResult) add(outcome string, n int) {
 
 // batch runs fn in one transaction together with the run's progress, so the
 // report never counts work that was rolled back, then logs the refusals.
-func (r *runner) batch(ctx context.Context, phase int, fn func(q *queries.Queries) (batchResult, error)) (bool, error) {
+func (r *runner) batch(ctx context.Context, phase int, fn func(q *queries.Queries, tx pgx.Tx) (batchResult, error)) (bool, error) {
 	var res batchResult
 	var report map[string]map[string]int
 	var totals [3]int
-	err := r.s.tx(ctx, func(q *queries.Queries, _ pgx.Tx) error {
+	err := r.s.tx(ctx, func(q *queries.Queries, tx pgx.Tx) error {
 		var err error
-		if res, err = fn(q); err != nil {
+		if res, err = fn(q, tx); err != nil {
 			return err
 		}
 		report = make(map[string]map[string]int, len(r.report)+1)
@@ -323,12 +369,21 @@ func (r *runner) batch(ctx context.Context, phase int, fn func(q *queries.Querie
 		return q.UpdateRunProgress(ctx, queries.UpdateRunProgressParams{
 			ID: r.id, Phase: pointerTo(int16(phase)), Report: raw, TransientRejected: int32(totals[0]),
 			ExpiredRejected: int32(totals[1]), DecisionLocked: int32(totals[2]),
+			SetAside: int32(r.setAside + len(res.faults)),
 		})
 	})
 	if err != nil {
 		return false, err
 	}
 	r.report, r.totals = report, totals
+	r.setAside += len(res.faults)
+	if len(res.faults) > 0 {
+		r.faults = true
+	}
+	for _, f := range res.faults {
+		r.log.Warn("consolidation.set_aside", "phase", phase, "node_id", f.nodeID, "scope", f.scope,
+			"attempts", f.attempts, "held", f.held, "err", f.err)
+	}
 	for _, ref := range res.refusals {
 		attrs := []any{"phase", ref.phase, "node_id", ref.nodeID, "scope", ref.scope, "reason", ref.reason}
 		if ref.decisionID != 0 {
@@ -357,7 +412,7 @@ func refusalName(reason string) string {
 }
 
 func (r *runner) phase(ctx context.Context, phase int) error {
-	var step func(context.Context, *queries.Queries, *int64) (batchResult, error)
+	var step func(context.Context, *queries.Queries, pgx.Tx, *int64) (batchResult, error)
 	switch phase {
 	case PhaseDecay:
 		step = r.decayStep
@@ -377,8 +432,8 @@ func (r *runner) phase(ctx context.Context, phase int) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		done, err := r.batch(ctx, phase, func(q *queries.Queries) (batchResult, error) {
-			return step(ctx, q, &cursor)
+		done, err := r.batch(ctx, phase, func(q *queries.Queries, tx pgx.Tx) (batchResult, error) {
+			return step(ctx, q, tx, &cursor)
 		})
 		if err != nil {
 			return err
@@ -390,7 +445,7 @@ func (r *runner) phase(ctx context.Context, phase int) error {
 }
 
 // decayStep archives one batch of facts past forget_at (phase 9).
-func (r *runner) decayStep(ctx context.Context, q *queries.Queries, _ *int64) (batchResult, error) {
+func (r *runner) decayStep(ctx context.Context, q *queries.Queries, _ pgx.Tx, _ *int64) (batchResult, error) {
 	rows, err := q.ArchiveDueFacts(ctx, queries.ArchiveDueFactsParams{Now: r.now, BatchSize: decayBatch})
 	if err != nil {
 		return batchResult{}, err
@@ -415,33 +470,38 @@ func (r *runner) decayStep(ctx context.Context, q *queries.Queries, _ *int64) (b
 	return res, nil
 }
 
-// pendingBatch locks the next batch of unpromoted rows, classifies each, and
-// refuses, in SQL, the transient and expired ones for phase.
-func (r *runner) pendingBatch(ctx context.Context, q *queries.Queries, phase int, cursor *int64) ([]plan, batchResult, error) {
-	var res batchResult
-	rows, err := q.SelectPendingNodes(ctx, queries.SelectPendingNodesParams{AfterID: *cursor, BatchSize: int32(r.opts.BatchSize)})
+// pending locks the next batch of rows phase has work for (see
+// SelectPendingNodes) and moves the cursor past it; done says it was the last.
+func (r *runner) pending(ctx context.Context, q *queries.Queries, phase int, cursor *int64) ([]queries.SelectPendingNodesRow, bool, error) {
+	rows, err := q.SelectPendingNodes(ctx, queries.SelectPendingNodesParams{
+		AfterID: *cursor, Phase: int16(phase), Now: r.now, BatchSize: int32(r.opts.BatchSize),
+	})
 	if err != nil {
-		return nil, res, err
+		return nil, false, err
 	}
-	if len(rows) < r.opts.BatchSize {
-		res.done = true
+	if len(rows) > 0 {
+		*cursor = rows[len(rows)-1].ID
 	}
-	if len(rows) == 0 {
-		return nil, res, nil
-	}
-	*cursor = rows[len(rows)-1].ID
+	return rows, len(rows) < r.opts.BatchSize, nil
+}
+
+// plan classifies rows, and fails when the classifier failed on one of them.
+func (r *runner) plan(rows []queries.SelectPendingNodesRow) ([]plan, error) {
 	plans := planNodes(rows, r.now)
+	for _, p := range plans {
+		if p.err != nil {
+			return nil, p.err
+		}
+	}
+	return plans, nil
+}
+
+func nodeIDs(rows []queries.SelectPendingNodesRow) []int64 {
 	ids := make([]int64, len(rows))
 	for i, row := range rows {
 		ids[i] = row.ID
 	}
-	if phase == PhasePromote {
-		// Every pending row passes this phase's gate once per run.
-		if err := r.rejectGated(ctx, q, phase, ids, &res); err != nil {
-			return nil, res, err
-		}
-	}
-	return plans, res, nil
+	return ids
 }
 
 // rejectGated logs a refusal for each transient or expired row among ids.
@@ -513,10 +573,27 @@ const tombstoneKeep = 30 * 24 * time.Hour
 const promotedKeep = 7 * 24 * time.Hour
 
 // promoteStep is phase 10 for one batch: the gate, the decision lock, then
-// facts or reinforcements for the durable rows that are not decisions.
-func (r *runner) promoteStep(ctx context.Context, q *queries.Queries, cursor *int64) (batchResult, error) {
-	plans, res, err := r.pendingBatch(ctx, q, PhasePromote, cursor)
-	if err != nil || len(plans) == 0 {
+// facts or reinforcements for the durable rows that are not decisions. A
+// failure confined to some rows sets them aside (isolate).
+func (r *runner) promoteStep(ctx context.Context, q *queries.Queries, tx pgx.Tx, cursor *int64) (batchResult, error) {
+	rows, done, err := r.pending(ctx, q, PhasePromote, cursor)
+	if err != nil || len(rows) == 0 {
+		return batchResult{done: done}, err
+	}
+	res, err := r.isolate(ctx, tx, PhasePromote, rows, r.promoteRows)
+	res.done = done
+	return res, err
+}
+
+// promoteRows is phase 10 for some rows of a batch.
+func (r *runner) promoteRows(ctx context.Context, q *queries.Queries, rows []queries.SelectPendingNodesRow) (batchResult, error) {
+	var res batchResult
+	plans, err := r.plan(rows)
+	if err != nil {
+		return res, err
+	}
+	// Every pending row passes this phase's gate once.
+	if err := r.rejectGated(ctx, q, PhasePromote, nodeIDs(rows), &res); err != nil {
 		return res, err
 	}
 	var facts []plan
@@ -587,12 +664,97 @@ func (r *runner) ensureEntities(ctx context.Context, q *queries.Queries, plans [
 	return ids, nil
 }
 
-// mergeStep is phase 11: exact duplicates among the facts promoted since the
-// last finished run are merged; near duplicates and moods seen many times go
-// to the review queue.
-func (r *runner) mergeStep(ctx context.Context, q *queries.Queries, _ *int64) (batchResult, error) {
+// mergeStep is phase 11: exact duplicates among the facts of the merge
+// window are merged; near duplicates and moods seen many times go to the
+// review queue. All scopes are merged at once; when that fails, each scope
+// alone, and the window rows of a scope that still fails are set aside.
+func (r *runner) mergeStep(ctx context.Context, q *queries.Queries, tx pgx.Tx, _ *int64) (batchResult, error) {
 	res := batchResult{done: true}
-	rejected, err := q.RejectGatedPromoted(ctx, queries.RejectGatedPromotedParams{RunID: r.id, Now: r.now, SinceRunID: r.since})
+	w := mergeWindow{since: r.since, skip: []int64{}, retry: []int64{}}
+	var retryScopes map[int64]string
+	if r.faults {
+		faults, err := q.ListMergeFaults(ctx, r.now)
+		if err != nil {
+			return res, fmt.Errorf("merge faults: %w", err)
+		}
+		retryScopes = map[int64]string{}
+		for _, f := range faults {
+			w.skip = append(w.skip, f.NodeID)
+			if f.Due {
+				w.retry = append(w.retry, f.NodeID)
+				retryScopes[f.NodeID] = f.Scope
+			}
+		}
+	}
+	all, err := r.attempt(ctx, tx, func(q *queries.Queries) (batchResult, error) {
+		return r.mergeWindow(ctx, q, w)
+	})
+	if err == nil {
+		if len(w.retry) > 0 {
+			if err := q.ClearFaults(ctx, w.retry); err != nil {
+				return res, fmt.Errorf("clear faults: %w", err)
+			}
+		}
+		res.merge(all)
+		return res, nil
+	}
+	if !isolatable(err) {
+		return res, err
+	}
+	r.log.Warn("consolidation.merge_isolating", "err", err)
+	scopes, err := q.MergeScopes(ctx, queries.MergeScopesParams{SinceRunID: w.since, SkipIds: w.skip, RetryIds: w.retry})
+	if err != nil {
+		return res, fmt.Errorf("merge scopes: %w", err)
+	}
+	for _, scope := range scopes {
+		sw := w
+		sw.scope = &scope
+		part, err := r.attempt(ctx, tx, func(q *queries.Queries) (batchResult, error) {
+			return r.mergeWindow(ctx, q, sw)
+		})
+		if err == nil {
+			var cleared []int64
+			for _, id := range w.retry {
+				if retryScopes[id] == scope {
+					cleared = append(cleared, id)
+				}
+			}
+			if len(cleared) > 0 {
+				if err := q.ClearFaults(ctx, cleared); err != nil {
+					return res, fmt.Errorf("clear faults: %w", err)
+				}
+			}
+			res.merge(part)
+			continue
+		}
+		if !isolatable(err) {
+			return res, err
+		}
+		ids, lerr := q.MergeWindowNodes(ctx, queries.MergeWindowNodesParams{
+			SinceRunID: w.since, Scope: &scope, SkipIds: w.skip, RetryIds: w.retry,
+		})
+		if lerr != nil {
+			return res, fmt.Errorf("merge window: %w", lerr)
+		}
+		if err := r.setAsideRows(ctx, q, PhaseMerge, ids, err, &res); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// mergeWindow is the merge phase's work on one window.
+type mergeWindow struct {
+	since       int64
+	scope       *string // nil: every scope
+	skip, retry []int64
+}
+
+func (r *runner) mergeWindow(ctx context.Context, q *queries.Queries, w mergeWindow) (batchResult, error) {
+	var res batchResult
+	rejected, err := q.RejectGatedPromoted(ctx, queries.RejectGatedPromotedParams{
+		RunID: r.id, Now: r.now, SinceRunID: w.since, Scope: w.scope, SkipIds: w.skip, RetryIds: w.retry,
+	})
 	if err != nil {
 		return res, fmt.Errorf("gate: %w", err)
 	}
@@ -600,17 +762,23 @@ func (r *runner) mergeStep(ctx context.Context, q *queries.Queries, _ *int64) (b
 		res.add(refusalName(rj.Reason), 1)
 		res.refusals = append(res.refusals, refusal{phase: PhaseMerge, nodeID: deref(rj.NodeID), scope: rj.Scope, reason: rj.Reason})
 	}
-	merged, err := q.MergeDuplicateFacts(ctx, queries.MergeDuplicateFactsParams{SinceRunID: r.since, Now: r.now})
+	merged, err := q.MergeDuplicateFacts(ctx, queries.MergeDuplicateFactsParams{
+		SinceRunID: w.since, Scope: w.scope, SkipIds: w.skip, RetryIds: w.retry, Now: r.now,
+	})
 	if err != nil {
 		return res, fmt.Errorf("merge: %w", err)
 	}
 	res.add("merged", int(merged.Merged))
-	near, err := q.QueueNearDuplicates(ctx, queries.QueueNearDuplicatesParams{RunID: r.id, Now: r.now, SinceRunID: r.since})
+	near, err := q.QueueNearDuplicates(ctx, queries.QueueNearDuplicatesParams{
+		RunID: r.id, Now: r.now, SinceRunID: w.since, Scope: w.scope, SkipIds: w.skip, RetryIds: w.retry,
+	})
 	if err != nil {
 		return res, fmt.Errorf("near duplicates: %w", err)
 	}
 	res.add("near_duplicates", int(near))
-	moods, err := q.QueueRepeatedMoods(ctx, queries.QueueRepeatedMoodsParams{Now: r.now, SinceRunID: r.since, MinCount: repeatedMoodCount})
+	moods, err := q.QueueRepeatedMoods(ctx, queries.QueueRepeatedMoodsParams{
+		Now: r.now, SinceRunID: w.since, Scope: w.scope, SkipIds: w.skip, RetryIds: w.retry, MinCount: repeatedMoodCount,
+	})
 	if err != nil {
 		return res, fmt.Errorf("repeated moods: %w", err)
 	}
@@ -619,10 +787,23 @@ func (r *runner) mergeStep(ctx context.Context, q *queries.Queries, _ *int64) (b
 }
 
 // decideStep is phase 12 for one batch: durable decision rows become locked
-// decisions, unless a locked decision already settles their key.
-func (r *runner) decideStep(ctx context.Context, q *queries.Queries, cursor *int64) (batchResult, error) {
-	plans, res, err := r.pendingBatch(ctx, q, PhaseDecide, cursor)
-	if err != nil || len(plans) == 0 {
+// decisions, unless a locked decision already settles their key. A failure
+// confined to some rows sets them aside (isolate).
+func (r *runner) decideStep(ctx context.Context, q *queries.Queries, tx pgx.Tx, cursor *int64) (batchResult, error) {
+	rows, done, err := r.pending(ctx, q, PhaseDecide, cursor)
+	if err != nil || len(rows) == 0 {
+		return batchResult{done: done}, err
+	}
+	res, err := r.isolate(ctx, tx, PhaseDecide, rows, r.decideRows)
+	res.done = done
+	return res, err
+}
+
+// decideRows is phase 12 for some rows of a batch.
+func (r *runner) decideRows(ctx context.Context, q *queries.Queries, rows []queries.SelectPendingNodesRow) (batchResult, error) {
+	var res batchResult
+	plans, err := r.plan(rows)
+	if err != nil {
 		return res, err
 	}
 	var decisions []plan
@@ -681,7 +862,7 @@ func (r *runner) decideStep(ctx context.Context, q *queries.Queries, cursor *int
 
 // cleanupStep is phase 8 for one batch: prune expired rows, stale transient
 // rows and rows past their ttl, each leaving a tombstone.
-func (r *runner) cleanupStep(ctx context.Context, q *queries.Queries, _ *int64) (batchResult, error) {
+func (r *runner) cleanupStep(ctx context.Context, q *queries.Queries, _ pgx.Tx, _ *int64) (batchResult, error) {
 	rows, err := q.PruneNodes(ctx, queries.PruneNodesParams{
 		RunID: &r.id, Now: r.now, PurgeAfter: r.now.Add(tombstoneKeep), HourAgo: r.now.Add(-time.Hour),
 		BatchSize: int32(r.opts.BatchSize),
@@ -730,6 +911,7 @@ type plan struct {
 	alternatives []string
 	reasoning    string
 	decidedBy    string
+	err          error // the classifier failed on this row
 }
 
 // defaultEntity names the entity of rows that name none.
@@ -746,7 +928,7 @@ func planNodes(rows []queries.SelectPendingNodesRow, now time.Time) []plan {
 	workers := min(runtime.GOMAXPROCS(0), (len(rows)+255)/256)
 	if workers <= 1 {
 		for i, row := range rows {
-			plans[i] = planNode(row, now)
+			plans[i] = safePlanNode(row, now)
 		}
 		return plans
 	}
@@ -756,7 +938,7 @@ func planNodes(rows []queries.SelectPendingNodesRow, now time.Time) []plan {
 		to := min(from+chunk, len(rows))
 		wg.Go(func() {
 			for i := from; i < to; i++ {
-				plans[i] = planNode(rows[i], now)
+				plans[i] = safePlanNode(rows[i], now)
 			}
 		})
 	}
@@ -764,9 +946,27 @@ func planNodes(rows []queries.SelectPendingNodesRow, now time.Time) []plan {
 	return plans
 }
 
+// planHook, for tests, is called with each row planned.
+var planHook func(content string)
+
+// safePlanNode is planNode that turns a panic on one row into that row's
+// error, so one row the classifier cannot handle is set aside instead of
+// stopping the process.
+func safePlanNode(row queries.SelectPendingNodesRow, now time.Time) (p plan) {
+	defer func() {
+		if v := recover(); v != nil {
+			p = plan{nodeID: row.ID, scope: row.Scope, err: &panicError{value: v}}
+		}
+	}()
+	return planNode(row, now)
+}
+
 // planNode decides both axes of a row: the row's own properties win, the
 // offline classifier fills in the rest, and moods and states never harden.
 func planNode(row queries.SelectPendingNodesRow, now time.Time) plan {
+	if planHook != nil {
+		planHook(row.Content)
+	}
 	var props map[string]any
 	_ = json.Unmarshal(row.Properties, &props)
 	str := func(key string) string {

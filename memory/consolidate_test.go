@@ -485,8 +485,8 @@ func TestInterruptedRunIsClosedByTheNext(t *testing.T) {
 	e.consolidate(t)
 	var status, msg string
 	e.pool.QueryRow(ctx, `SELECT status, error FROM consolidation_runs WHERE id = $1`, dead).Scan(&status, &msg)
-	if status != "failed" || !strings.Contains(msg, "interrupted") {
-		t.Errorf("left-over run = %s %q, want failed as interrupted", status, msg)
+	if status != RunInterrupted || !strings.Contains(msg, "interrupted") || strings.Contains(msg, "completed") {
+		t.Errorf("left-over run = %s %q, want interrupted, claiming no work of another run", status, msg)
 	}
 }
 

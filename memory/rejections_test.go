@@ -37,11 +37,9 @@ func TestListRejections(t *testing.T) {
 		want []entry
 	}{
 		{"everything newest first", RejectionFilter{}, []entry{
-			// The transient rows are refused again by each run until pruned.
-			{run2, 12, acme[2], "transient"},
+			// A refusal is logged once per row, phase and reason: the second
+			// run finds the transient rows of acme logged and skips them.
 			{run2, 10, globex[0], "expired"},
-			{run2, 10, acme[2], "transient"},
-			{run2, 10, acme[0], "transient"},
 			{run1, 12, acme[2], "transient"},
 			{run1, 10, acme[2], "transient"},
 			{run1, 10, acme[1], "expired"},
@@ -51,14 +49,14 @@ func TestListRejections(t *testing.T) {
 			{run1, 12, acme[2], "transient"}, {run1, 10, acme[2], "transient"},
 			{run1, 10, acme[1], "expired"}, {run1, 10, acme[0], "transient"},
 		}},
-		{"phase", RejectionFilter{Phase: PhaseDecide}, []entry{{run2, 12, acme[2], "transient"}, {run1, 12, acme[2], "transient"}}},
+		{"phase", RejectionFilter{Phase: PhaseDecide}, []entry{{run1, 12, acme[2], "transient"}}},
 		{"reason", RejectionFilter{Reason: ReasonExpired}, []entry{{run2, 10, globex[0], "expired"}, {run1, 10, acme[1], "expired"}}},
 		{"scope", RejectionFilter{Scope: "globex"}, []entry{{run2, 10, globex[0], "expired"}}},
 		{"source", RejectionFilter{Source: "api"}, nil},
-		{"run, phase and reason", RejectionFilter{RunID: run2, Phase: PhasePromote, Reason: ReasonTransient}, []entry{
-			{run2, 10, acme[2], "transient"}, {run2, 10, acme[0], "transient"},
+		{"run, phase and reason", RejectionFilter{RunID: run1, Phase: PhasePromote, Reason: ReasonTransient}, []entry{
+			{run1, 10, acme[2], "transient"}, {run1, 10, acme[0], "transient"},
 		}},
-		{"limit", RejectionFilter{Limit: 1}, []entry{{run2, 12, acme[2], "transient"}}},
+		{"limit", RejectionFilter{Limit: 1}, []entry{{run2, 10, globex[0], "expired"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -81,12 +79,12 @@ func TestListRejections(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if first[1].Content != "queue is draining" || first[1].Scope != "globex" || first[1].Source != "consolidation" {
-			t.Errorf("second entry = %q in %s from %s, want the snapshot of the globex row", first[1].Content, first[1].Scope, first[1].Source)
+		if first[0].Content != "queue is draining" || first[0].Scope != "globex" || first[0].Source != "consolidation" {
+			t.Errorf("first entry = %q in %s from %s, want the snapshot of the globex row", first[0].Content, first[0].Scope, first[0].Source)
 		}
 		next, err := e.store.ListRejections(ctx, RejectionFilter{Limit: 3, BeforeID: first[2].ID})
-		if err != nil || len(next) != 3 || next[0].ID >= first[2].ID {
-			t.Errorf("next page = %v, %v; want 3 older entries", next, err)
+		if err != nil || len(next) != 2 || next[0].ID >= first[2].ID {
+			t.Errorf("next page = %v, %v; want the 2 older entries", next, err)
 		}
 	})
 

@@ -1,22 +1,33 @@
 -- name: SelectPendingNodes :many
--- SelectPendingNodes locks the next batch of unpromoted rows after after_id.
-SELECT id, scope, content, properties, importance, created_at
-FROM memory_nodes
-WHERE promoted_at IS NULL AND id > @after_id
-ORDER BY id
+-- SelectPendingNodes locks the next batch of unpromoted rows after after_id
+-- that phase still has work for: a row whose refusal for its current marker
+-- is already logged in this phase (by this run or an earlier one) is skipped,
+-- and so is a row set aside after a failure until its retry is due (never,
+-- once it is held for a person).
+SELECT n.id, n.scope, n.content, n.properties, n.importance, n.created_at
+FROM memory_nodes n
+WHERE n.promoted_at IS NULL AND n.id > @after_id
+  AND NOT EXISTS (
+      SELECT 1 FROM consolidation_rejections r
+      WHERE r.node_id = n.id AND r.phase = @phase::smallint AND r.run_id IS NOT NULL
+        AND r.reason = n.properties->>'durability')
+  AND NOT EXISTS (
+      SELECT 1 FROM consolidation_faults f
+      WHERE f.node_id = n.id AND (f.retry_at IS NULL OR f.retry_at > @now::timestamptz))
+ORDER BY n.id
 LIMIT @batch_size
-FOR UPDATE SKIP LOCKED;
+FOR UPDATE OF n SKIP LOCKED;
 
 -- name: RejectGatedNodes :many
 -- RejectGatedNodes logs one refusal for each transient or expired row of the
--- batch (once per run and phase, so a rerun never logs twice).
+-- batch, once per row, phase and reason across every run.
 INSERT INTO consolidation_rejections (run_id, phase, node_id, scope, reason, source, content, properties, created_at)
 SELECT @run_id::bigint, @phase::smallint, n.id, n.scope, n.properties->>'durability', 'consolidation',
     n.content, n.properties, @now
 FROM memory_nodes n
 WHERE n.id = ANY(@node_ids::bigint[]) AND n.promoted_at IS NULL
   AND n.properties->>'durability' IN ('transient', 'expired')
-ON CONFLICT (run_id, phase, node_id) WHERE run_id IS NOT NULL DO NOTHING
+ON CONFLICT (node_id, phase, reason) WHERE run_id IS NOT NULL DO NOTHING
 RETURNING id, node_id, scope, reason;
 
 -- name: RejectLockedNodes :many
@@ -41,7 +52,7 @@ JOIN LATERAL (
     LIMIT 1
 ) d ON true
 WHERE i.key <> ''
-ON CONFLICT (run_id, phase, node_id) WHERE run_id IS NOT NULL DO NOTHING
+ON CONFLICT (node_id, phase, reason) WHERE run_id IS NOT NULL DO NOTHING
 RETURNING id, node_id, scope, decision_id;
 
 -- name: TombstoneNodes :many
@@ -128,7 +139,11 @@ reinforced AS (
         confirmed_at = @now, extraction_count = f.extraction_count + m.n,
         version = f.version + 1, updated_at = @now
     FROM (
-        SELECT fact_id, exp(sum(ln(greatest(1 - confidence, 1e-12)))) AS keep, count(*)::int AS n
+        -- keep is the product of (1 - c) over the rows, summed in log space
+        -- and clamped: at e^-40 the confidence is 1 within float precision,
+        -- and no number of rows can underflow it.
+        SELECT fact_id, exp(greatest(sum(ln(greatest(1 - least(greatest(confidence, 0), 1), 1e-12))), -40)) AS keep,
+            count(*)::int AS n
         FROM gated
         WHERE fact_id IS NOT NULL
         GROUP BY fact_id
@@ -208,30 +223,90 @@ marked AS (
 )
 SELECT (SELECT count(*) FROM decs)::int AS decisions, (SELECT count(*) FROM marked)::int AS nodes;
 
+-- The merge phase works on its window: the rows promoted since the last run
+-- that finished every phase (in one scope, or in all when scope is NULL),
+-- less skip_ids (rows set aside after a failed merge), plus retry_ids (those
+-- of them whose retry is due).
+
 -- name: RejectGatedPromoted :many
--- RejectGatedPromoted is the merge phase's gate: rows promoted since the last
--- finished run whose marker is no longer durable are refused, and their facts
--- are left out of merging.
+-- RejectGatedPromoted is the merge phase's gate: rows of the window whose
+-- marker is no longer durable are refused, and their facts are left out of
+-- merging.
+WITH win AS (
+    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
+    FROM memory_nodes n
+    WHERE n.promoted_run_id > @since_run_id::bigint
+      AND (sqlc.narg('scope')::text IS NULL OR n.scope = sqlc.narg('scope'))
+      AND n.id <> ALL(@skip_ids::bigint[])
+    UNION ALL
+    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
+    FROM memory_nodes n
+    WHERE n.id = ANY(@retry_ids::bigint[])
+      AND (sqlc.narg('scope')::text IS NULL OR n.scope = sqlc.narg('scope'))
+)
 INSERT INTO consolidation_rejections (run_id, phase, node_id, scope, reason, source, content, properties, created_at)
 SELECT @run_id::bigint, 11, n.id, n.scope, n.properties->>'durability', 'consolidation',
     n.content, n.properties, @now
-FROM memory_nodes n
-WHERE n.promoted_run_id > @since_run_id::bigint
-  AND n.properties->>'durability' IN ('transient', 'expired')
-ON CONFLICT (run_id, phase, node_id) WHERE run_id IS NOT NULL DO NOTHING
+FROM win w
+JOIN memory_nodes n ON n.id = w.id
+WHERE n.properties->>'durability' IN ('transient', 'expired')
+ON CONFLICT (node_id, phase, reason) WHERE run_id IS NOT NULL DO NOTHING
 RETURNING id, node_id, scope, reason;
+
+-- name: MergeScopes :many
+-- MergeScopes lists the scopes of the merge window, for merging one scope at
+-- a time after merging all at once failed.
+WITH win AS (
+    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
+    FROM memory_nodes n
+    WHERE n.promoted_run_id > @since_run_id::bigint
+      AND n.id <> ALL(@skip_ids::bigint[])
+    UNION ALL
+    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
+    FROM memory_nodes n
+    WHERE n.id = ANY(@retry_ids::bigint[])
+)
+SELECT DISTINCT scope FROM win ORDER BY scope;
+
+-- name: MergeWindowNodes :many
+-- MergeWindowNodes lists the rows of one scope's merge window, to set them
+-- aside when that scope's merge fails.
+WITH win AS (
+    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
+    FROM memory_nodes n
+    WHERE n.promoted_run_id > @since_run_id::bigint
+      AND (sqlc.narg('scope')::text IS NULL OR n.scope = sqlc.narg('scope'))
+      AND n.id <> ALL(@skip_ids::bigint[])
+    UNION ALL
+    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
+    FROM memory_nodes n
+    WHERE n.id = ANY(@retry_ids::bigint[])
+      AND (sqlc.narg('scope')::text IS NULL OR n.scope = sqlc.narg('scope'))
+)
+SELECT id FROM win ORDER BY id;
 
 -- name: MergeDuplicateFacts :one
 -- MergeDuplicateFacts merges exact duplicates (same scope, entity, key and
--- content, both active) among the facts promoted since the last finished run:
--- the oldest survives, reinforced by the others' effective confidence; the
--- others are archived as merged.
-WITH fresh AS (
-    SELECT DISTINCT f.entity_id, f.key, lower(f.content) AS norm
+-- content, both active) among the facts of the window's rows: the oldest
+-- survives, reinforced by the others' effective confidence; the others are
+-- archived as merged.
+WITH win AS (
+    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
     FROM memory_nodes n
-    JOIN entity_facts f ON f.id = n.promoted_fact_id
-    WHERE n.promoted_run_id > @since_run_id::bigint AND f.status = 'active'
-      AND coalesce(n.properties->>'durability', 'durable') = 'durable'
+    WHERE n.promoted_run_id > @since_run_id::bigint
+      AND (sqlc.narg('scope')::text IS NULL OR n.scope = sqlc.narg('scope'))
+      AND n.id <> ALL(@skip_ids::bigint[])
+    UNION ALL
+    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
+    FROM memory_nodes n
+    WHERE n.id = ANY(@retry_ids::bigint[])
+      AND (sqlc.narg('scope')::text IS NULL OR n.scope = sqlc.narg('scope'))
+),
+fresh AS (
+    SELECT DISTINCT f.entity_id, f.key, lower(f.content) AS norm
+    FROM win w
+    JOIN entity_facts f ON f.id = w.promoted_fact_id
+    WHERE f.status = 'active' AND coalesce(w.properties->>'durability', 'durable') = 'durable'
 ),
 grouped AS (
     SELECT f.id, f.extraction_count,
@@ -242,7 +317,8 @@ grouped AS (
     WHERE f.status = 'active'
 ),
 dups AS (
-    SELECT survivor, exp(sum(ln(greatest(1 - c_now, 1e-12)))) AS keep,
+    -- The product of (1 - c) in log space, clamped as in PromoteNodes.
+    SELECT survivor, exp(greatest(sum(ln(greatest(1 - least(greatest(c_now, 0), 1), 1e-12))), -40)) AS keep,
         sum(extraction_count)::int AS extra
     FROM grouped
     WHERE id <> survivor
@@ -269,18 +345,29 @@ SELECT (SELECT count(*) FROM archived)::int AS merged, (SELECT count(*) FROM sur
 
 -- name: QueueNearDuplicates :one
 -- QueueNearDuplicates sends pairs of active facts with the same entity, key
--- and category but different content, one of them promoted since the last
--- finished run, to the review queue.
-WITH pairs AS (
+-- and category but different content, one of them a fact of the window's
+-- rows, to the review queue.
+WITH win AS (
+    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
+    FROM memory_nodes n
+    WHERE n.promoted_run_id > @since_run_id::bigint
+      AND (sqlc.narg('scope')::text IS NULL OR n.scope = sqlc.narg('scope'))
+      AND n.id <> ALL(@skip_ids::bigint[])
+    UNION ALL
+    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
+    FROM memory_nodes n
+    WHERE n.id = ANY(@retry_ids::bigint[])
+      AND (sqlc.narg('scope')::text IS NULL OR n.scope = sqlc.narg('scope'))
+),
+pairs AS (
     INSERT INTO review_items (kind, scope, fact_id, other_fact_id, detail, created_at)
     SELECT DISTINCT 'near_duplicate', f.scope, f.id, o.id,
         jsonb_build_object('key', f.key, 'run_id', @run_id::bigint), @now::timestamptz
-    FROM memory_nodes n
-    JOIN entity_facts f ON f.id = n.promoted_fact_id AND f.status = 'active'
+    FROM win w
+    JOIN entity_facts f ON f.id = w.promoted_fact_id AND f.status = 'active'
     JOIN entity_facts o ON o.entity_id = f.entity_id AND o.key = f.key AND o.status = 'active'
         AND o.category = f.category AND o.id < f.id AND lower(o.content) <> lower(f.content)
-    WHERE n.promoted_run_id > @since_run_id::bigint AND f.key <> ''
-      AND coalesce(n.properties->>'durability', 'durable') = 'durable'
+    WHERE f.key <> '' AND coalesce(w.properties->>'durability', 'durable') = 'durable'
     ON CONFLICT (kind, fact_id, other_fact_id) WHERE status = 'open' AND other_fact_id IS NOT NULL
     DO NOTHING
     RETURNING id
@@ -290,13 +377,25 @@ SELECT count(*)::int FROM pairs;
 -- name: QueueRepeatedMoods :one
 -- QueueRepeatedMoods sends moods observed at least min_count times to the
 -- review queue, once: a person decides whether something lasting lies behind.
-WITH queued AS (
+WITH win AS (
+    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
+    FROM memory_nodes n
+    WHERE n.promoted_run_id > @since_run_id::bigint
+      AND (sqlc.narg('scope')::text IS NULL OR n.scope = sqlc.narg('scope'))
+      AND n.id <> ALL(@skip_ids::bigint[])
+    UNION ALL
+    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
+    FROM memory_nodes n
+    WHERE n.id = ANY(@retry_ids::bigint[])
+      AND (sqlc.narg('scope')::text IS NULL OR n.scope = sqlc.narg('scope'))
+),
+queued AS (
     INSERT INTO review_items (kind, scope, fact_id, detail, created_at)
     SELECT 'repeated_mood', f.scope, f.id,
         jsonb_build_object('extraction_count', f.extraction_count), @now::timestamptz
-    FROM memory_nodes n
-    JOIN entity_facts f ON f.id = n.promoted_fact_id
-    WHERE n.promoted_run_id > @since_run_id::bigint AND f.category = 'mood'
+    FROM win w
+    JOIN entity_facts f ON f.id = w.promoted_fact_id
+    WHERE f.category = 'mood'
       AND f.status = 'active' AND f.extraction_count >= @min_count::int
       AND NOT EXISTS (SELECT 1 FROM review_items r
                       WHERE r.kind = 'repeated_mood' AND r.fact_id = f.id AND r.status = 'open')
@@ -304,6 +403,44 @@ WITH queued AS (
     RETURNING id
 )
 SELECT count(*)::int FROM queued;
+
+-- name: SetAsideNodes :many
+-- SetAsideNodes records a failure for each row: the first one, or one more
+-- attempt. ScheduleRetries then sets when it is tried again.
+INSERT INTO consolidation_faults (node_id, scope, phase, error, attempts, first_failed_at,
+    last_failed_at, run_id)
+SELECT n.id, n.scope, @phase::smallint AS phase, @error::text AS error, 1 AS attempts,
+    @now::timestamptz AS first_failed_at, @now::timestamptz AS last_failed_at, @run_id::bigint AS run_id
+FROM memory_nodes n
+WHERE n.id = ANY(@node_ids::bigint[])
+ON CONFLICT (node_id) DO UPDATE
+SET phase = excluded.phase, error = excluded.error, attempts = consolidation_faults.attempts + 1,
+    last_failed_at = excluded.last_failed_at, run_id = excluded.run_id
+RETURNING node_id, scope, attempts;
+
+-- name: ScheduleRetries :many
+-- ScheduleRetries sets when each set-aside row is tried again: backoff after
+-- the first failure, four times longer after each next one, and never (held
+-- for a person) once it has failed max_attempts times.
+UPDATE consolidation_faults
+SET retry_at = CASE
+        WHEN attempts >= sqlc.arg('max_attempts')::int THEN NULL
+        ELSE last_failed_at + sqlc.arg('backoff')::interval * power(4::float8, attempts - 1)
+    END
+WHERE node_id = ANY(@node_ids::bigint[])
+RETURNING node_id, scope, attempts, retry_at;
+
+-- name: ClearFaults :exec
+-- ClearFaults forgets the failures of rows that have now gone through.
+DELETE FROM consolidation_faults WHERE node_id = ANY(@node_ids::bigint[]);
+
+-- name: ListMergeFaults :many
+-- ListMergeFaults lists the rows set aside by the merge phase, and whether
+-- each is due for a retry.
+SELECT node_id, scope, (retry_at IS NOT NULL AND retry_at <= @now::timestamptz)::bool AS due
+FROM consolidation_faults
+WHERE phase = 11
+ORDER BY node_id;
 
 -- name: PruneNodes :many
 -- PruneNodes removes the next batch of rows cleanup prunes, each kept as a

@@ -9,6 +9,8 @@ import (
 	"context"
 	"encoding/json"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const archiveDueFacts = `-- name: ArchiveDueFacts :many
@@ -59,6 +61,16 @@ func (q *Queries) ArchiveDueFacts(ctx context.Context, arg ArchiveDueFactsParams
 		return nil, err
 	}
 	return items, nil
+}
+
+const clearFaults = `-- name: ClearFaults :exec
+DELETE FROM consolidation_faults WHERE node_id = ANY($1::bigint[])
+`
+
+// ClearFaults forgets the failures of rows that have now gone through.
+func (q *Queries) ClearFaults(ctx context.Context, nodeIds []int64) error {
+	_, err := q.db.Exec(ctx, clearFaults, nodeIds)
+	return err
 }
 
 const ensureEntities = `-- name: EnsureEntities :many
@@ -116,24 +128,71 @@ func (q *Queries) EnsureEntities(ctx context.Context, arg EnsureEntitiesParams) 
 	return items, nil
 }
 
+const listMergeFaults = `-- name: ListMergeFaults :many
+SELECT node_id, scope, (retry_at IS NOT NULL AND retry_at <= $1::timestamptz)::bool AS due
+FROM consolidation_faults
+WHERE phase = 11
+ORDER BY node_id
+`
+
+type ListMergeFaultsRow struct {
+	NodeID int64
+	Scope  string
+	Due    bool
+}
+
+// ListMergeFaults lists the rows set aside by the merge phase, and whether
+// each is due for a retry.
+func (q *Queries) ListMergeFaults(ctx context.Context, now time.Time) ([]ListMergeFaultsRow, error) {
+	rows, err := q.db.Query(ctx, listMergeFaults, now)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ListMergeFaultsRow{}
+	for rows.Next() {
+		var i ListMergeFaultsRow
+		if err := rows.Scan(&i.NodeID, &i.Scope, &i.Due); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const mergeDuplicateFacts = `-- name: MergeDuplicateFacts :one
-WITH fresh AS (
-    SELECT DISTINCT f.entity_id, f.key, lower(f.content) AS norm
+WITH win AS (
+    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
     FROM memory_nodes n
-    JOIN entity_facts f ON f.id = n.promoted_fact_id
-    WHERE n.promoted_run_id > $1::bigint AND f.status = 'active'
-      AND coalesce(n.properties->>'durability', 'durable') = 'durable'
+    WHERE n.promoted_run_id > $1::bigint
+      AND ($2::text IS NULL OR n.scope = $2)
+      AND n.id <> ALL($3::bigint[])
+    UNION ALL
+    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
+    FROM memory_nodes n
+    WHERE n.id = ANY($4::bigint[])
+      AND ($2::text IS NULL OR n.scope = $2)
+),
+fresh AS (
+    SELECT DISTINCT f.entity_id, f.key, lower(f.content) AS norm
+    FROM win w
+    JOIN entity_facts f ON f.id = w.promoted_fact_id
+    WHERE f.status = 'active' AND coalesce(w.properties->>'durability', 'durable') = 'durable'
 ),
 grouped AS (
     SELECT f.id, f.extraction_count,
-        tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $2::timestamptz) AS c_now,
+        tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $5::timestamptz) AS c_now,
         min(f.id) OVER (PARTITION BY f.entity_id, f.key, lower(f.content)) AS survivor
     FROM entity_facts f
     JOIN fresh ON fresh.entity_id = f.entity_id AND fresh.key = f.key AND fresh.norm = lower(f.content)
     WHERE f.status = 'active'
 ),
 dups AS (
-    SELECT survivor, exp(sum(ln(greatest(1 - c_now, 1e-12)))) AS keep,
+    -- The product of (1 - c) in log space, clamped as in PromoteNodes.
+    SELECT survivor, exp(greatest(sum(ln(greatest(1 - least(greatest(c_now, 0), 1), 1e-12))), -40)) AS keep,
         sum(extraction_count)::int AS extra
     FROM grouped
     WHERE id <> survivor
@@ -141,16 +200,16 @@ dups AS (
 ),
 archived AS (
     UPDATE entity_facts f
-    SET status = 'archived', archived_at = $2, archive_reason = 'merged into fact ' || g.survivor,
-        version = f.version + 1, updated_at = $2
+    SET status = 'archived', archived_at = $5, archive_reason = 'merged into fact ' || g.survivor,
+        version = f.version + 1, updated_at = $5
     FROM grouped g
     WHERE f.id = g.id AND g.id <> g.survivor
     RETURNING f.id
 ),
 survivors AS (
     UPDATE entity_facts f
-    SET confidence = 1 - (1 - g.c_now) * d.keep, confirmed_at = $2,
-        extraction_count = f.extraction_count + d.extra, version = f.version + 1, updated_at = $2
+    SET confidence = 1 - (1 - g.c_now) * d.keep, confirmed_at = $5,
+        extraction_count = f.extraction_count + d.extra, version = f.version + 1, updated_at = $5
     FROM dups d
     JOIN grouped g ON g.id = d.survivor
     WHERE f.id = d.survivor
@@ -161,6 +220,9 @@ SELECT (SELECT count(*) FROM archived)::int AS merged, (SELECT count(*) FROM sur
 
 type MergeDuplicateFactsParams struct {
 	SinceRunID int64
+	Scope      *string
+	SkipIds    []int64
+	RetryIds   []int64
 	Now        time.Time
 }
 
@@ -170,14 +232,112 @@ type MergeDuplicateFactsRow struct {
 }
 
 // MergeDuplicateFacts merges exact duplicates (same scope, entity, key and
-// content, both active) among the facts promoted since the last finished run:
-// the oldest survives, reinforced by the others' effective confidence; the
-// others are archived as merged.
+// content, both active) among the facts of the window's rows: the oldest
+// survives, reinforced by the others' effective confidence; the others are
+// archived as merged.
 func (q *Queries) MergeDuplicateFacts(ctx context.Context, arg MergeDuplicateFactsParams) (MergeDuplicateFactsRow, error) {
-	row := q.db.QueryRow(ctx, mergeDuplicateFacts, arg.SinceRunID, arg.Now)
+	row := q.db.QueryRow(ctx, mergeDuplicateFacts,
+		arg.SinceRunID,
+		arg.Scope,
+		arg.SkipIds,
+		arg.RetryIds,
+		arg.Now,
+	)
 	var i MergeDuplicateFactsRow
 	err := row.Scan(&i.Merged, &i.Survivors)
 	return i, err
+}
+
+const mergeScopes = `-- name: MergeScopes :many
+WITH win AS (
+    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
+    FROM memory_nodes n
+    WHERE n.promoted_run_id > $1::bigint
+      AND n.id <> ALL($2::bigint[])
+    UNION ALL
+    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
+    FROM memory_nodes n
+    WHERE n.id = ANY($3::bigint[])
+)
+SELECT DISTINCT scope FROM win ORDER BY scope
+`
+
+type MergeScopesParams struct {
+	SinceRunID int64
+	SkipIds    []int64
+	RetryIds   []int64
+}
+
+// MergeScopes lists the scopes of the merge window, for merging one scope at
+// a time after merging all at once failed.
+func (q *Queries) MergeScopes(ctx context.Context, arg MergeScopesParams) ([]string, error) {
+	rows, err := q.db.Query(ctx, mergeScopes, arg.SinceRunID, arg.SkipIds, arg.RetryIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []string{}
+	for rows.Next() {
+		var scope string
+		if err := rows.Scan(&scope); err != nil {
+			return nil, err
+		}
+		items = append(items, scope)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const mergeWindowNodes = `-- name: MergeWindowNodes :many
+WITH win AS (
+    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
+    FROM memory_nodes n
+    WHERE n.promoted_run_id > $1::bigint
+      AND ($2::text IS NULL OR n.scope = $2)
+      AND n.id <> ALL($3::bigint[])
+    UNION ALL
+    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
+    FROM memory_nodes n
+    WHERE n.id = ANY($4::bigint[])
+      AND ($2::text IS NULL OR n.scope = $2)
+)
+SELECT id FROM win ORDER BY id
+`
+
+type MergeWindowNodesParams struct {
+	SinceRunID int64
+	Scope      *string
+	SkipIds    []int64
+	RetryIds   []int64
+}
+
+// MergeWindowNodes lists the rows of one scope's merge window, to set them
+// aside when that scope's merge fails.
+func (q *Queries) MergeWindowNodes(ctx context.Context, arg MergeWindowNodesParams) ([]int64, error) {
+	rows, err := q.db.Query(ctx, mergeWindowNodes,
+		arg.SinceRunID,
+		arg.Scope,
+		arg.SkipIds,
+		arg.RetryIds,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []int64{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const promoteDecisionNodes = `-- name: PromoteDecisionNodes :one
@@ -293,7 +453,11 @@ reinforced AS (
         confirmed_at = $8, extraction_count = f.extraction_count + m.n,
         version = f.version + 1, updated_at = $8
     FROM (
-        SELECT fact_id, exp(sum(ln(greatest(1 - confidence, 1e-12)))) AS keep, count(*)::int AS n
+        -- keep is the product of (1 - c) over the rows, summed in log space
+        -- and clamped: at e^-40 the confidence is 1 within float precision,
+        -- and no number of rows can underflow it.
+        SELECT fact_id, exp(greatest(sum(ln(greatest(1 - least(greatest(confidence, 0), 1), 1e-12))), -40)) AS keep,
+            count(*)::int AS n
         FROM gated
         WHERE fact_id IS NOT NULL
         GROUP BY fact_id
@@ -520,16 +684,27 @@ func (q *Queries) QueueDecisionRefusals(ctx context.Context, arg QueueDecisionRe
 }
 
 const queueNearDuplicates = `-- name: QueueNearDuplicates :one
-WITH pairs AS (
+WITH win AS (
+    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
+    FROM memory_nodes n
+    WHERE n.promoted_run_id > $1::bigint
+      AND ($2::text IS NULL OR n.scope = $2)
+      AND n.id <> ALL($3::bigint[])
+    UNION ALL
+    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
+    FROM memory_nodes n
+    WHERE n.id = ANY($4::bigint[])
+      AND ($2::text IS NULL OR n.scope = $2)
+),
+pairs AS (
     INSERT INTO review_items (kind, scope, fact_id, other_fact_id, detail, created_at)
     SELECT DISTINCT 'near_duplicate', f.scope, f.id, o.id,
-        jsonb_build_object('key', f.key, 'run_id', $1::bigint), $2::timestamptz
-    FROM memory_nodes n
-    JOIN entity_facts f ON f.id = n.promoted_fact_id AND f.status = 'active'
+        jsonb_build_object('key', f.key, 'run_id', $5::bigint), $6::timestamptz
+    FROM win w
+    JOIN entity_facts f ON f.id = w.promoted_fact_id AND f.status = 'active'
     JOIN entity_facts o ON o.entity_id = f.entity_id AND o.key = f.key AND o.status = 'active'
         AND o.category = f.category AND o.id < f.id AND lower(o.content) <> lower(f.content)
-    WHERE n.promoted_run_id > $3::bigint AND f.key <> ''
-      AND coalesce(n.properties->>'durability', 'durable') = 'durable'
+    WHERE f.key <> '' AND coalesce(w.properties->>'durability', 'durable') = 'durable'
     ON CONFLICT (kind, fact_id, other_fact_id) WHERE status = 'open' AND other_fact_id IS NOT NULL
     DO NOTHING
     RETURNING id
@@ -538,30 +713,52 @@ SELECT count(*)::int FROM pairs
 `
 
 type QueueNearDuplicatesParams struct {
+	SinceRunID int64
+	Scope      *string
+	SkipIds    []int64
+	RetryIds   []int64
 	RunID      int64
 	Now        time.Time
-	SinceRunID int64
 }
 
 // QueueNearDuplicates sends pairs of active facts with the same entity, key
-// and category but different content, one of them promoted since the last
-// finished run, to the review queue.
+// and category but different content, one of them a fact of the window's
+// rows, to the review queue.
 func (q *Queries) QueueNearDuplicates(ctx context.Context, arg QueueNearDuplicatesParams) (int32, error) {
-	row := q.db.QueryRow(ctx, queueNearDuplicates, arg.RunID, arg.Now, arg.SinceRunID)
+	row := q.db.QueryRow(ctx, queueNearDuplicates,
+		arg.SinceRunID,
+		arg.Scope,
+		arg.SkipIds,
+		arg.RetryIds,
+		arg.RunID,
+		arg.Now,
+	)
 	var column_1 int32
 	err := row.Scan(&column_1)
 	return column_1, err
 }
 
 const queueRepeatedMoods = `-- name: QueueRepeatedMoods :one
-WITH queued AS (
+WITH win AS (
+    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
+    FROM memory_nodes n
+    WHERE n.promoted_run_id > $1::bigint
+      AND ($2::text IS NULL OR n.scope = $2)
+      AND n.id <> ALL($3::bigint[])
+    UNION ALL
+    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
+    FROM memory_nodes n
+    WHERE n.id = ANY($4::bigint[])
+      AND ($2::text IS NULL OR n.scope = $2)
+),
+queued AS (
     INSERT INTO review_items (kind, scope, fact_id, detail, created_at)
     SELECT 'repeated_mood', f.scope, f.id,
-        jsonb_build_object('extraction_count', f.extraction_count), $1::timestamptz
-    FROM memory_nodes n
-    JOIN entity_facts f ON f.id = n.promoted_fact_id
-    WHERE n.promoted_run_id > $2::bigint AND f.category = 'mood'
-      AND f.status = 'active' AND f.extraction_count >= $3::int
+        jsonb_build_object('extraction_count', f.extraction_count), $5::timestamptz
+    FROM win w
+    JOIN entity_facts f ON f.id = w.promoted_fact_id
+    WHERE f.category = 'mood'
+      AND f.status = 'active' AND f.extraction_count >= $6::int
       AND NOT EXISTS (SELECT 1 FROM review_items r
                       WHERE r.kind = 'repeated_mood' AND r.fact_id = f.id AND r.status = 'open')
     GROUP BY f.id
@@ -571,15 +768,25 @@ SELECT count(*)::int FROM queued
 `
 
 type QueueRepeatedMoodsParams struct {
-	Now        time.Time
 	SinceRunID int64
+	Scope      *string
+	SkipIds    []int64
+	RetryIds   []int64
+	Now        time.Time
 	MinCount   int32
 }
 
 // QueueRepeatedMoods sends moods observed at least min_count times to the
 // review queue, once: a person decides whether something lasting lies behind.
 func (q *Queries) QueueRepeatedMoods(ctx context.Context, arg QueueRepeatedMoodsParams) (int32, error) {
-	row := q.db.QueryRow(ctx, queueRepeatedMoods, arg.Now, arg.SinceRunID, arg.MinCount)
+	row := q.db.QueryRow(ctx, queueRepeatedMoods,
+		arg.SinceRunID,
+		arg.Scope,
+		arg.SkipIds,
+		arg.RetryIds,
+		arg.Now,
+		arg.MinCount,
+	)
 	var column_1 int32
 	err := row.Scan(&column_1)
 	return column_1, err
@@ -592,7 +799,7 @@ SELECT $1::bigint, $2::smallint, n.id, n.scope, n.properties->>'durability', 'co
 FROM memory_nodes n
 WHERE n.id = ANY($4::bigint[]) AND n.promoted_at IS NULL
   AND n.properties->>'durability' IN ('transient', 'expired')
-ON CONFLICT (run_id, phase, node_id) WHERE run_id IS NOT NULL DO NOTHING
+ON CONFLICT (node_id, phase, reason) WHERE run_id IS NOT NULL DO NOTHING
 RETURNING id, node_id, scope, reason
 `
 
@@ -611,7 +818,7 @@ type RejectGatedNodesRow struct {
 }
 
 // RejectGatedNodes logs one refusal for each transient or expired row of the
-// batch (once per run and phase, so a rerun never logs twice).
+// batch, once per row, phase and reason across every run.
 func (q *Queries) RejectGatedNodes(ctx context.Context, arg RejectGatedNodesParams) ([]RejectGatedNodesRow, error) {
 	rows, err := q.db.Query(ctx, rejectGatedNodes,
 		arg.RunID,
@@ -643,13 +850,26 @@ func (q *Queries) RejectGatedNodes(ctx context.Context, arg RejectGatedNodesPara
 }
 
 const rejectGatedPromoted = `-- name: RejectGatedPromoted :many
+
+WITH win AS (
+    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
+    FROM memory_nodes n
+    WHERE n.promoted_run_id > $3::bigint
+      AND ($4::text IS NULL OR n.scope = $4)
+      AND n.id <> ALL($5::bigint[])
+    UNION ALL
+    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
+    FROM memory_nodes n
+    WHERE n.id = ANY($6::bigint[])
+      AND ($4::text IS NULL OR n.scope = $4)
+)
 INSERT INTO consolidation_rejections (run_id, phase, node_id, scope, reason, source, content, properties, created_at)
 SELECT $1::bigint, 11, n.id, n.scope, n.properties->>'durability', 'consolidation',
     n.content, n.properties, $2
-FROM memory_nodes n
-WHERE n.promoted_run_id > $3::bigint
-  AND n.properties->>'durability' IN ('transient', 'expired')
-ON CONFLICT (run_id, phase, node_id) WHERE run_id IS NOT NULL DO NOTHING
+FROM win w
+JOIN memory_nodes n ON n.id = w.id
+WHERE n.properties->>'durability' IN ('transient', 'expired')
+ON CONFLICT (node_id, phase, reason) WHERE run_id IS NOT NULL DO NOTHING
 RETURNING id, node_id, scope, reason
 `
 
@@ -657,6 +877,9 @@ type RejectGatedPromotedParams struct {
 	RunID      int64
 	Now        time.Time
 	SinceRunID int64
+	Scope      *string
+	SkipIds    []int64
+	RetryIds   []int64
 }
 
 type RejectGatedPromotedRow struct {
@@ -666,11 +889,22 @@ type RejectGatedPromotedRow struct {
 	Reason string
 }
 
-// RejectGatedPromoted is the merge phase's gate: rows promoted since the last
-// finished run whose marker is no longer durable are refused, and their facts
-// are left out of merging.
+// The merge phase works on its window: the rows promoted since the last run
+// that finished every phase (in one scope, or in all when scope is NULL),
+// less skip_ids (rows set aside after a failed merge), plus retry_ids (those
+// of them whose retry is due).
+// RejectGatedPromoted is the merge phase's gate: rows of the window whose
+// marker is no longer durable are refused, and their facts are left out of
+// merging.
 func (q *Queries) RejectGatedPromoted(ctx context.Context, arg RejectGatedPromotedParams) ([]RejectGatedPromotedRow, error) {
-	rows, err := q.db.Query(ctx, rejectGatedPromoted, arg.RunID, arg.Now, arg.SinceRunID)
+	rows, err := q.db.Query(ctx, rejectGatedPromoted,
+		arg.RunID,
+		arg.Now,
+		arg.SinceRunID,
+		arg.Scope,
+		arg.SkipIds,
+		arg.RetryIds,
+	)
 	if err != nil {
 		return nil, err
 	}
@@ -712,7 +946,7 @@ JOIN LATERAL (
     LIMIT 1
 ) d ON true
 WHERE i.key <> ''
-ON CONFLICT (run_id, phase, node_id) WHERE run_id IS NOT NULL DO NOTHING
+ON CONFLICT (node_id, phase, reason) WHERE run_id IS NOT NULL DO NOTHING
 RETURNING id, node_id, scope, decision_id
 `
 
@@ -768,17 +1002,77 @@ func (q *Queries) RejectLockedNodes(ctx context.Context, arg RejectLockedNodesPa
 	return items, nil
 }
 
+const scheduleRetries = `-- name: ScheduleRetries :many
+UPDATE consolidation_faults
+SET retry_at = CASE
+        WHEN attempts >= $1::int THEN NULL
+        ELSE last_failed_at + $2::interval * power(4::float8, attempts - 1)
+    END
+WHERE node_id = ANY($3::bigint[])
+RETURNING node_id, scope, attempts, retry_at
+`
+
+type ScheduleRetriesParams struct {
+	MaxAttempts int32
+	Backoff     pgtype.Interval
+	NodeIds     []int64
+}
+
+type ScheduleRetriesRow struct {
+	NodeID   int64
+	Scope    string
+	Attempts int32
+	RetryAt  *time.Time
+}
+
+// ScheduleRetries sets when each set-aside row is tried again: backoff after
+// the first failure, four times longer after each next one, and never (held
+// for a person) once it has failed max_attempts times.
+func (q *Queries) ScheduleRetries(ctx context.Context, arg ScheduleRetriesParams) ([]ScheduleRetriesRow, error) {
+	rows, err := q.db.Query(ctx, scheduleRetries, arg.MaxAttempts, arg.Backoff, arg.NodeIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ScheduleRetriesRow{}
+	for rows.Next() {
+		var i ScheduleRetriesRow
+		if err := rows.Scan(
+			&i.NodeID,
+			&i.Scope,
+			&i.Attempts,
+			&i.RetryAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const selectPendingNodes = `-- name: SelectPendingNodes :many
-SELECT id, scope, content, properties, importance, created_at
-FROM memory_nodes
-WHERE promoted_at IS NULL AND id > $1
-ORDER BY id
-LIMIT $2
-FOR UPDATE SKIP LOCKED
+SELECT n.id, n.scope, n.content, n.properties, n.importance, n.created_at
+FROM memory_nodes n
+WHERE n.promoted_at IS NULL AND n.id > $1
+  AND NOT EXISTS (
+      SELECT 1 FROM consolidation_rejections r
+      WHERE r.node_id = n.id AND r.phase = $2::smallint AND r.run_id IS NOT NULL
+        AND r.reason = n.properties->>'durability')
+  AND NOT EXISTS (
+      SELECT 1 FROM consolidation_faults f
+      WHERE f.node_id = n.id AND (f.retry_at IS NULL OR f.retry_at > $3::timestamptz))
+ORDER BY n.id
+LIMIT $4
+FOR UPDATE OF n SKIP LOCKED
 `
 
 type SelectPendingNodesParams struct {
 	AfterID   int64
+	Phase     int16
+	Now       time.Time
 	BatchSize int32
 }
 
@@ -791,9 +1085,18 @@ type SelectPendingNodesRow struct {
 	CreatedAt  time.Time
 }
 
-// SelectPendingNodes locks the next batch of unpromoted rows after after_id.
+// SelectPendingNodes locks the next batch of unpromoted rows after after_id
+// that phase still has work for: a row whose refusal for its current marker
+// is already logged in this phase (by this run or an earlier one) is skipped,
+// and so is a row set aside after a failure until its retry is due (never,
+// once it is held for a person).
 func (q *Queries) SelectPendingNodes(ctx context.Context, arg SelectPendingNodesParams) ([]SelectPendingNodesRow, error) {
-	rows, err := q.db.Query(ctx, selectPendingNodes, arg.AfterID, arg.BatchSize)
+	rows, err := q.db.Query(ctx, selectPendingNodes,
+		arg.AfterID,
+		arg.Phase,
+		arg.Now,
+		arg.BatchSize,
+	)
 	if err != nil {
 		return nil, err
 	}
@@ -809,6 +1112,61 @@ func (q *Queries) SelectPendingNodes(ctx context.Context, arg SelectPendingNodes
 			&i.Importance,
 			&i.CreatedAt,
 		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const setAsideNodes = `-- name: SetAsideNodes :many
+INSERT INTO consolidation_faults (node_id, scope, phase, error, attempts, first_failed_at,
+    last_failed_at, run_id)
+SELECT n.id, n.scope, $1::smallint AS phase, $2::text AS error, 1 AS attempts,
+    $3::timestamptz AS first_failed_at, $3::timestamptz AS last_failed_at, $4::bigint AS run_id
+FROM memory_nodes n
+WHERE n.id = ANY($5::bigint[])
+ON CONFLICT (node_id) DO UPDATE
+SET phase = excluded.phase, error = excluded.error, attempts = consolidation_faults.attempts + 1,
+    last_failed_at = excluded.last_failed_at, run_id = excluded.run_id
+RETURNING node_id, scope, attempts
+`
+
+type SetAsideNodesParams struct {
+	Phase   int16
+	Error   string
+	Now     time.Time
+	RunID   int64
+	NodeIds []int64
+}
+
+type SetAsideNodesRow struct {
+	NodeID   int64
+	Scope    string
+	Attempts int32
+}
+
+// SetAsideNodes records a failure for each row: the first one, or one more
+// attempt. ScheduleRetries then sets when it is tried again.
+func (q *Queries) SetAsideNodes(ctx context.Context, arg SetAsideNodesParams) ([]SetAsideNodesRow, error) {
+	rows, err := q.db.Query(ctx, setAsideNodes,
+		arg.Phase,
+		arg.Error,
+		arg.Now,
+		arg.RunID,
+		arg.NodeIds,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []SetAsideNodesRow{}
+	for rows.Next() {
+		var i SetAsideNodesRow
+		if err := rows.Scan(&i.NodeID, &i.Scope, &i.Attempts); err != nil {
 			return nil, err
 		}
 		items = append(items, i)

@@ -4,23 +4,26 @@ VALUES (@trigger, @started_at)
 RETURNING id;
 
 -- name: InterruptRuns :many
--- InterruptRuns marks runs left "running" by a process that died as failed.
--- Only the holder of the consolidation lock calls it, so none of them is live.
+-- InterruptRuns marks runs left "running" by a process that died as
+-- interrupted. Their report keeps what their committed batches did; the
+-- rest is left to later runs. Only the holder of the consolidation lock calls
+-- it, so none of them is live.
 UPDATE consolidation_runs
-SET status = 'failed', finished_at = @now::timestamptz,
-    error = 'interrupted: the process stopped before the run finished; the next run completed its work'
+SET status = 'interrupted', finished_at = @now::timestamptz,
+    error = 'interrupted: the process stopped during this run; its report shows the work of the batches it committed'
 WHERE status = 'running' AND id <> @current_id
 RETURNING id;
 
 -- name: LastSucceededRunID :one
--- LastSucceededRunID is the newest run that finished every phase (0 if none).
+-- LastSucceededRunID is the newest run that finished every phase (0 if none),
+-- with or without rows set aside.
 SELECT coalesce(max(id), 0)::bigint FROM consolidation_runs
-WHERE status = 'succeeded' AND id < @before_id;
+WHERE status IN ('succeeded', 'partial') AND id < @before_id;
 
 -- name: UpdateRunProgress :exec
 UPDATE consolidation_runs
 SET phase = @phase, report = @report, transient_rejected = @transient_rejected,
-    expired_rejected = @expired_rejected, decision_locked = @decision_locked
+    expired_rejected = @expired_rejected, decision_locked = @decision_locked, set_aside = @set_aside
 WHERE id = @id;
 
 -- name: FinishRun :exec
@@ -30,13 +33,13 @@ WHERE id = @id;
 
 -- name: GetRun :one
 SELECT id, trigger, status, started_at, finished_at, phase, report, transient_rejected,
-    expired_rejected, decision_locked, error
+    expired_rejected, decision_locked, error, set_aside
 FROM consolidation_runs
 WHERE id = @id;
 
 -- name: ListRuns :many
 SELECT id, trigger, status, started_at, finished_at, phase, report, transient_rejected,
-    expired_rejected, decision_locked, error
+    expired_rejected, decision_locked, error, set_aside
 FROM consolidation_runs
 WHERE (@before_id::bigint = 0 OR id < @before_id)
 ORDER BY id DESC

@@ -36,7 +36,7 @@ func (q *Queries) FinishRun(ctx context.Context, arg FinishRunParams) error {
 
 const getRun = `-- name: GetRun :one
 SELECT id, trigger, status, started_at, finished_at, phase, report, transient_rejected,
-    expired_rejected, decision_locked, error
+    expired_rejected, decision_locked, error, set_aside
 FROM consolidation_runs
 WHERE id = $1
 `
@@ -56,14 +56,15 @@ func (q *Queries) GetRun(ctx context.Context, id int64) (ConsolidationRun, error
 		&i.ExpiredRejected,
 		&i.DecisionLocked,
 		&i.Error,
+		&i.SetAside,
 	)
 	return i, err
 }
 
 const interruptRuns = `-- name: InterruptRuns :many
 UPDATE consolidation_runs
-SET status = 'failed', finished_at = $1::timestamptz,
-    error = 'interrupted: the process stopped before the run finished; the next run completed its work'
+SET status = 'interrupted', finished_at = $1::timestamptz,
+    error = 'interrupted: the process stopped during this run; its report shows the work of the batches it committed'
 WHERE status = 'running' AND id <> $2
 RETURNING id
 `
@@ -73,8 +74,10 @@ type InterruptRunsParams struct {
 	CurrentID int64
 }
 
-// InterruptRuns marks runs left "running" by a process that died as failed.
-// Only the holder of the consolidation lock calls it, so none of them is live.
+// InterruptRuns marks runs left "running" by a process that died as
+// interrupted. Their report keeps what their committed batches did; the
+// rest is left to later runs. Only the holder of the consolidation lock calls
+// it, so none of them is live.
 func (q *Queries) InterruptRuns(ctx context.Context, arg InterruptRunsParams) ([]int64, error) {
 	rows, err := q.db.Query(ctx, interruptRuns, arg.Now, arg.CurrentID)
 	if err != nil {
@@ -97,10 +100,11 @@ func (q *Queries) InterruptRuns(ctx context.Context, arg InterruptRunsParams) ([
 
 const lastSucceededRunID = `-- name: LastSucceededRunID :one
 SELECT coalesce(max(id), 0)::bigint FROM consolidation_runs
-WHERE status = 'succeeded' AND id < $1
+WHERE status IN ('succeeded', 'partial') AND id < $1
 `
 
-// LastSucceededRunID is the newest run that finished every phase (0 if none).
+// LastSucceededRunID is the newest run that finished every phase (0 if none),
+// with or without rows set aside.
 func (q *Queries) LastSucceededRunID(ctx context.Context, beforeID int64) (int64, error) {
 	row := q.db.QueryRow(ctx, lastSucceededRunID, beforeID)
 	var column_1 int64
@@ -110,7 +114,7 @@ func (q *Queries) LastSucceededRunID(ctx context.Context, beforeID int64) (int64
 
 const listRuns = `-- name: ListRuns :many
 SELECT id, trigger, status, started_at, finished_at, phase, report, transient_rejected,
-    expired_rejected, decision_locked, error
+    expired_rejected, decision_locked, error, set_aside
 FROM consolidation_runs
 WHERE ($1::bigint = 0 OR id < $1)
 ORDER BY id DESC
@@ -143,6 +147,7 @@ func (q *Queries) ListRuns(ctx context.Context, arg ListRunsParams) ([]Consolida
 			&i.ExpiredRejected,
 			&i.DecisionLocked,
 			&i.Error,
+			&i.SetAside,
 		); err != nil {
 			return nil, err
 		}
@@ -175,8 +180,8 @@ func (q *Queries) StartRun(ctx context.Context, arg StartRunParams) (int64, erro
 const updateRunProgress = `-- name: UpdateRunProgress :exec
 UPDATE consolidation_runs
 SET phase = $1, report = $2, transient_rejected = $3,
-    expired_rejected = $4, decision_locked = $5
-WHERE id = $6
+    expired_rejected = $4, decision_locked = $5, set_aside = $6
+WHERE id = $7
 `
 
 type UpdateRunProgressParams struct {
@@ -185,6 +190,7 @@ type UpdateRunProgressParams struct {
 	TransientRejected int32
 	ExpiredRejected   int32
 	DecisionLocked    int32
+	SetAside          int32
 	ID                int64
 }
 
@@ -195,6 +201,7 @@ func (q *Queries) UpdateRunProgress(ctx context.Context, arg UpdateRunProgressPa
 		arg.TransientRejected,
 		arg.ExpiredRejected,
 		arg.DecisionLocked,
+		arg.SetAside,
 		arg.ID,
 	)
 	return err

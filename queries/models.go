@@ -36,6 +36,18 @@ type AuditLog struct {
 	Reason     string
 }
 
+type ConsolidationFault struct {
+	NodeID        int64
+	Scope         string
+	Phase         int16
+	Error         string
+	Attempts      int32
+	FirstFailedAt time.Time
+	LastFailedAt  time.Time
+	RetryAt       *time.Time
+	RunID         *int64
+}
+
 type ConsolidationRejection struct {
 	ID         int64
 	RunID      *int64
@@ -62,6 +74,7 @@ type ConsolidationRun struct {
 	ExpiredRejected   int32
 	DecisionLocked    int32
 	Error             *string
+	SetAside          int32
 }
 
 type DecayPolicy struct {

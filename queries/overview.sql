@@ -43,7 +43,7 @@ SELECT id, trigger, status, started_at, finished_at, transient_rejected, expired
     coalesce((report->'10'->>'promoted')::int, 0)::int AS promoted,
     coalesce((report->'10'->>'reinforced')::int, 0)::int AS reinforced,
     coalesce((report->'9'->>'archived')::int, 0)::int AS archived,
-    error
+    set_aside, error
 FROM consolidation_runs
 ORDER BY id DESC
 LIMIT @max_rows;
@@ -66,3 +66,10 @@ FROM review_items
 WHERE status = 'open'
 GROUP BY kind
 ORDER BY kind;
+
+-- name: OverviewFaults :one
+-- OverviewFaults counts the working rows set aside after a failed
+-- consolidation: waiting for a retry, and held for a person.
+SELECT count(*) FILTER (WHERE retry_at IS NOT NULL)::bigint AS waiting,
+    count(*) FILTER (WHERE retry_at IS NULL)::bigint AS held
+FROM consolidation_faults;

@@ -10,6 +10,26 @@ import (
 	"time"
 )
 
+const overviewFaults = `-- name: OverviewFaults :one
+SELECT count(*) FILTER (WHERE retry_at IS NOT NULL)::bigint AS waiting,
+    count(*) FILTER (WHERE retry_at IS NULL)::bigint AS held
+FROM consolidation_faults
+`
+
+type OverviewFaultsRow struct {
+	Waiting int64
+	Held    int64
+}
+
+// OverviewFaults counts the working rows set aside after a failed
+// consolidation: waiting for a retry, and held for a person.
+func (q *Queries) OverviewFaults(ctx context.Context) (OverviewFaultsRow, error) {
+	row := q.db.QueryRow(ctx, overviewFaults)
+	var i OverviewFaultsRow
+	err := row.Scan(&i.Waiting, &i.Held)
+	return i, err
+}
+
 const overviewForgettingSoon = `-- name: OverviewForgettingSoon :many
 SELECT f.id, f.scope, e.name AS entity_name, f.key, f.content, f.durability, f.category,
     f.forget_at::timestamptz AS forget_at,
@@ -203,7 +223,7 @@ SELECT id, trigger, status, started_at, finished_at, transient_rejected, expired
     coalesce((report->'10'->>'promoted')::int, 0)::int AS promoted,
     coalesce((report->'10'->>'reinforced')::int, 0)::int AS reinforced,
     coalesce((report->'9'->>'archived')::int, 0)::int AS archived,
-    error
+    set_aside, error
 FROM consolidation_runs
 ORDER BY id DESC
 LIMIT $1
@@ -221,6 +241,7 @@ type OverviewRecentRunsRow struct {
 	Promoted          int32
 	Reinforced        int32
 	Archived          int32
+	SetAside          int32
 	Error             *string
 }
 
@@ -248,6 +269,7 @@ func (q *Queries) OverviewRecentRuns(ctx context.Context, maxRows int32) ([]Over
 			&i.Promoted,
 			&i.Reinforced,
 			&i.Archived,
+			&i.SetAside,
 			&i.Error,
 		); err != nil {
 			return nil, err
