@@ -47,8 +47,23 @@ func (r Role) rank() int {
 // Allows reports whether a person with role r may do what needs role need.
 func (r Role) Allows(need Role) bool { return r.rank() >= need.rank() && r.rank() > 0 }
 
-// SessionTTL is how long a session lives without use.
+// SessionTTL is how long a session lives without use (sliding expiry: each
+// use extends it).
 const SessionTTL = 12 * time.Hour
+
+// SessionMaxAge is how long a session lives at most, however much it is used:
+// after it, the person signs in again.
+const SessionMaxAge = 7 * 24 * time.Hour
+
+// slidingExpiry is when a session created at created and used at now ends:
+// SessionTTL after now, but never later than SessionMaxAge after created.
+func slidingExpiry(created, now time.Time) time.Time {
+	exp := now.Add(SessionTTL)
+	if limit := created.Add(SessionMaxAge); exp.After(limit) {
+		return limit
+	}
+	return exp
+}
 
 // ErrBadCredentials is returned by Login for an unknown email, a wrong
 // password or a disabled user alike, so a caller cannot tell them apart.
@@ -99,13 +114,18 @@ func hashToken(token string) []byte {
 func (s *Sessions) Login(ctx context.Context, email, password, userAgent, ip string) (string, Session, error) {
 	u, err := s.q.GetUserByEmail(ctx, strings.TrimSpace(email))
 	if errors.Is(err, pgx.ErrNoRows) {
-		_ = VerifyPassword(s.dummy, password)
+		if VerifyPasswordContext(ctx, s.dummy, password) != nil && ctx.Err() != nil {
+			return "", Session{}, fmt.Errorf("auth: login: %w", ctx.Err())
+		}
 		return "", Session{}, ErrBadCredentials
 	}
 	if err != nil {
 		return "", Session{}, fmt.Errorf("auth: login: %w", err)
 	}
-	if err := VerifyPassword(u.PasswordHash, password); err != nil || u.DisabledAt != nil {
+	if err := VerifyPasswordContext(ctx, u.PasswordHash, password); err != nil || u.DisabledAt != nil {
+		if ctx.Err() != nil {
+			return "", Session{}, fmt.Errorf("auth: login: %w", ctx.Err())
+		}
 		return "", Session{}, ErrBadCredentials
 	}
 	token, err := RandomSecret(32)
@@ -120,7 +140,7 @@ func (s *Sessions) Login(ctx context.Context, email, password, userAgent, ip str
 	if len(userAgent) > 300 {
 		userAgent = userAgent[:300]
 	}
-	sess := Session{UserID: u.ID, Email: u.Email, Name: u.Name, Role: Role(u.Role), CSRF: csrf, ExpiresAt: now.Add(SessionTTL)}
+	sess := Session{UserID: u.ID, Email: u.Email, Name: u.Name, Role: Role(u.Role), CSRF: csrf, ExpiresAt: slidingExpiry(now, now)}
 	if err := s.q.CreateSession(ctx, queries.CreateSessionParams{
 		TokenHash: hashToken(token), UserID: u.ID, CsrfToken: csrf, Now: now, ExpiresAt: sess.ExpiresAt,
 		UserAgent: userAgent, IP: ip,
@@ -134,7 +154,7 @@ func (s *Sessions) Login(ctx context.Context, email, password, userAgent, ip str
 }
 
 // Lookup returns the live session of token and extends it (sliding expiry,
-// written at most once a minute).
+// written at most once a minute, up to SessionMaxAge after sign-in).
 func (s *Sessions) Lookup(ctx context.Context, token string) (Session, error) {
 	if token == "" {
 		return Session{}, ErrNoSession
@@ -147,9 +167,17 @@ func (s *Sessions) Lookup(ctx context.Context, token string) (Session, error) {
 	if err != nil {
 		return Session{}, fmt.Errorf("auth: session: %w", err)
 	}
+	if !now.Before(row.CreatedAt.Add(SessionMaxAge)) {
+		// Past its absolute lifetime (a session extended before the limit
+		// existed): end it.
+		if err := s.q.DeleteSession(ctx, row.TokenHash); err != nil {
+			return Session{}, fmt.Errorf("auth: session: %w", err)
+		}
+		return Session{}, ErrNoSession
+	}
 	sess := Session{UserID: row.UserID, Email: row.Email, Name: row.Name, Role: Role(row.Role), CSRF: row.CsrfToken, ExpiresAt: row.ExpiresAt}
 	if now.Sub(row.LastSeenAt) > time.Minute {
-		sess.ExpiresAt = now.Add(SessionTTL)
+		sess.ExpiresAt = slidingExpiry(row.CreatedAt, now)
 		if err := s.q.TouchSession(ctx, queries.TouchSessionParams{Now: now, ExpiresAt: sess.ExpiresAt, TokenHash: row.TokenHash}); err != nil {
 			return Session{}, fmt.Errorf("auth: session: %w", err)
 		}

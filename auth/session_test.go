@@ -103,6 +103,62 @@ func TestSessions(t *testing.T) {
 	}
 }
 
+// TestSessionAbsoluteLifetime: a session used all the time still ends
+// SessionMaxAge after sign-in.
+func TestSessionAbsoluteLifetime(t *testing.T) {
+	ctx := context.Background()
+	q := queries.New(pgtest.NewPool(t))
+	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	s, err := NewSessions(q, func() time.Time { return now })
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash, _ := HashPassword("a long enough secret")
+	if _, err := q.CreateUser(ctx, queries.CreateUserParams{Email: "rev@example.com", Role: "reviewer", PasswordHash: hash}); err != nil {
+		t.Fatal(err)
+	}
+	token, _, err := s.Login(ctx, "rev@example.com", "a long enough secret", "ua", "ip")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := now
+	var last Session
+	for now.Before(start.Add(SessionMaxAge - SessionTTL/2)) {
+		now = now.Add(SessionTTL / 2)
+		if last, err = s.Lookup(ctx, token); err != nil {
+			t.Fatalf("Lookup() %s after sign-in, used every %s = %v", now.Sub(start), SessionTTL/2, err)
+		}
+		if last.ExpiresAt.After(start.Add(SessionMaxAge)) {
+			t.Fatalf("session extended to %s, past its absolute end %s", last.ExpiresAt, start.Add(SessionMaxAge))
+		}
+	}
+	if !last.ExpiresAt.Equal(start.Add(SessionMaxAge)) {
+		t.Errorf("last extension to %s, want the absolute end %s", last.ExpiresAt, start.Add(SessionMaxAge))
+	}
+	now = start.Add(SessionMaxAge)
+	if _, err := s.Lookup(ctx, token); !errors.Is(err, ErrNoSession) {
+		t.Errorf("Lookup() at the absolute end = %v, want ErrNoSession", err)
+	}
+
+	// A session extended past the limit (before it existed) ends too, and is
+	// deleted.
+	now = start
+	token, _, err = s.Login(ctx, "rev@example.com", "a long enough secret", "ua", "ip")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.TouchSession(ctx, queries.TouchSessionParams{Now: start, ExpiresAt: start.Add(30 * 24 * time.Hour), TokenHash: hashToken(token)}); err != nil {
+		t.Fatal(err)
+	}
+	now = start.Add(SessionMaxAge + time.Hour)
+	if _, err := s.Lookup(ctx, token); !errors.Is(err, ErrNoSession) {
+		t.Errorf("Lookup() of a session extended past the limit = %v, want ErrNoSession", err)
+	}
+	if _, err := q.GetSession(ctx, queries.GetSessionParams{TokenHash: hashToken(token), Now: start}); err == nil {
+		t.Error("the session past its absolute end is still stored")
+	}
+}
+
 func TestAPITokens(t *testing.T) {
 	a, hashA, prefix, err := NewAPIToken()
 	if err != nil {

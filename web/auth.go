@@ -1,10 +1,12 @@
 package web
 
 import (
+	"cmp"
 	"crypto/subtle"
 	"errors"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -28,29 +30,43 @@ func currentSession(c echo.Context) *auth.Session {
 	return s
 }
 
-func secureRequest(c echo.Context) bool {
-	return c.Request().TLS != nil || strings.EqualFold(c.Request().Header.Get("X-Forwarded-Proto"), "https")
+// secureCookies reports whether cookies set on this response are Secure: the
+// configured public URL is https, or the request itself came over TLS. No
+// request header decides it, since any client can send one.
+func (s *Server) secureCookies(c echo.Context) bool {
+	return s.publicHTTPS || c.Request().TLS != nil
 }
 
 func (s *Server) setCookie(c echo.Context, name, value string, maxAge int) {
 	c.SetCookie(&http.Cookie{
 		Name: name, Value: value, Path: "/", MaxAge: maxAge, HttpOnly: true,
-		Secure: secureRequest(c), SameSite: http.SameSiteLaxMode,
+		Secure: s.secureCookies(c), SameSite: http.SameSiteLaxMode,
 	})
+}
+
+// noStore keeps a response out of every cache: pages of a signed-in person
+// and the sign-in exchange.
+func noStore(c echo.Context) {
+	c.Response().Header().Set("Cache-Control", "no-store")
 }
 
 // loadSession puts the signed-in person, if any, into the request, and their
 // CSRF token into the rendering context.
 func (s *Server) loadSession(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if !consolePath(c.Request().URL.Path) {
+		path := c.Request().URL.Path
+		if !consolePath(path) {
 			return next(c)
+		}
+		if path == "/login" || path == "/logout" {
+			noStore(c)
 		}
 		cookie, err := c.Cookie(sessionCookie)
 		if err == nil && cookie.Value != "" {
 			sess, err := s.sessions.Lookup(c.Request().Context(), cookie.Value)
 			switch {
 			case err == nil:
+				noStore(c)
 				c.Set(sessionKey, &sess)
 				req := c.Request()
 				c.SetRequest(req.WithContext(components.WithCSRF(req.Context(), sess.CSRF)))
@@ -76,7 +92,7 @@ func (s *Server) require(need auth.Role) echo.MiddlewareFunc {
 					c.Response().Header().Set("HX-Redirect", target)
 					return c.NoContent(http.StatusUnauthorized)
 				}
-				if c.Request().Method != http.MethodGet {
+				if m := c.Request().Method; m != http.MethodGet && m != http.MethodHead {
 					return echo.NewHTTPError(http.StatusUnauthorized, "Your session has ended: sign in again.")
 				}
 				return c.Redirect(http.StatusSeeOther, target)
@@ -128,19 +144,12 @@ func consolePath(path string) bool {
 	return true
 }
 
-// safeNext keeps redirects after sign-in on this site.
-func safeNext(next string) string {
-	if next == "" || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
-		return "/"
-	}
-	return next
-}
-
 func (s *Server) loginShow(c echo.Context) error {
+	next := localReturnPath(c.QueryParam("next"), "")
 	if currentSession(c) != nil {
-		return c.Redirect(http.StatusSeeOther, safeNext(c.QueryParam("next")))
+		return c.Redirect(http.StatusSeeOther, cmp.Or(next, "/"))
 	}
-	return s.renderLogin(c, http.StatusOK, pages.LoginPage{Next: c.QueryParam("next")})
+	return s.renderLogin(c, http.StatusOK, pages.LoginPage{Next: next})
 }
 
 // renderLogin renders the sign-in form with a fresh double-submit token.
@@ -155,27 +164,47 @@ func (s *Server) renderLogin(c echo.Context, status int, p pages.LoginPage) erro
 	return s.page(c, status, "Sign in", "login", pages.Login(p), nil)
 }
 
+// loginSubmit checks the sign-in form. Failed sign-ins are throttled per
+// account and per client address (throttle.go): past the limit the form
+// comes back 429 with Retry-After, and no password is checked.
 func (s *Server) loginSubmit(c echo.Context) error {
-	p := pages.LoginPage{Email: strings.TrimSpace(c.FormValue("email")), Next: c.FormValue("next")}
+	p := pages.LoginPage{Email: strings.TrimSpace(c.FormValue("email")), Next: localReturnPath(c.FormValue("next"), "")}
 	cookie, err := c.Cookie(loginCSRFCookie)
 	if err != nil || cookie.Value == "" || subtle.ConstantTimeCompare([]byte(cookie.Value), []byte(c.FormValue("_csrf"))) != 1 {
 		p.Error = "The sign-in form expired: please try again."
 		return s.renderLogin(c, http.StatusForbidden, p)
 	}
+	ip := c.RealIP()
+	done, wait := s.throttle.begin(p.Email, ip)
+	if done == nil {
+		s.logger.Warn("login.throttled", "email", p.Email, "remote_ip", ip, "retry_after_s", retryAfterSeconds(wait))
+		c.Response().Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(wait)))
+		p.Error = throttledMessage(wait)
+		return s.renderLogin(c, http.StatusTooManyRequests, p)
+	}
 	token, _, err := s.sessions.Login(c.Request().Context(), p.Email, c.FormValue("password"),
-		c.Request().UserAgent(), c.RealIP())
+		c.Request().UserAgent(), ip)
 	if errors.Is(err, auth.ErrBadCredentials) {
-		s.logger.Warn("login.failed", "email", p.Email, "remote_ip", c.RealIP())
+		done(loginFailed)
+		s.logger.Warn("login.failed", "email", p.Email, "remote_ip", ip)
 		p.Error = "The email or password is wrong."
 		return s.renderLogin(c, http.StatusUnauthorized, p)
 	}
 	if err != nil {
+		done(loginAborted)
+		if c.Request().Context().Err() != nil {
+			// The client left while waiting for a hashing slot.
+			return echo.NewHTTPError(http.StatusServiceUnavailable, "The server is busy: try signing in again.")
+		}
 		return err
 	}
+	done(loginSucceeded)
 	s.setCookie(c, loginCSRFCookie, "", -1)
-	s.setCookie(c, sessionCookie, token, int(auth.SessionTTL.Seconds()))
-	s.logger.Info("login", "email", p.Email)
-	return c.Redirect(http.StatusSeeOther, safeNext(p.Next))
+	// The server ends the session after SessionTTL unused or SessionMaxAge in
+	// all; the cookie lasts as long as the longest a session can.
+	s.setCookie(c, sessionCookie, token, int(auth.SessionMaxAge.Seconds()))
+	s.logger.Info("login", "email", p.Email, "remote_ip", ip)
+	return c.Redirect(http.StatusSeeOther, cmp.Or(p.Next, "/"))
 }
 
 func (s *Server) logout(c echo.Context) error {

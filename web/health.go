@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"crypto/subtle"
 	"net/http"
 	"time"
 
@@ -24,4 +25,22 @@ func (s *Server) readyz(c echo.Context) error {
 			"status": "unavailable", "database": "unreachable"})
 	}
 	return c.JSON(http.StatusOK, map[string]string{"status": "ok", "database": "ok"})
+}
+
+// MetricsHandler guards metrics with a bearer token: a request without
+// "Authorization: Bearer token" is answered 401. An empty token guards
+// nothing, for a listener that only trusted networks reach.
+func MetricsHandler(metrics http.Handler, token string) http.Handler {
+	if token == "" {
+		return metrics
+	}
+	want := []byte("Bearer " + token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="metrics"`)
+			http.Error(w, "metrics need the bearer token set with --metrics-token (TENURE_METRICS_TOKEN)", http.StatusUnauthorized)
+			return
+		}
+		metrics.ServeHTTP(w, r)
+	})
 }

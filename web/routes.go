@@ -3,6 +3,7 @@ package web
 import (
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
@@ -16,6 +17,8 @@ import (
 // routes registers every route of the application, in one place.
 func (s *Server) routes() error {
 	e := s.echo
+	e.Pre(headAsGet)
+	e.Use(restoreHead)
 	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{
 		DisablePrintStack: true,
 		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
@@ -63,8 +66,10 @@ func (s *Server) routes() error {
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
-	if s.metrics != nil {
-		e.GET("/metrics", echo.WrapHandler(s.metrics))
+	// /metrics is served here only behind its bearer token; without one it
+	// is not served at all (serve may offer it on a separate listener).
+	if s.metrics != nil && s.metricsToken != "" {
+		e.GET("/metrics", echo.WrapHandler(MetricsHandler(s.metrics, s.metricsToken)))
 	}
 	e.GET("/static/*", echo.WrapHandler(s.assets.Handler()))
 	e.GET("/favicon.ico", func(c echo.Context) error {
@@ -134,6 +139,48 @@ func (s *Server) routes() error {
 	admin.POST("/tokens/:id/revoke", s.tokenRevoke)
 	return nil
 }
+
+// headKey marks, in the context, a HEAD request routed as a GET.
+const headKey = "head"
+
+// headAsGet answers HEAD on every GET route, as HTTP requires (Echo v4 routes
+// HEAD only to routes registered for it): the request is routed as a GET
+// (Echo routes on the request it was given, so its method is changed in
+// place, as Echo's method override does), then handled as the HEAD it is
+// (restoreHead), with the GET's status and headers and no body. The MCP
+// endpoint is registered for HEAD itself (its GET opens an event stream).
+func headAsGet(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		if req.Method != http.MethodHead || req.URL.Path == "/mcp" || strings.HasPrefix(req.URL.Path, "/mcp/") {
+			return next(c)
+		}
+		req.Method = http.MethodGet
+		c.Set(headKey, true)
+		c.Response().Writer = bodyless{c.Response().Writer}
+		return next(c)
+	}
+}
+
+// restoreHead, the first middleware after routing, gives a HEAD routed as a
+// GET its method back, so that handlers, the logs and net/http see a HEAD.
+func restoreHead(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if c.Get(headKey) != nil {
+			c.Request().Method = http.MethodHead
+		}
+		return next(c)
+	}
+}
+
+// bodyless is a response writer that keeps the status and headers and drops
+// the body, for HEAD.
+type bodyless struct{ http.ResponseWriter }
+
+func (b bodyless) Write(p []byte) (int, error) { return len(p), nil }
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (b bodyless) Unwrap() http.ResponseWriter { return b.ResponseWriter }
 
 // roleRoutes registers routes behind one role check.
 type roleRoutes struct {

@@ -4,8 +4,11 @@
 package web
 
 import (
+	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -26,8 +29,23 @@ type Config struct {
 	Assets *static.Assets
 	// Now returns the current time; tests inject a fixed clock.
 	Now func() time.Time
-	// Metrics serves /metrics; nil serves none.
+	// Metrics is the Prometheus handler. It is served at /metrics only when
+	// MetricsToken is set too, and then only to requests bearing that token;
+	// otherwise the server has no /metrics (serve can offer it on a separate
+	// listener with MetricsHandler).
 	Metrics http.Handler
+	// MetricsToken is the bearer token /metrics requires.
+	MetricsToken string
+	// TrustedProxies are the networks of the reverse proxies in front of the
+	// server. The client address (logs, sessions, sign-in throttling) is the
+	// connection's, unless the connection comes from one of these: then it is
+	// the nearest address in X-Forwarded-For that is not a trusted proxy.
+	// X-Real-IP is never read.
+	TrustedProxies []*net.IPNet
+	// PublicURL is the address people reach the console at, such as
+	// https://tenure.example.com. When it is https, cookies are Secure (they
+	// also are on a request that came over TLS); empty means unknown.
+	PublicURL string
 	// Store is the memory engine; New builds one over Pool when nil.
 	Store *memory.Store
 	// Jobs reports and starts scheduled jobs; nil when this process runs none.
@@ -46,17 +64,22 @@ type Jobs interface {
 
 // Server is Tenure's HTTP application.
 type Server struct {
-	echo     *echo.Echo
-	pool     *pgxpool.Pool
-	q        *queries.Queries
-	logger   *slog.Logger
-	assets   *static.Assets
-	now      func() time.Time
-	metrics  http.Handler
-	sessions *auth.Sessions
-	store    *memory.Store
-	jobs     Jobs
-	extract  *extract.Set
+	echo    *echo.Echo
+	pool    *pgxpool.Pool
+	q       *queries.Queries
+	logger  *slog.Logger
+	assets  *static.Assets
+	now     func() time.Time
+	metrics http.Handler
+	// metricsToken guards /metrics; without it /metrics is not served.
+	metricsToken string
+	// publicHTTPS is set when the configured public URL is https.
+	publicHTTPS bool
+	sessions    *auth.Sessions
+	throttle    *loginThrottle
+	store       *memory.Store
+	jobs        Jobs
+	extract     *extract.Set
 }
 
 // New builds the server and registers every route.
@@ -67,20 +90,28 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	publicHTTPS, err := publicURLIsHTTPS(cfg.PublicURL)
+	if err != nil {
+		return nil, err
+	}
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
+	e.IPExtractor = ipExtractor(cfg.TrustedProxies)
 	s := &Server{
-		echo:    e,
-		pool:    cfg.Pool,
-		q:       queries.New(cfg.Pool),
-		logger:  cfg.Logger,
-		assets:  cfg.Assets,
-		now:     cfg.Now,
-		metrics: cfg.Metrics,
-		store:   cfg.Store,
-		jobs:    cfg.Jobs,
-		extract: cfg.Extract,
+		echo:         e,
+		pool:         cfg.Pool,
+		q:            queries.New(cfg.Pool),
+		logger:       cfg.Logger,
+		assets:       cfg.Assets,
+		now:          cfg.Now,
+		metrics:      cfg.Metrics,
+		metricsToken: cfg.MetricsToken,
+		publicHTTPS:  publicHTTPS,
+		throttle:     newLoginThrottle(cfg.Now),
+		store:        cfg.Store,
+		jobs:         cfg.Jobs,
+		extract:      cfg.Extract,
 	}
 	if s.store == nil {
 		s.store = memory.NewStore(cfg.Pool, memory.Options{Logger: cfg.Logger, Now: cfg.Now})
@@ -95,6 +126,35 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// ipExtractor is how the server reads the client address: the connection's,
+// or, from a trusted proxy, the nearest untrusted address in X-Forwarded-For.
+// Echo's default would believe X-Forwarded-For and X-Real-IP from anyone,
+// and its X-Forwarded-For extractor trusts private networks unless told not
+// to; only the configured networks are trusted here.
+func ipExtractor(trusted []*net.IPNet) echo.IPExtractor {
+	if len(trusted) == 0 {
+		return echo.ExtractIPDirect()
+	}
+	opts := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
+	for _, n := range trusted {
+		opts = append(opts, echo.TrustIPRange(n))
+	}
+	return echo.ExtractIPFromXFFHeader(opts...)
+}
+
+// publicURLIsHTTPS validates a public URL (empty, or an absolute http or
+// https URL) and reports whether it is https.
+func publicURLIsHTTPS(raw string) (bool, error) {
+	if raw == "" {
+		return false, nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return false, fmt.Errorf("web: invalid public URL %q: use an absolute http or https URL such as https://tenure.example.com", raw)
+	}
+	return u.Scheme == "https", nil
 }
 
 // ServeHTTP lets the server be used as an http.Handler (tests use httptest).

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/url"
 	"strings"
 	"time"
 
@@ -173,4 +174,92 @@ func (c *llmConfig) validate() (extract.Config, error) {
 		return extract.Config{}, usagef("%v (flags --llm-url, --llm-model, --llm-key; env TENURE_LLM_URL, TENURE_LLM_MODEL, TENURE_LLM_KEY)", err)
 	}
 	return cfg, nil
+}
+
+// httpConfig is how serve meets the network: the reverse proxies in front of
+// it, the address people open, and where /metrics is offered. The metrics
+// token's default is never taken from the environment at flag registration,
+// so that -h cannot print it.
+type httpConfig struct {
+	trustedProxies string
+	publicURL      string
+	metricsAddr    string
+	metricsToken   string
+	getenv         func(string) string
+}
+
+// minMetricsToken is the shortest metrics token accepted.
+const minMetricsToken = 16
+
+func (c *httpConfig) register(fs *flag.FlagSet, getenv func(string) string) {
+	c.getenv = getenv
+	fs.StringVar(&c.trustedProxies, "trusted-proxies", envOr(getenv, "TENURE_TRUSTED_PROXIES", ""),
+		"comma-separated networks (CIDR, or single IP addresses) of the reverse proxies whose X-Forwarded-For is believed (env TENURE_TRUSTED_PROXIES); empty believes none")
+	fs.StringVar(&c.publicURL, "public-url", envOr(getenv, "TENURE_PUBLIC_URL", ""),
+		"address people open the console at, such as https://tenure.example.com; when https, cookies are Secure (env TENURE_PUBLIC_URL)")
+	fs.StringVar(&c.metricsAddr, "metrics-addr", envOr(getenv, "TENURE_METRICS_ADDR", ""),
+		"serve /metrics on this separate address only, such as 127.0.0.1:9090 (env TENURE_METRICS_ADDR)")
+	fs.StringVar(&c.metricsToken, "metrics-token", "",
+		"bearer token /metrics requires; without --metrics-addr it serves /metrics on the main address (env TENURE_METRICS_TOKEN, preferred: a flag shows in the process list)")
+}
+
+// validate checks the settings against the main listen address and returns
+// the trusted proxies' networks.
+func (c *httpConfig) validate(addr string) ([]*net.IPNet, error) {
+	if c.metricsToken == "" && c.getenv != nil {
+		c.metricsToken = strings.TrimSpace(c.getenv("TENURE_METRICS_TOKEN"))
+	}
+	proxies, err := parseTrustedProxies(c.trustedProxies)
+	if err != nil {
+		return nil, err
+	}
+	if c.publicURL != "" {
+		u, err := url.Parse(c.publicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+			return nil, usagef("invalid public-url (TENURE_PUBLIC_URL) %q: use the absolute http or https address people open, such as https://tenure.example.com", c.publicURL)
+		}
+	}
+	if c.metricsAddr != "" {
+		if err := validateAddr(c.metricsAddr); err != nil {
+			return nil, usagef("invalid metrics-addr (TENURE_METRICS_ADDR): %v", err)
+		}
+		if _, port, _ := net.SplitHostPort(c.metricsAddr); c.metricsAddr == addr && port != "0" {
+			return nil, usagef("invalid metrics-addr (TENURE_METRICS_ADDR) %q: it must differ from --addr, which serves the console", c.metricsAddr)
+		}
+	}
+	if c.metricsToken != "" && (len(c.metricsToken) < minMetricsToken || strings.ContainsAny(c.metricsToken, " \t\r\n")) {
+		return nil, usagef("invalid metrics-token (TENURE_METRICS_TOKEN): use at least %d characters and no spaces (it is %d characters long)",
+			minMetricsToken, len(c.metricsToken))
+	}
+	return proxies, nil
+}
+
+// parseTrustedProxies reads a comma-separated list of networks (CIDR) and
+// single IP addresses.
+func parseTrustedProxies(s string) ([]*net.IPNet, error) {
+	var out []*net.IPNet
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		if strings.Contains(part, "/") {
+			_, n, err := net.ParseCIDR(part)
+			if err != nil {
+				return nil, usagef("invalid trusted-proxies (TENURE_TRUSTED_PROXIES): %q is not a network: use CIDR such as 10.0.0.0/8 or fd00::/8, or an IP address", part)
+			}
+			out = append(out, n)
+			continue
+		}
+		ip := net.ParseIP(part)
+		if ip == nil {
+			return nil, usagef("invalid trusted-proxies (TENURE_TRUSTED_PROXIES): %q is not an IP address: use CIDR such as 10.0.0.0/8 or fd00::/8, or an IP address", part)
+		}
+		bits := 128
+		if ip4 := ip.To4(); ip4 != nil {
+			ip, bits = ip4, 32
+		}
+		out = append(out, &net.IPNet{IP: ip, Mask: net.CIDRMask(bits, bits)})
+	}
+	return out, nil
 }

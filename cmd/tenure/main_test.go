@@ -79,6 +79,14 @@ func TestConfigErrors(t *testing.T) {
 		{"bad job interval", nil, []string{"serve", "--decay-every", "10ms"}, "at least 1s"},
 		{"bad job interval env", map[string]string{"TENURE_CONSOLIDATE_EVERY": "often"}, []string{"serve"}, "invalid consolidate-every"},
 		{"user bad role", nil, []string{"user", "create", "--email", "a@b.c", "--role", "god", "--password-stdin"}, "allowed values are viewer, reviewer, admin"},
+		{"bad trusted proxy", nil, []string{"serve", "--trusted-proxies", "10.0.0.0/8, proxy.local"}, `invalid trusted-proxies (TENURE_TRUSTED_PROXIES): "proxy.local" is not an IP address`},
+		{"bad trusted proxy env", map[string]string{"TENURE_TRUSTED_PROXIES": "10.0.0.0/33"}, []string{"serve"}, `"10.0.0.0/33" is not a network`},
+		{"bad public url", nil, []string{"serve", "--public-url", "tenure.example.com"}, "invalid public-url (TENURE_PUBLIC_URL)"},
+		{"bad public url env", map[string]string{"TENURE_PUBLIC_URL": "ftp://tenure.example.com"}, []string{"serve"}, "use the absolute http or https address"},
+		{"bad metrics addr", nil, []string{"serve", "--metrics-addr", "9090"}, "invalid metrics-addr (TENURE_METRICS_ADDR)"},
+		{"metrics addr is the main one", map[string]string{"TENURE_METRICS_ADDR": "127.0.0.1:8080"}, []string{"serve"}, "it must differ from --addr"},
+		{"short metrics token", map[string]string{"TENURE_METRICS_TOKEN": "secret"}, []string{"serve"}, "invalid metrics-token (TENURE_METRICS_TOKEN): use at least 16 characters"},
+		{"metrics token flag with a space", nil, []string{"serve", "--metrics-token", "a long token with spaces"}, "no spaces"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -298,8 +306,9 @@ func TestServeWithDatabaseURL(t *testing.T) {
 	if code != 200 || !strings.Contains(body, `data-testid="fact-row"`) {
 		t.Errorf("GET /facts = %d, want demo facts listed", code)
 	}
-	if code, body := getBody(t, url+"/metrics"); code != 200 || !strings.Contains(body, "go_goroutines") {
-		t.Errorf("GET /metrics = %d, want Prometheus metrics", code)
+	// Neither --metrics-addr nor --metrics-token: no /metrics anywhere.
+	if code, body := getBody(t, url+"/metrics"); code != http.StatusNotFound || strings.Contains(body, "go_goroutines") {
+		t.Errorf("GET /metrics = %d, want 404 when no metrics address or token is set", code)
 	}
 	if err := stop(); err != nil {
 		t.Errorf("serve returned %v after its context ended, want nil", err)

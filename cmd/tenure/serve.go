@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"time"
@@ -21,6 +22,7 @@ type serveConfig struct {
 	baseConfig
 	jobs jobConfig
 	llm  llmConfig
+	http httpConfig
 	addr string
 	demo bool
 }
@@ -36,6 +38,7 @@ func runServe(ctx context.Context, env *environment, args []string) error {
 		"load demo data into an empty database and create a demo admin (env TENURE_DEMO=1)")
 	cfg.jobs.register(fs, env.getenv)
 	cfg.llm.register(fs, env.getenv)
+	cfg.http.register(fs, env.getenv)
 	if err := parseFlags(fs, args, 0); err != nil {
 		return err
 	}
@@ -46,6 +49,10 @@ func runServe(ctx context.Context, env *environment, args []string) error {
 		return err
 	}
 	if err := validateAddr(cfg.addr); err != nil {
+		return err
+	}
+	proxies, err := cfg.http.validate(cfg.addr)
+	if err != nil {
 		return err
 	}
 	llmCfg, err := cfg.llm.validate()
@@ -72,6 +79,16 @@ func runServe(ctx context.Context, env *environment, args []string) error {
 		return fmt.Errorf("serve: listen on %s: %w (is another server using it? set --addr or TENURE_ADDR)", cfg.addr, err)
 	}
 	defer ln.Close()
+	var metricsLn net.Listener
+	if cfg.http.metricsAddr != "" {
+		metricsLn, err = net.Listen("tcp", cfg.http.metricsAddr)
+		if err != nil {
+			return fmt.Errorf("serve: listen on %s for metrics: %w (set --metrics-addr or TENURE_METRICS_ADDR)", cfg.http.metricsAddr, err)
+		}
+		defer metricsLn.Close()
+	}
+	logger.Info("serve.http", "trusted_proxies", cfg.http.trustedProxies, "public_url", cfg.http.publicURL,
+		"metrics", metricsWhere(cfg.http))
 
 	db, err := openMigrated(ctx, &cfg.baseConfig, env.getenv, logger)
 	if err != nil {
@@ -99,24 +116,38 @@ func runServe(ctx context.Context, env *environment, args []string) error {
 	// before the pool and the private cluster.
 	defer stopJobs()
 
-	app, err := web.New(web.Config{Pool: db.pool, Logger: logger, Assets: assets, Metrics: reg.Handler(),
-		Store: store, Jobs: sched, Extract: extractors})
+	// /metrics: on its own listener when --metrics-addr is set (and not on
+	// the main one); otherwise on the main one only behind --metrics-token;
+	// with neither, nowhere.
+	wcfg := web.Config{Pool: db.pool, Logger: logger, Assets: assets,
+		Store: store, Jobs: sched, Extract: extractors, TrustedProxies: proxies, PublicURL: cfg.http.publicURL}
+	if metricsLn == nil && cfg.http.metricsToken != "" {
+		wcfg.Metrics, wcfg.MetricsToken = reg.Handler(), cfg.http.metricsToken
+	}
+	app, err := web.New(wcfg)
 	if err != nil {
 		return err
 	}
-	srv := app.HTTPServer(cfg.addr)
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	servers := []*http.Server{app.HTTPServer(cfg.addr)}
+	errc := make(chan error, 2)
+	go func() { errc <- servers[0].Serve(ln) }()
+	if metricsLn != nil {
+		msrv := metricsServer(reg.Handler(), cfg.http.metricsToken, logger)
+		servers = append(servers, msrv)
+		go func() { errc <- msrv.Serve(metricsLn) }()
+		logger.Info("serve.metrics", "addr", metricsLn.Addr().String())
+		fmt.Fprintf(env.stdout, "Metrics are served at http://%s/metrics\n", metricsLn.Addr())
+	}
 	url := "http://" + ln.Addr().String()
 	logger.Info("serve.listening", "addr", ln.Addr().String())
 	fmt.Fprintf(env.stdout, "Tenure is serving at %s (Ctrl-C stops it)\n", url)
 
+	var serveErr error
 	select {
 	case err := <-errc:
 		if !errors.Is(err, http.ErrServerClosed) {
-			return fmt.Errorf("serve: %w", err)
+			serveErr = fmt.Errorf("serve: %w", err)
 		}
-		return nil
 	case <-ctx.Done():
 	}
 	// Shut down in order: HTTP first (finish in-flight requests), then the
@@ -124,10 +155,41 @@ func runServe(ctx context.Context, env *environment, args []string) error {
 	logger.Info("serve.shutdown")
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil {
-		logger.Error("serve.shutdown", "err", err)
+	for _, srv := range servers {
+		if err := srv.Shutdown(shutdownCtx); err != nil {
+			logger.Error("serve.shutdown", "err", err)
+		}
 	}
-	return nil
+	return serveErr
+}
+
+// metricsWhere says, for the log, where /metrics is served.
+func metricsWhere(c httpConfig) string {
+	switch {
+	case c.metricsAddr != "" && c.metricsToken != "":
+		return "on " + c.metricsAddr + " with a bearer token"
+	case c.metricsAddr != "":
+		return "on " + c.metricsAddr
+	case c.metricsToken != "":
+		return "on the main address with a bearer token"
+	}
+	return "not served (set --metrics-addr or --metrics-token)"
+}
+
+// metricsServer serves /metrics alone, for --metrics-addr, behind token when
+// one is set.
+func metricsServer(metrics http.Handler, token string, logger *slog.Logger) *http.Server {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", web.MetricsHandler(metrics, token))
+	return &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       10 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    1 << 16,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
 }
 
 // loadDemo fills an empty database with the demo memory and prints the demo
