@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 
@@ -11,7 +12,13 @@ import (
 	"github.com/tenurehq/tenure/internal/pgtest"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) {
+	// The kill test re-executes this binary as the consolidation run it kills.
+	if url := os.Getenv(killChildURL); url != "" {
+		os.Exit(killChild(url, os.Getenv(killChildNow)))
+	}
+	pgtest.Main(m)
+}
 
 // explain returns the plan PostgreSQL chooses for sql with args, one line
 // per plan line.

@@ -702,8 +702,14 @@ pairs AS (
         jsonb_build_object('key', f.key, 'run_id', $5::bigint), $6::timestamptz
     FROM win w
     JOIN entity_facts f ON f.id = w.promoted_fact_id AND f.status = 'active'
-    JOIN entity_facts o ON o.entity_id = f.entity_id AND o.key = f.key AND o.status = 'active'
-        AND o.category = f.category AND o.id < f.id AND lower(o.content) <> lower(f.content)
+    -- One older differing fact a new fact: a key that thousands of facts
+    -- share costs one pair each, not one for every two of them.
+    JOIN LATERAL (
+        SELECT o.id FROM entity_facts o
+        WHERE o.entity_id = f.entity_id AND o.key = f.key AND o.status = 'active'
+          AND o.category = f.category AND o.id < f.id AND lower(o.content) <> lower(f.content)
+        LIMIT 1
+    ) o ON true
     WHERE f.key <> '' AND coalesce(w.properties->>'durability', 'durable') = 'durable'
     ON CONFLICT (kind, fact_id, other_fact_id) WHERE status = 'open' AND other_fact_id IS NOT NULL
     DO NOTHING
@@ -722,7 +728,7 @@ type QueueNearDuplicatesParams struct {
 }
 
 // QueueNearDuplicates sends pairs of active facts with the same entity, key
-// and category but different content, one of them a fact of the window's
+// and category but different content, the newer a fact of the window's
 // rows, to the review queue.
 func (q *Queries) QueueNearDuplicates(ctx context.Context, arg QueueNearDuplicatesParams) (int32, error) {
 	row := q.db.QueryRow(ctx, queueNearDuplicates,
