@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -465,21 +464,3 @@ func countFacts(n int) string {
 	return strconv.Itoa(n) + " facts"
 }
 
-// localReturnPath keeps a form's return address on this site: a path that
-// starts with a single slash, with no scheme, host or control characters;
-// anything else gives fallback.
-func localReturnPath(raw, fallback string) string {
-	if raw == "" || !strings.HasPrefix(raw, "/") || strings.HasPrefix(raw, "//") || strings.ContainsAny(raw, "\\") {
-		return fallback
-	}
-	for _, r := range raw {
-		if r < 0x20 || r == 0x7f {
-			return fallback
-		}
-	}
-	u, err := url.Parse(raw)
-	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" {
-		return fallback
-	}
-	return raw
-}
