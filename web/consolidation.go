@@ -111,7 +111,8 @@ func consRunRow(r memory.Run) pages.ConsRunRow {
 		Merged:     r.Count(memory.PhaseMerge, "merged"),
 		Pruned: r.Count(memory.PhaseCleanup, "pruned_expired") + r.Count(memory.PhaseCleanup, "pruned_transient") +
 			r.Count(memory.PhaseCleanup, "pruned_ttl"),
-		Transient: r.TransientRejected, Expired: r.ExpiredRejected, Locked: r.DecisionLocked, Error: r.Error,
+		Transient: r.TransientRejected, Expired: r.ExpiredRejected, Locked: r.DecisionLocked, SetAside: r.SetAside,
+		Error: r.Error,
 	}
 	if r.Phase != nil {
 		row.Phase = phaseLabel(int(*r.Phase))
@@ -144,9 +145,12 @@ func (s *Server) consolidationRun(c echo.Context) error {
 			fmt.Sprintf("Run %d %s: %s", run.ID, run.Status, run.Error))
 	}
 	row := consRunRow(run)
-	return s.redirectWithFlash(c, pages.RunURL(run.ID), "ok", fmt.Sprintf(
-		"Run %d finished in %s: %d promoted, %d reinforced, %d decisions, %d pruned, %d refused.",
-		run.ID, runTook(run), row.Promoted, row.Reinforced, row.Decisions, row.Pruned, row.Refused()))
+	msg := fmt.Sprintf("Run %d finished in %s: %d promoted, %d reinforced, %d decisions, %d pruned, %d refused.",
+		run.ID, runTook(run), row.Promoted, row.Reinforced, row.Decisions, row.Pruned, row.Refused())
+	if run.SetAside > 0 {
+		msg += fmt.Sprintf(" %d rows failed on their own and were set aside; the run went on without them.", run.SetAside)
+	}
+	return s.redirectWithFlash(c, pages.RunURL(run.ID), "ok", msg)
 }
 
 func runTook(r memory.Run) string {
@@ -160,9 +164,9 @@ func runTook(r memory.Run) string {
 // page lists them; a report may hold others, which follow.
 var phaseOutcomes = map[int][]string{
 	memory.PhaseDecay:   {"archived"},
-	memory.PhasePromote: {"promoted", "reinforced", "transient_rejected", "expired_rejected", "decision_locked"},
-	memory.PhaseMerge:   {"merged", "near_duplicates", "repeated_moods", "transient_rejected", "expired_rejected"},
-	memory.PhaseDecide:  {"decisions", "transient_rejected", "expired_rejected", "decision_locked"},
+	memory.PhasePromote: {"promoted", "reinforced", "transient_rejected", "expired_rejected", "decision_locked", "set_aside"},
+	memory.PhaseMerge:   {"merged", "near_duplicates", "repeated_moods", "transient_rejected", "expired_rejected", "set_aside"},
+	memory.PhaseDecide:  {"decisions", "transient_rejected", "expired_rejected", "decision_locked", "set_aside"},
 	memory.PhaseCleanup: {"pruned_expired", "pruned_transient", "pruned_ttl"},
 }
 
@@ -197,8 +201,8 @@ func (s *Server) runShow(c echo.Context) error {
 	for _, ph := range memory.PhaseOrder {
 		counts, reached := run.Report[strconv.Itoa(ph)]
 		p := pages.RunPhase{Number: ph, Name: memory.PhaseName(ph), Does: phaseDoes[ph],
-			Last: run.Status != "succeeded" && run.Status != "running" && run.Phase != nil && int(*run.Phase) == ph}
-		if reached || run.Status == "succeeded" {
+			Last: !finishedEveryPhase(run.Status) && run.Status != memory.RunRunning && run.Phase != nil && int(*run.Phase) == ph}
+		if reached || finishedEveryPhase(run.Status) {
 			for _, o := range phaseOutcomes[ph] {
 				p.Outcomes = append(p.Outcomes, pages.RunOutcome{Name: o, Count: counts[o]})
 			}
@@ -218,7 +222,29 @@ func (s *Server) runShow(c echo.Context) error {
 	for _, r := range rejections {
 		view.Rejections = append(view.Rejections, rejectionLogRow(r))
 	}
+	if run.SetAside > 0 {
+		faults, err := s.store.ListFaults(ctx, memory.FaultFilter{RunID: id, Limit: runRejectionsShown})
+		if err != nil {
+			return err
+		}
+		view.SetAside = faultRows(faults)
+	}
 	return s.page(c, http.StatusOK, "Run "+strconv.FormatInt(id, 10), "consolidation", pages.RunReport(view), nil)
+}
+
+// finishedEveryPhase says whether a run with status ran all its phases.
+func finishedEveryPhase(status string) bool {
+	return status == memory.RunSucceeded || status == memory.RunPartial
+}
+
+// faultRows are set-aside rows as the console's tables show them.
+func faultRows(faults []memory.Fault) []pages.FaultRow {
+	rows := make([]pages.FaultRow, len(faults))
+	for i, f := range faults {
+		rows[i] = pages.FaultRow{NodeID: f.NodeID, Scope: f.Scope, Phase: phaseLabel(f.Phase), Error: f.Error,
+			Attempts: f.Attempts, RetryAt: f.RetryAt, Content: f.Content}
+	}
+	return rows
 }
 
 func rejectionLogRow(r memory.Rejection) pages.RejectionLogRow {

@@ -115,6 +115,12 @@ func (s *Server) overviewShow(c echo.Context) error {
 			Count: byMarker[m.key], Href: "/working?marker=" + url.QueryEscape(m.key)})
 	}
 
+	faults, err := s.store.CountFaults(ctx)
+	if err != nil {
+		return err
+	}
+	view.SetAsideWaiting, view.SetAsideHeld = faults.Waiting, faults.Held
+
 	review, err := s.q.OverviewOpenReviewByKind(ctx)
 	if err != nil {
 		return err
