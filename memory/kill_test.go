@@ -145,10 +145,15 @@ func TestKilledRunsMakeProgress(t *testing.T) {
 	rows := mixedRows(pushed)
 	ctx := context.Background()
 
+	began := time.Now()
 	ref, _ := seedKillEnv(t, rows)
-	if _, err := ref.store.Consolidate(ctx, ConsolidateOptions{Trigger: TriggerTest, BatchSize: killBatch}); err != nil {
+	seeded := time.Now()
+	refRun, err := ref.store.Consolidate(ctx, ConsolidateOptions{Trigger: TriggerTest, BatchSize: killBatch})
+	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("seeding took %s, one uninterrupted run %s: %v", seeded.Sub(began).Round(time.Millisecond),
+		time.Since(seeded).Round(time.Millisecond), refRun.Report)
 	want := ref.outcome(t)
 
 	e, ids := seedKillEnv(t, rows)

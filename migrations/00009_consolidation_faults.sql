@@ -41,6 +41,14 @@ DROP INDEX consolidation_rejections_once_idx;
 CREATE UNIQUE INDEX consolidation_rejections_once_idx
     ON consolidation_rejections (node_id, phase, reason) WHERE run_id IS NOT NULL;
 
+-- The identical fact of a row is found by its content, not by walking every
+-- fact on its entity and key: a key that thousands of facts share (rows that
+-- name no entity all fall on "general") cost one step per fact before. The
+-- content is indexed by its md5, so that a fact of any length fits a B-tree
+-- entry; queries compare the content itself as well.
+CREATE INDEX entity_facts_entity_key_content_idx ON entity_facts (entity_id, key, md5(lower(content)));
+DROP INDEX entity_facts_entity_key_idx;
+
 -- Effective confidence never raises an underflow: a fact more than a
 -- thousand half-lives (in log2 of its confidence) past its anchor is worth 0,
 -- and a confidence of 0 (or less) stays 0 instead of reaching ln.
@@ -85,6 +93,8 @@ $$;
 -- +goose StatementEnd
 
 -- +goose Down
+CREATE INDEX entity_facts_entity_key_idx ON entity_facts (entity_id, key, status);
+DROP INDEX entity_facts_entity_key_content_idx;
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION tenure_decay_state(
     p_durability text, p_category text, p_confidence double precision,

@@ -105,7 +105,7 @@ SELECT id, scope, name FROM created;
 -- reinforces the identical active fact (same entity, key and content):
 -- confidence becomes 1 - (1 - c_now)(1 - c_new), confirmed now, durability and
 -- category unchanged. Entities come resolved (EnsureEntities). Each row finds
--- its identical fact through entity_facts_entity_key_idx; no step joins two
+-- its identical fact through entity_facts_entity_key_content_idx; no step joins two
 -- intermediate results, whose sizes the planner cannot know.
 WITH input AS (
     SELECT unnest(@node_ids::bigint[]) AS node_id, unnest(@entity_ids::bigint[]) AS entity_id,
@@ -124,6 +124,7 @@ gated AS (
         SELECT f.id AS fact_id
         FROM entity_facts f
         WHERE f.entity_id = i.entity_id AND f.key = i.key AND f.status = 'active'
+          AND md5(lower(f.content)) = md5(lower(btrim(n.content)))
           AND lower(f.content) = lower(btrim(n.content))
         ORDER BY f.id
         LIMIT 1
@@ -303,7 +304,7 @@ WITH win AS (
       AND (sqlc.narg('scope')::text IS NULL OR n.scope = sqlc.narg('scope'))
 ),
 fresh AS (
-    SELECT DISTINCT f.entity_id, f.key, lower(f.content) AS norm
+    SELECT DISTINCT f.entity_id, f.key, lower(f.content) AS norm, md5(lower(f.content)) AS hash
     FROM win w
     JOIN entity_facts f ON f.id = w.promoted_fact_id
     WHERE f.status = 'active' AND coalesce(w.properties->>'durability', 'durable') = 'durable'
@@ -313,7 +314,8 @@ grouped AS (
         tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz) AS c_now,
         min(f.id) OVER (PARTITION BY f.entity_id, f.key, lower(f.content)) AS survivor
     FROM entity_facts f
-    JOIN fresh ON fresh.entity_id = f.entity_id AND fresh.key = f.key AND fresh.norm = lower(f.content)
+    JOIN fresh ON fresh.entity_id = f.entity_id AND fresh.key = f.key
+        AND fresh.hash = md5(lower(f.content)) AND fresh.norm = lower(f.content)
     WHERE f.status = 'active'
 ),
 dups AS (

@@ -177,7 +177,7 @@ WITH win AS (
       AND ($2::text IS NULL OR n.scope = $2)
 ),
 fresh AS (
-    SELECT DISTINCT f.entity_id, f.key, lower(f.content) AS norm
+    SELECT DISTINCT f.entity_id, f.key, lower(f.content) AS norm, md5(lower(f.content)) AS hash
     FROM win w
     JOIN entity_facts f ON f.id = w.promoted_fact_id
     WHERE f.status = 'active' AND coalesce(w.properties->>'durability', 'durable') = 'durable'
@@ -187,7 +187,8 @@ grouped AS (
         tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $5::timestamptz) AS c_now,
         min(f.id) OVER (PARTITION BY f.entity_id, f.key, lower(f.content)) AS survivor
     FROM entity_facts f
-    JOIN fresh ON fresh.entity_id = f.entity_id AND fresh.key = f.key AND fresh.norm = lower(f.content)
+    JOIN fresh ON fresh.entity_id = f.entity_id AND fresh.key = f.key
+        AND fresh.hash = md5(lower(f.content)) AND fresh.norm = lower(f.content)
     WHERE f.status = 'active'
 ),
 dups AS (
@@ -438,6 +439,7 @@ gated AS (
         SELECT f.id AS fact_id
         FROM entity_facts f
         WHERE f.entity_id = i.entity_id AND f.key = i.key AND f.status = 'active'
+          AND md5(lower(f.content)) = md5(lower(btrim(n.content)))
           AND lower(f.content) = lower(btrim(n.content))
         ORDER BY f.id
         LIMIT 1
@@ -513,7 +515,7 @@ type PromoteNodesRow struct {
 // reinforces the identical active fact (same entity, key and content):
 // confidence becomes 1 - (1 - c_now)(1 - c_new), confirmed now, durability and
 // category unchanged. Entities come resolved (EnsureEntities). Each row finds
-// its identical fact through entity_facts_entity_key_idx; no step joins two
+// its identical fact through entity_facts_entity_key_content_idx; no step joins two
 // intermediate results, whose sizes the planner cannot know.
 func (q *Queries) PromoteNodes(ctx context.Context, arg PromoteNodesParams) (PromoteNodesRow, error) {
 	row := q.db.QueryRow(ctx, promoteNodes,
