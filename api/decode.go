@@ -30,15 +30,38 @@ const (
 // into dst, a pointer to a struct. It refuses, each with a message that says
 // what to fix: an empty or oversized body (413), malformed JSON (with the byte
 // offset), anything after the object, unknown fields (naming the field and
-// the allowed ones) and values of the wrong type (naming the field, with its
-// position such as nodes[2].importance, and the expected type). The body is
-// read as JSON whatever its Content-Type.
+// the allowed ones), values of the wrong type (naming the field, with its
+// position such as nodes[2].importance, and the expected type), and text the
+// store cannot keep (see decodeRequest). The body is read as JSON whatever its
+// Content-Type.
 func decodeBody(c echo.Context, limit int64, dst any) error {
 	body, err := readBody(c, limit)
 	if err != nil {
 		return err
 	}
-	return decodeJSON(body, dst)
+	return decodeRequest(body, dst)
+}
+
+// decodeRequest is decodeJSON followed by the checks of the text it decoded,
+// before any of it reaches the engine: bytes that are not UTF-8 (which
+// decoding would silently turn into U+FFFD), a NUL or another control
+// character than tab, newline and carriage return in any string or object
+// key, and free-form values (metadata, properties) nested deeper than
+// memory.MaxJSONDepth or larger than memory.MaxJSONSize. Each is a 400 naming
+// the field, such as nodes[2].metadata.tags[0].
+func decodeRequest(body []byte, dst any) error {
+	if err := decodeJSON(body, dst); err != nil {
+		return err
+	}
+	return checkText(body, dst)
+}
+
+// checkText checks the text of a body that decoded into dst.
+func checkText(body []byte, dst any) error {
+	if err := memory.CheckDocument(body); err != nil {
+		return err
+	}
+	return memory.CheckFields(dst)
 }
 
 // readBody reads at most limit bytes of the request body.

@@ -89,6 +89,17 @@ func parseImportLine(n int, raw []byte) memory.ImportLine {
 		l.Err = memory.Invalidf("", "the line does not fit the import format: %v", err)
 		return l
 	}
+	// The text of the line, as the store would keep it: UTF-8 (decoding
+	// would have turned other bytes into U+FFFD), without NUL or control
+	// characters.
+	if err := memory.CheckDocument(raw); err != nil {
+		l.Err = err
+		return l
+	}
+	if err := memory.CheckFields(&line); err != nil {
+		l.Err = err
+		return l
+	}
 	l.Fact = line.TransferFact
 	if line.DataType != nil {
 		if l.Fact.Durability != "" || l.Fact.Category != "" {

@@ -21,13 +21,18 @@ const (
 
 // query reads a request's query string. Parameters the route does not know
 // are refused, naming the ones it does, so that a typo never silently
-// widens a filter.
+// widens a filter; so is text the store cannot take (memory.CheckParams).
 type query struct {
 	values url.Values
 }
 
 func newQuery(c echo.Context, allowed ...string) (query, error) {
 	v := c.QueryParams()
+	// Names and values are text that may reach the database: a NUL,
+	// invalid UTF-8 or a control character is refused first, naming it.
+	if err := memory.CheckParams(v); err != nil {
+		return query{}, err
+	}
 	keys := make([]string, 0, len(v))
 	for k := range v {
 		keys = append(keys, k)

@@ -112,12 +112,30 @@ func addTool[In, Out any](t *tools, s *mcp.Server, tool *mcp.Tool, writes bool,
 		if writes && c.Reader() {
 			return nil, zero, t.toolError(tool.Name, c, errReader(c, tool.Name))
 		}
+		if err := checkArguments(req, in); err != nil {
+			return nil, zero, t.toolError(tool.Name, c, err)
+		}
 		res, out, err := h(ctx, c, in)
 		if err != nil {
 			return nil, zero, t.toolError(tool.Name, c, err)
 		}
 		return res, out, nil
 	})
+}
+
+// checkArguments refuses, naming the argument, text the store cannot take
+// before any of it reaches the engine: bytes that are not UTF-8 in the raw
+// arguments (decoding turns them into U+FFFD without a word), and in the
+// decoded in a NUL or another control character than tab, newline and
+// carriage return in any string or key, or metadata and properties nested
+// deeper than memory.MaxJSONDepth or larger than memory.MaxJSONSize.
+func checkArguments(req *mcp.CallToolRequest, in any) error {
+	if req != nil && req.Params != nil {
+		if err := memory.CheckDocument(req.Params.Arguments); err != nil {
+			return err
+		}
+	}
+	return memory.CheckFields(in)
 }
 
 func errReader(c TokenInfo, tool string) error {

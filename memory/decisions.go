@@ -93,6 +93,9 @@ func parseDecisionKey(s string) (string, error) {
 }
 
 func parseReasoning(s string) (string, error) {
+	if err := CheckText("reasoning", s); err != nil {
+		return "", err
+	}
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return "", Invalidf("reasoning", "the reasoning is empty: a decision keeps why it was made, so that nobody reopens it without knowing")
@@ -107,7 +110,10 @@ func parseReasoning(s string) (string, error) {
 // blank inputs send them.
 func parseAlternatives(in []string) ([]string, error) {
 	out := make([]string, 0, len(in))
-	for _, a := range in {
+	for i, a := range in {
+		if err := CheckText(fmt.Sprintf("alternatives[%d]", i), a); err != nil {
+			return nil, err
+		}
 		a = strings.TrimSpace(a)
 		if a == "" {
 			continue
@@ -124,6 +130,9 @@ func parseAlternatives(in []string) ([]string, error) {
 }
 
 func parseDecidedBy(s string) (string, error) {
+	if err := CheckText("decided_by", s); err != nil {
+		return "", err
+	}
 	s = strings.TrimSpace(s)
 	if n := utf8.RuneCountInString(s); n > maxDecidedBy {
 		return "", Invalidf("decided_by", "decided_by is %d characters long: at most %d are allowed", n, maxDecidedBy)
@@ -348,6 +357,12 @@ func (s *Store) ListDecisions(ctx context.Context, f DecisionFilter) ([]Decision
 			return nil, err
 		}
 		p.Scope = &f.Scope
+	}
+	if err := CheckText("entity", f.Entity); err != nil {
+		return nil, err
+	}
+	if err := CheckText("q", f.Query); err != nil {
+		return nil, err
 	}
 	if e := strings.TrimSpace(f.Entity); e != "" {
 		p.Entity = &e

@@ -193,6 +193,9 @@ const (
 )
 
 func parseContent(field, s string) (string, error) {
+	if err := CheckText(field, s); err != nil {
+		return "", err
+	}
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return "", Invalidf(field, "the %s is empty: write what is known, in at most %d characters", field, maxContent)
@@ -204,6 +207,9 @@ func parseContent(field, s string) (string, error) {
 }
 
 func parseEntity(s string) (string, error) {
+	if err := CheckText("entity", s); err != nil {
+		return "", err
+	}
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return "", Invalidf("entity", "the entity is empty: name who or what the fact is about (at most %d characters)", maxEntityName)
@@ -233,6 +239,9 @@ func parseUnit(field string, v float64) error {
 }
 
 func parseReason(s string) (string, error) {
+	if err := CheckText("reason", s); err != nil {
+		return "", err
+	}
 	s = strings.TrimSpace(s)
 	if n := utf8.RuneCountInString(s); n > maxReason {
 		return "", Invalidf("reason", "the reason is %d characters long: at most %d are allowed", n, maxReason)

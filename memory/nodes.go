@@ -153,6 +153,9 @@ func prefixField(err error, prefix string) error {
 }
 
 func validateNodeFields(n NewNode) error {
+	if err := CheckText("content", n.Content); err != nil {
+		return err
+	}
 	content := strings.TrimSpace(n.Content)
 	if content == "" {
 		return Invalidf("content", "content is empty: a working row needs text")
@@ -175,6 +178,12 @@ func validateNodeFields(n NewNode) error {
 // Every value the marker could come from must be valid: a typo never slips
 // past the gate.
 func nodeProperties(n NewNode) (json.RawMessage, error) {
+	if err := CheckJSON("metadata", n.Metadata); err != nil {
+		return nil, err
+	}
+	if err := CheckJSON("properties", n.Properties); err != nil {
+		return nil, err
+	}
 	props := make(map[string]any, len(n.Properties)+2)
 	for k, v := range n.Properties {
 		props[k] = v
@@ -313,6 +322,9 @@ func (s *Store) UpgradeDurability(ctx context.Context, actor Actor, scope string
 func (s *Store) SetMarkers(ctx context.Context, actor Actor, scope string, ids []int64, value, reason string) (int, error) {
 	marker, err := ParseMarker(value)
 	if err != nil {
+		return 0, err
+	}
+	if err := CheckText("reason", reason); err != nil {
 		return 0, err
 	}
 	if len(ids) == 0 {

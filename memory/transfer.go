@@ -426,6 +426,11 @@ func problemOf(line int, err error) ImportProblem {
 // returns every problem of the line, one per field. kindGiven says whether
 // the line named its entity's kind.
 func prepareImport(f TransferFact, now time.Time) (TransferFact, bool, []error) {
+	// Text the store cannot keep (not UTF-8, a NUL, a control character),
+	// in any field, decision included, is the line's one problem.
+	if err := CheckFields(f); err != nil {
+		return f, false, []error{err}
+	}
 	var errs []error
 	check := func(err error) {
 		if err != nil {

@@ -77,9 +77,13 @@ func (s *Server) auditList(c echo.Context) error {
 	return s.page(c, http.StatusOK, "Audit log", "audit", pages.AuditLog(p), nil)
 }
 
-// parseAuditLogFilter reads the audit filter from the URL. Dates are parsed
-// here; the engine validates the rest. A bad value is a 400 naming it.
+// parseAuditLogFilter reads the audit filter from the URL. Text the store
+// cannot take (memory.CheckParams) is refused first; dates are parsed here;
+// the engine validates the rest. A bad value is a 400 naming it.
 func parseAuditLogFilter(v url.Values) (pages.AuditLogFilter, memory.AuditFilter, error) {
+	if err := memory.CheckParams(v); err != nil {
+		return pages.AuditLogFilter{}, memory.AuditFilter{}, err
+	}
 	view := pages.AuditLogFilter{
 		Actor:      strings.TrimSpace(v.Get("actor")),
 		Action:     strings.TrimSpace(v.Get("action")),

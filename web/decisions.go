@@ -76,8 +76,12 @@ func (s *Server) decisionList(c echo.Context) error {
 }
 
 // parseDecisionsFilter reads and validates the decisions filter; a bad value
-// is a 400 that names the parameter and what it accepts.
+// is a 400 that names the parameter and what it accepts, text the store
+// cannot take (memory.CheckParams) first.
 func parseDecisionsFilter(v url.Values) (pages.DecisionsFilter, int64, error) {
+	if err := memory.CheckParams(v); err != nil {
+		return pages.DecisionsFilter{}, 0, err
+	}
 	f := pages.DecisionsFilter{
 		Scope:  strings.TrimSpace(v.Get("scope")),
 		Entity: strings.TrimSpace(v.Get("entity")),
@@ -281,6 +285,10 @@ func (s *Server) decisionSave(c echo.Context) error {
 		form.Errors = map[string]string{field: msg}
 		return s.renderDecision(c, http.StatusUnprocessableEntity, cur, pages.DecisionPage{Form: form})
 	}
+	if err := checkForm(c); err != nil {
+		field, msg, _ := decisionFieldError(err, decisionEditFields...)
+		return invalid(field, msg)
+	}
 	version, err := strconv.ParseInt(form.Version, 10, 32)
 	if err != nil || version < 1 {
 		return invalid("", "The form has no valid version: reload the page and apply your change again.")
@@ -348,7 +356,11 @@ func (s *Server) decisionLock(c echo.Context, reopen bool) error {
 	if reopen {
 		change, view = s.store.ReopenDecision, pages.DecisionPage{Reopen: pages.DecisionLockForm{Reason: reason}}
 	}
-	d, err := change(ctx, actor(c), id, reason)
+	err = checkForm(c)
+	var d memory.Decision
+	if err == nil {
+		d, err = change(ctx, actor(c), id, reason)
+	}
 	if err != nil {
 		return s.lockFailed(c, cur, err, view, reopen)
 	}
@@ -422,6 +434,11 @@ func (s *Server) decisionCreate(c echo.Context) error {
 		Scope: form.Scope, Entity: form.Entity, Key: form.Key, Decision: form.Decision,
 		Alternatives: decisionLines(form.Alternatives), Reasoning: form.Reasoning, DecidedBy: form.DecidedBy,
 		DoNotReopen: &form.DoNotReopen,
+	}
+	if err := checkForm(c); err != nil {
+		field, msg, _ := decisionFieldError(err, newDecisionFields...)
+		form.Errors = map[string]string{field: msg}
+		return s.renderNewDecision(c, http.StatusUnprocessableEntity, form)
 	}
 	if form.DecidedAt != "" {
 		at, err := decisionFormTime("decided_at", form.DecidedAt)

@@ -62,7 +62,11 @@ func (s *Server) factSave(c echo.Context) error {
 		form.Errors = map[string]string{"": "The form does not say which version of the fact it edits: reload the page and apply your change again."}
 		return s.renderFact(c, http.StatusUnprocessableEntity, cur, form, nil)
 	}
-	ch, err := factChangesFrom(form, cur)
+	var ch memory.FactChanges
+	err = checkForm(c)
+	if err == nil {
+		ch, err = factChangesFrom(form, cur)
+	}
 	if err == nil {
 		var saved memory.Fact
 		saved, err = s.store.UpdateFact(ctx, actor(c), id, int32(version), ch, form.Reason)
@@ -95,6 +99,20 @@ func (s *Server) factSave(c echo.Context) error {
 		return s.renderFact(c, http.StatusUnprocessableEntity, cur, form, nil)
 	}
 	return err
+}
+
+// checkForm refuses a posted form, query string included, that holds text the
+// store cannot take: bytes that are not UTF-8, a NUL or another control
+// character than tab, newline and carriage return, in any field. The error
+// is memory's CodeInvalid naming the field, so each form answers it as it
+// answers any invalid value (422 with the error beside the field, or a flash
+// message on the lists), before anything reaches the database.
+func checkForm(c echo.Context) error {
+	form, err := c.FormParams()
+	if err != nil {
+		return memory.Invalidf("", "the form could not be read: %v", err)
+	}
+	return memory.CheckParams(form)
 }
 
 // factChangesFrom turns the edit form into the engine's changes. Values the
@@ -403,6 +421,9 @@ func (s *Server) factBulk(c echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, "The form could not be read.")
 	}
 	back := localReturnPath(form.Get("return"), "/facts")
+	if err := memory.CheckParams(form); err != nil {
+		return s.redirectWithFlash(c, back, "error", "Nothing was changed: "+err.Error()+".")
+	}
 	var ids []int64
 	for _, raw := range slices.Concat(form["ids"], form["ids[]"]) {
 		id, err := strconv.ParseInt(strings.TrimSpace(raw), 10, 64)
@@ -463,4 +484,3 @@ func countFacts(n int) string {
 	}
 	return strconv.Itoa(n) + " facts"
 }
-

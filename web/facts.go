@@ -111,8 +111,12 @@ var durabilityNames = func() []string {
 const maxEntitySuggestions = 500
 
 // parseFactsFilter reads and validates the facts filter; a bad value is a 400
-// that names the parameter and what it accepts.
+// that names the parameter and what it accepts. Text the store cannot take
+// (not UTF-8, a NUL, a control character) is refused first, in any parameter.
 func parseFactsFilter(v url.Values) (pages.FactsFilter, int64, error) {
+	if err := memory.CheckParams(v); err != nil {
+		return pages.FactsFilter{Status: string(memory.StatusActive)}, 0, err
+	}
 	f := pages.FactsFilter{
 		Scope:      strings.TrimSpace(v.Get("scope")),
 		Durability: strings.TrimSpace(v.Get("durability")),

@@ -86,8 +86,12 @@ func (s *Server) nodeList(c echo.Context) error {
 }
 
 // parseWorkingFilter reads and validates the working page's filter; a bad
-// value is a 400 that names the parameter and what it accepts.
+// value is a 400 that names the parameter and what it accepts, text the
+// store cannot take (memory.CheckParams) first.
 func parseWorkingFilter(v url.Values) (pages.WorkingFilter, int64, error) {
+	if err := memory.CheckParams(v); err != nil {
+		return pages.WorkingFilter{}, 0, err
+	}
 	f := pages.WorkingFilter{
 		Scope:  strings.TrimSpace(v.Get("scope")),
 		Marker: strings.TrimSpace(v.Get("marker")),
@@ -137,6 +141,9 @@ func (s *Server) nodeMarkers(c echo.Context) error {
 	form, err := c.FormParams()
 	if err != nil {
 		return err
+	}
+	if err := memory.CheckParams(form); err != nil {
+		return s.redirectWithFlash(c, back, "error", sentenceCase(err.Error())+"; nothing was changed.")
 	}
 	raw := append(form["ids"], form["ids[]"]...)
 	ids := make([]int64, 0, len(raw))

@@ -80,8 +80,12 @@ func (s *Server) reviewFrame(c echo.Context, filter pages.ReviewFilter) pages.Re
 	return view
 }
 
-// parseReviewFilter reads and validates the queue's filter.
+// parseReviewFilter reads and validates the queue's filter, text the store
+// cannot take (memory.CheckParams) first.
 func parseReviewFilter(v url.Values) (pages.ReviewFilter, int64, error) {
+	if err := memory.CheckParams(v); err != nil {
+		return pages.ReviewFilter{}, 0, err
+	}
 	f := pages.ReviewFilter{Kind: strings.TrimSpace(v.Get("kind")), Scope: strings.TrimSpace(v.Get("scope"))}
 	if f.Kind != "" {
 		if _, err := memory.ParseReviewKind(f.Kind); err != nil {
@@ -203,6 +207,9 @@ func (s *Server) reviewResolve(c echo.Context) error {
 	if _, ok := c.Request().Form["key"]; ok {
 		key := strings.TrimSpace(form.Key)
 		res.Key = &key
+	}
+	if err := checkForm(c); err != nil {
+		return s.reviewFailed(c, id, filter, form, err)
 	}
 	out, err := s.store.ResolveReviewItem(ctx, actor(c), id, res)
 	if err != nil {
