@@ -89,10 +89,27 @@ func newSession(t *testing.T) *session {
 		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-sync", true),
 	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	t.Cleanup(cancelAlloc)
-	ctx, cancelTab := chromedp.NewContext(actx)
-	t.Cleanup(cancelTab)
+	// A browser that fails to start on a loaded machine is started again,
+	// up to three times; any other failure fails the test at once.
+	var ctx context.Context
+	for attempt := 1; ; attempt++ {
+		actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+		tctx, cancelTab := chromedp.NewContext(actx)
+		_, err := chromedp.Run(tctx, chromedp.Sleep(0))
+		if err == nil {
+			t.Cleanup(cancelAlloc)
+			t.Cleanup(cancelTab)
+			ctx = tctx
+			break
+		}
+		cancelTab()
+		cancelAlloc()
+		if attempt == 3 || !strings.Contains(err.Error(), "failed to start") {
+			t.Fatalf("browser: %v", err)
+		}
+		t.Logf("browser did not start (attempt %d): %v", attempt, err)
+		time.Sleep(time.Second)
+	}
 	ctx, cancel := context.WithTimeout(ctx, 90*time.Second)
 	t.Cleanup(cancel)
 	s := &session{t: t, ctx: ctx, base: srv.URL, pool: pool}

@@ -103,6 +103,9 @@ func (s *Store) CountFaults(ctx context.Context) (FaultCounts, error) {
 // of attempts. Each row must be set aside, or nothing is changed. It is
 // audited with the actor and reason.
 func (s *Store) RetryFaults(ctx context.Context, actor Actor, scope string, ids []int64, reason string) (int, error) {
+	if err := CheckText("reason", reason); err != nil {
+		return 0, err
+	}
 	if len(ids) == 0 {
 		return 0, Invalidf("ids", "no working rows selected")
 	}

@@ -68,18 +68,21 @@ LIMIT @page_size;
 
 -- name: ListWorkingRows :many
 -- ListWorkingRows pages through working rows for the console, newest first.
--- state is pending, promoted, or empty for both; marker is the stored marker,
+-- state is pending, promoted, set_aside (rows consolidation set aside after a
+-- failure of their own), or empty for all; marker is the stored marker,
 -- empty when the row has none (it reads as durable, and a durable filter finds
 -- it).
-SELECT id, scope, content, coalesce(properties->>'durability', '')::text AS marker,
-    importance, ttl_seconds, created_at, promoted_at, promoted_fact_id, promoted_run_id
-FROM memory_nodes
-WHERE (sqlc.narg('scope')::text IS NULL OR scope = sqlc.narg('scope'))
+SELECT n.id, n.scope, n.content, coalesce(n.properties->>'durability', '')::text AS marker,
+    n.importance, n.ttl_seconds, n.created_at, n.promoted_at, n.promoted_fact_id, n.promoted_run_id
+FROM memory_nodes n
+WHERE (sqlc.narg('scope')::text IS NULL OR n.scope = sqlc.narg('scope'))
   AND (sqlc.narg('marker')::text IS NULL
-       OR coalesce(properties->>'durability', 'durable') = sqlc.narg('marker'))
-  AND (@state::text = '' OR (@state::text = 'pending') = (promoted_at IS NULL))
-  AND (@before_id::bigint = 0 OR id < @before_id)
-ORDER BY id DESC
+       OR coalesce(n.properties->>'durability', 'durable') = sqlc.narg('marker'))
+  AND (@state::text IN ('', 'set_aside') OR (@state::text = 'pending') = (n.promoted_at IS NULL))
+  AND (@state::text <> 'set_aside'
+       OR EXISTS (SELECT 1 FROM consolidation_faults f WHERE f.node_id = n.id))
+  AND (@before_id::bigint = 0 OR n.id < @before_id)
+ORDER BY n.id DESC
 LIMIT @page_size;
 
 -- name: CountPendingNodes :many

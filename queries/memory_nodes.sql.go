@@ -270,15 +270,17 @@ func (q *Queries) ListNodes(ctx context.Context, arg ListNodesParams) ([]MemoryN
 }
 
 const listWorkingRows = `-- name: ListWorkingRows :many
-SELECT id, scope, content, coalesce(properties->>'durability', '')::text AS marker,
-    importance, ttl_seconds, created_at, promoted_at, promoted_fact_id, promoted_run_id
-FROM memory_nodes
-WHERE ($1::text IS NULL OR scope = $1)
+SELECT n.id, n.scope, n.content, coalesce(n.properties->>'durability', '')::text AS marker,
+    n.importance, n.ttl_seconds, n.created_at, n.promoted_at, n.promoted_fact_id, n.promoted_run_id
+FROM memory_nodes n
+WHERE ($1::text IS NULL OR n.scope = $1)
   AND ($2::text IS NULL
-       OR coalesce(properties->>'durability', 'durable') = $2)
-  AND ($3::text = '' OR ($3::text = 'pending') = (promoted_at IS NULL))
-  AND ($4::bigint = 0 OR id < $4)
-ORDER BY id DESC
+       OR coalesce(n.properties->>'durability', 'durable') = $2)
+  AND ($3::text IN ('', 'set_aside') OR ($3::text = 'pending') = (n.promoted_at IS NULL))
+  AND ($3::text <> 'set_aside'
+       OR EXISTS (SELECT 1 FROM consolidation_faults f WHERE f.node_id = n.id))
+  AND ($4::bigint = 0 OR n.id < $4)
+ORDER BY n.id DESC
 LIMIT $5
 `
 
@@ -304,7 +306,8 @@ type ListWorkingRowsRow struct {
 }
 
 // ListWorkingRows pages through working rows for the console, newest first.
-// state is pending, promoted, or empty for both; marker is the stored marker,
+// state is pending, promoted, set_aside (rows consolidation set aside after a
+// failure of their own), or empty for all; marker is the stored marker,
 // empty when the row has none (it reads as durable, and a durable filter finds
 // it).
 func (q *Queries) ListWorkingRows(ctx context.Context, arg ListWorkingRowsParams) ([]ListWorkingRowsRow, error) {

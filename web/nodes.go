@@ -52,11 +52,24 @@ func (s *Server) nodeList(c echo.Context) error {
 	if before != 0 {
 		view.FirstURL = pages.WorkingURL(filter, 0)
 	}
+	ids := make([]int64, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+	}
+	faults, err := s.store.FaultsOf(ctx, ids)
+	if err != nil {
+		return err
+	}
 	for _, r := range rows {
-		view.Rows = append(view.Rows, pages.WorkingRow{
+		row := pages.WorkingRow{
 			ID: r.ID, Scope: r.Scope, Content: r.Content, Marker: r.Marker, Importance: r.Importance,
 			TTLSeconds: r.TtlSeconds, CreatedAt: r.CreatedAt, PromotedAt: r.PromotedAt, PromotedFactID: r.PromotedFactID,
-		})
+		}
+		if f, ok := faults[r.ID]; ok {
+			fr := faultRows([]memory.Fault{f})[0]
+			row.Fault = &fr
+		}
+		view.Rows = append(view.Rows, row)
 	}
 	if isHTMX(c) {
 		return s.page(c, http.StatusOK, "Working memory", "working", nil, pages.WorkingResults(view))
@@ -64,6 +77,11 @@ func (s *Server) nodeList(c echo.Context) error {
 	if view.Scopes, err = s.q.ListNodeScopes(ctx); err != nil {
 		return err
 	}
+	faultCounts, err := s.store.CountFaults(ctx)
+	if err != nil {
+		return err
+	}
+	view.SetAside.Waiting, view.SetAside.Held = faultCounts.Waiting, faultCounts.Held
 	counts, err := s.q.CountPendingNodes(ctx)
 	if err != nil {
 		return err
@@ -110,9 +128,9 @@ func parseWorkingFilter(v url.Values) (pages.WorkingFilter, int64, error) {
 	switch f.State {
 	case "":
 		f.State = "pending"
-	case "pending", "promoted", "all":
+	case "pending", "promoted", "set_aside", "all":
 	default:
-		return f, 0, memory.Invalidf("state", "unknown state %q: allowed values are pending, promoted, all", f.State)
+		return f, 0, memory.Invalidf("state", "unknown state %q: allowed values are pending, promoted, set_aside, all", f.State)
 	}
 	before, err := keysetBefore(v, "working row")
 	return f, before, err
@@ -188,6 +206,47 @@ func (s *Server) nodeMarkers(c echo.Context) error {
 		}
 	default:
 		msg = fmt.Sprintf("%d %s marked %s.", n, rows, marker)
+	}
+	return s.redirectWithFlash(c, back, "ok", msg)
+}
+
+// nodeRetry forgets the recorded failures of the selected set-aside rows, so
+// that the next consolidation run tries them again with a fresh count of
+// attempts.
+func (s *Server) nodeRetry(c echo.Context) error {
+	back := listReturnURL(c.FormValue("return"), "/working")
+	form, err := c.FormParams()
+	if err != nil {
+		return err
+	}
+	if err := memory.CheckParams(form); err != nil {
+		return s.redirectWithFlash(c, back, "error", sentenceCase(err.Error())+"; nothing was changed.")
+	}
+	var ids []int64
+	for _, r := range append(form["ids"], form["ids[]"]...) {
+		id, err := strconv.ParseInt(strings.TrimSpace(r), 10, 64)
+		if err != nil || id <= 0 {
+			return s.redirectWithFlash(c, back, "error", fmt.Sprintf("%q is not a working row id; nothing was changed.", r))
+		}
+		ids = append(ids, id)
+	}
+	n, err := s.store.RetryFaults(c.Request().Context(), actor(c), "", ids, strings.TrimSpace(c.FormValue("reason")))
+	if me, ok := errors.AsType[*memory.Error](err); ok {
+		msg := sentenceCase(me.Message)
+		if me.Code == memory.CodeInvalid && me.Field == "ids" {
+			msg = "No working rows selected, so nothing was changed: tick the set-aside rows to retry first"
+		}
+		if !strings.Contains(strings.ToLower(msg), "nothing") {
+			msg += "; nothing was changed"
+		}
+		return s.redirectWithFlash(c, back, "error", msg+".")
+	}
+	if err != nil {
+		return err
+	}
+	msg := fmt.Sprintf("%d set-aside rows will be tried again by the next consolidation run.", n)
+	if n == 1 {
+		msg = "1 set-aside row will be tried again by the next consolidation run."
 	}
 	return s.redirectWithFlash(c, back, "ok", msg)
 }
