@@ -631,6 +631,11 @@ func (r *runner) promoteRows(ctx context.Context, q *queries.Queries, rows []que
 	res.add("promoted", int(out.Promoted))
 	res.add("reinforced", int(out.Reinforced))
 	r.s.metrics.Promoted(int(out.Promoted + out.Reinforced))
+	superseded, err := r.s.supersede(ctx, q, System("consolidation"), r.now, slices.Concat(out.InsertedIds, out.ReinforcedIds))
+	if err != nil {
+		return res, err
+	}
+	res.add("superseded", len(superseded))
 	return res, nil
 }
 

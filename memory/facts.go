@@ -478,6 +478,11 @@ func (s *Store) CreateFact(ctx context.Context, actor Actor, in NewFact) (f Fact
 				f, err = s.reinforce(ctx, q, actor, newFact(factRow(same)), *in.Confidence,
 					"the same fact was written again")
 				reinforced = true
+				if err != nil {
+					return err
+				}
+				// Confirmed now, it is the newest on its key again.
+				_, err = s.supersede(ctx, q, actor, now, []int64{f.ID})
 				return err
 			case !isNoRows(err):
 				return fmt.Errorf("find same fact: %w", err)
@@ -493,10 +498,14 @@ func (s *Store) CreateFact(ctx context.Context, actor Actor, in NewFact) (f Fact
 			return fmt.Errorf("insert: %w", err)
 		}
 		f = newFact(factRow(row))
-		return s.audit(ctx, q, auditEntry{
+		if err := s.audit(ctx, q, auditEntry{
 			actor: actor, action: "fact.create", targetType: "fact", targetID: strconv.FormatInt(f.ID, 10),
 			scope: f.Scope, after: factAudit(f),
-		})
+		}); err != nil {
+			return err
+		}
+		_, err = s.supersede(ctx, q, actor, now, []int64{f.ID})
+		return err
 	})
 	if err != nil {
 		return Fact{}, false, fmt.Errorf("create fact: %w", err)
@@ -802,10 +811,24 @@ func (s *Store) UpdateFact(ctx context.Context, actor Actor, id int64, version i
 		if !timePtrEqual(cur.ForgetAt, f.ForgetAt) {
 			before["forget_at"], after["forget_at"] = cur.ForgetAt, f.ForgetAt
 		}
-		return s.audit(ctx, q, auditEntry{
+		if err := s.audit(ctx, q, auditEntry{
 			actor: actor, action: "fact.update", targetType: "fact", targetID: strconv.FormatInt(id, 10),
 			scope: f.Scope, before: before, after: after, reason: reason,
-		})
+		}); err != nil {
+			return err
+		}
+		// A fact moved to another key, category or durability meets the
+		// facts of its new kind: the newest of them stays current.
+		if cur.Key != f.Key || cur.Category != f.Category || cur.Durability != f.Durability ||
+			!cur.ConfirmedAt.Equal(f.ConfirmedAt) {
+			if _, err := s.supersede(ctx, q, actor, now, []int64{f.ID}); err != nil {
+				return err
+			}
+			if f, err = factForUpdate(ctx, q, now, id); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return Fact{}, fmt.Errorf("update fact: %w", err)

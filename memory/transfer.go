@@ -211,6 +211,9 @@ type ImportReport struct {
 	// holds (same scope, entity, key, content and created_at): they are not
 	// written twice, so importing a file again changes nothing.
 	AlreadyPresent int `json:"already_present"`
+	// Superseded is how many live facts the import archived because a newer
+	// fact on the same key replaced them (imported facts among them).
+	Superseded int `json:"superseded"`
 	// ByMapping counts the lines by how they gave their axes.
 	ByMapping map[string]int `json:"by_mapping"`
 }
@@ -372,6 +375,14 @@ func (s *Store) Import(ctx context.Context, actor Actor, lines []ImportLine, opt
 		if err := insertDecisions(ctx, tx, write, ids, entityIDs); err != nil {
 			return err
 		}
+		// Imported facts take part in supersession like any other write:
+		// an imported state older than the live one on its key is archived,
+		// a newer one archives the live one.
+		superseded, err := s.supersede(ctx, q, actor, now, ids)
+		if err != nil {
+			return err
+		}
+		report.Superseded = len(superseded)
 		scopes := map[string]bool{}
 		for _, f := range write {
 			scopes[f.Scope] = true

@@ -159,6 +159,9 @@ inserted AS (
         g.importance, @now, nullif(g.deadline, '')::timestamptz, 'consolidation', g.node_id, @now, @now
     FROM gated g
     WHERE g.fact_id IS NULL
+    -- Fact ids follow the rows' order, so that of two rows on one key in a
+    -- batch the later one is the newer fact.
+    ORDER BY g.node_id
     RETURNING id, source_node_id
 ),
 marked AS (
@@ -174,7 +177,9 @@ marked AS (
 )
 SELECT count(*) FILTER (WHERE created)::int AS promoted,
     count(*) FILTER (WHERE NOT created)::int AS reinforced,
-    (SELECT count(*) FROM reinforced)::int AS facts_reinforced
+    (SELECT count(*) FROM reinforced)::int AS facts_reinforced,
+    (SELECT coalesce(array_agg(id), '{}') FROM inserted)::bigint[] AS inserted_ids,
+    (SELECT coalesce(array_agg(id), '{}') FROM reinforced)::bigint[] AS reinforced_ids
 FROM marked;
 
 -- name: PromoteDecisionNodes :one

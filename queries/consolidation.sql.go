@@ -474,6 +474,9 @@ inserted AS (
         g.importance, $8, nullif(g.deadline, '')::timestamptz, 'consolidation', g.node_id, $8, $8
     FROM gated g
     WHERE g.fact_id IS NULL
+    -- Fact ids follow the rows' order, so that of two rows on one key in a
+    -- batch the later one is the newer fact.
+    ORDER BY g.node_id
     RETURNING id, source_node_id
 ),
 marked AS (
@@ -489,7 +492,9 @@ marked AS (
 )
 SELECT count(*) FILTER (WHERE created)::int AS promoted,
     count(*) FILTER (WHERE NOT created)::int AS reinforced,
-    (SELECT count(*) FROM reinforced)::int AS facts_reinforced
+    (SELECT count(*) FROM reinforced)::int AS facts_reinforced,
+    (SELECT coalesce(array_agg(id), '{}') FROM inserted)::bigint[] AS inserted_ids,
+    (SELECT coalesce(array_agg(id), '{}') FROM reinforced)::bigint[] AS reinforced_ids
 FROM marked
 `
 
@@ -509,6 +514,8 @@ type PromoteNodesRow struct {
 	Promoted        int32
 	Reinforced      int32
 	FactsReinforced int32
+	InsertedIds     []int64
+	ReinforcedIds   []int64
 }
 
 // PromoteNodes turns durable rows into facts classified on both axes, or
@@ -530,7 +537,13 @@ func (q *Queries) PromoteNodes(ctx context.Context, arg PromoteNodesParams) (Pro
 		arg.RunID,
 	)
 	var i PromoteNodesRow
-	err := row.Scan(&i.Promoted, &i.Reinforced, &i.FactsReinforced)
+	err := row.Scan(
+		&i.Promoted,
+		&i.Reinforced,
+		&i.FactsReinforced,
+		&i.InsertedIds,
+		&i.ReinforcedIds,
+	)
 	return i, err
 }
 

@@ -36,6 +36,14 @@ type AuditLog struct {
 	Reason     string
 }
 
+type CategorySetting struct {
+	Category    string
+	Supersedes  bool
+	Description string
+	UpdatedAt   time.Time
+	UpdatedBy   *string
+}
+
 type ConsolidationFault struct {
 	NodeID        int64
 	Scope         string

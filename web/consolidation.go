@@ -164,7 +164,7 @@ func runTook(r memory.Run) string {
 // page lists them; a report may hold others, which follow.
 var phaseOutcomes = map[int][]string{
 	memory.PhaseDecay:   {"archived"},
-	memory.PhasePromote: {"promoted", "reinforced", "transient_rejected", "expired_rejected", "decision_locked", "set_aside"},
+	memory.PhasePromote: {"promoted", "reinforced", "superseded", "transient_rejected", "expired_rejected", "decision_locked", "set_aside"},
 	memory.PhaseMerge:   {"merged", "near_duplicates", "repeated_moods", "transient_rejected", "expired_rejected", "set_aside"},
 	memory.PhaseDecide:  {"decisions", "transient_rejected", "expired_rejected", "decision_locked", "set_aside"},
 	memory.PhaseCleanup: {"pruned_expired", "pruned_transient", "pruned_ttl"},

@@ -1,0 +1,68 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/tenurehq/tenure/queries"
+)
+
+// Supersession: a newer fact of a category that supersedes (state, mood and
+// identity by default; a setting per category) or any short-term or
+// ephemeral fact archives the older facts of such kinds on the same scope,
+// entity and key that say something else, with the reason "superseded by
+// fact N" (one that says the same is merged instead). Facts of categories
+// that accumulate (observation, preference, routine, obligation by default)
+// stay side by side;
+// decisions are replaced through the decision log. Every writer of facts
+// applies it: consolidation, the API, import and the console.
+
+// Superseded is a fact archived because a newer one on its key replaced it.
+type Superseded struct {
+	FactID int64  `json:"fact_id"`
+	Scope  string `json:"scope"`
+	By     int64  `json:"superseded_by"`
+}
+
+// supersede applies supersession around ids, in q's transaction, and audits
+// each archived fact (one row for the lot when many, as consolidation
+// writes them).
+func (s *Store) supersede(ctx context.Context, q *queries.Queries, actor Actor, now time.Time, ids []int64) ([]Superseded, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	rows, err := q.SupersedeFacts(ctx, queries.SupersedeFactsParams{Ids: ids, Now: now})
+	if err != nil {
+		return nil, fmt.Errorf("supersede: %w", err)
+	}
+	out := make([]Superseded, len(rows))
+	for i, r := range rows {
+		out[i] = Superseded{FactID: r.ID, Scope: r.Scope, By: r.WinnerID}
+	}
+	if len(out) > 20 {
+		facts := make([]int64, len(out))
+		by := make([]int64, len(out))
+		for i, x := range out {
+			facts[i], by[i] = x.FactID, x.By
+		}
+		return out, s.audit(ctx, q, auditEntry{
+			actor: actor, action: "fact.supersede", targetType: "facts", targetID: strconv.FormatInt(facts[0], 10),
+			after:  map[string]any{"status": "archived", "facts": facts, "superseded_by": by},
+			reason: "a newer fact on the same key replaced them",
+		})
+	}
+	for _, x := range out {
+		if err := s.audit(ctx, q, auditEntry{
+			actor: actor, action: "fact.supersede", targetType: "fact", targetID: strconv.FormatInt(x.FactID, 10),
+			scope:  x.Scope,
+			before: map[string]any{"status": "active"},
+			after:  map[string]any{"status": "archived", "archive_reason": "superseded by fact " + strconv.FormatInt(x.By, 10), "superseded_by": x.By},
+			reason: "a newer fact on the same key replaced it",
+		}); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
