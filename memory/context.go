@@ -21,6 +21,10 @@ type BriefOptions struct {
 	// at least 200, at most 100000.
 	Budget int
 	Entity string // optional: only memories about the entity with this name
+	// Since, when set, asks only for what changed after it (new facts,
+	// superseded and archived facts, recorded, reopened and locked
+	// decisions), so a long session refreshes its brief cheaply.
+	Since *time.Time
 }
 
 // Brief is the compact state an agent must not forget at the start of a
@@ -41,6 +45,35 @@ type Brief struct {
 	// Facts are the most confident durable facts, by effective confidence
 	// times importance.
 	Facts []BriefItem `json:"facts"`
+	// Since and Changes answer a brief asked with Since: what changed after
+	// it, newest first; the other lists are then empty.
+	Since   *time.Time    `json:"since,omitempty"`
+	Changes []BriefChange `json:"changes,omitempty"`
+	// now is when the brief was made, for the ages its text shows.
+	now time.Time
+}
+
+// The kinds of change a brief with Since reports.
+const (
+	ChangeNew              = "new"
+	ChangeSuperseded       = "superseded"
+	ChangeArchived         = "archived"
+	ChangeDecision         = "decision"
+	ChangeDecisionReopened = "decision_reopened"
+	ChangeDecisionLocked   = "decision_locked"
+)
+
+// BriefChange is one change since an agent's last brief.
+type BriefChange struct {
+	Kind       string    `json:"kind"`
+	FactID     int64     `json:"fact_id,omitempty"`
+	DecisionID int64     `json:"decision_id,omitempty"`
+	Entity     string    `json:"entity"`
+	Key        string    `json:"key"`
+	Content    string    `json:"content"`
+	Category   string    `json:"category,omitempty"`
+	Reason     string    `json:"reason,omitempty"` // why a fact was archived, why a decision was reopened
+	At         time.Time `json:"at"`
 }
 
 // BriefDecision is a locked decision in a brief.
@@ -67,6 +100,9 @@ type BriefItem struct {
 	Confidence float64    `json:"confidence"`
 	Deadline   *time.Time `json:"deadline"`
 	Overdue    bool       `json:"overdue"` // an obligation whose deadline has passed
+	// ConfirmedAt is when the fact was last stated; a state's line says how
+	// long ago.
+	ConfirmedAt time.Time `json:"confirmed_at"`
 }
 
 // Bounds of a brief.
@@ -88,7 +124,11 @@ const (
 	briefSectionObligations = "Obligations:"
 	briefSectionStates      = "Current state:"
 	briefSectionFacts       = "Known facts:"
+	briefSectionChanges     = "Changes:"
 	briefEmpty              = "Nothing is remembered here yet."
+	briefNoChanges          = "Nothing changed."
+	// moodFresh is how long a mood may show as current.
+	moodFresh = 48 * time.Hour
 )
 
 func (o BriefOptions) validate() (BriefOptions, error) {
@@ -109,6 +149,9 @@ func (o BriefOptions) validate() (BriefOptions, error) {
 	if n := utf8.RuneCountInString(o.Entity); n > maxEntityName {
 		return o, Invalidf("entity", "the entity name is %d characters long: at most %d are allowed", n, maxEntityName)
 	}
+	if err := CheckText("entity", o.Entity); err != nil {
+		return o, err
+	}
 	return o, nil
 }
 
@@ -119,6 +162,7 @@ type briefCandidates struct {
 	obligations []BriefItem
 	states      []BriefItem
 	facts       []BriefItem
+	changes     []BriefChange
 }
 
 // briefFactRow is the one shape the brief's fact queries return.
@@ -143,6 +187,9 @@ func (s *Store) ContextBrief(ctx context.Context, o BriefOptions) (Brief, error)
 		entity = &o.Entity
 	}
 	maxRows := int32(o.Budget/minBriefItem + 1)
+	if o.Since != nil {
+		return s.briefChanges(ctx, o, entity, now, maxRows)
+	}
 	var c briefCandidates
 	err = pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		q := s.q.WithTx(tx)
@@ -166,11 +213,22 @@ func (s *Store) ContextBrief(ctx context.Context, o BriefOptions) (Brief, error)
 		for _, r := range obs {
 			c.obligations = append(c.obligations, newBriefItem(r, now))
 		}
-		sts, err := q.BriefStates(ctx, queries.BriefStatesParams{Now: now, Scope: o.Scope, Entity: entity, MaxRows: maxRows})
+		sts, err := q.BriefStates(ctx, queries.BriefStatesParams{Now: now, MoodCutoff: now.Add(-moodFresh),
+			Scope: o.Scope, Entity: entity, MaxRows: maxRows})
 		if err != nil {
 			return fmt.Errorf("states: %w", err)
 		}
+		// One line an entity and key, the newest (rows come newest first):
+		// an older state on the same key is never current.
+		seenKey := map[[2]string]bool{}
 		for _, r := range sts {
+			if r.Key != "" {
+				k := [2]string{r.EntityName, r.Key}
+				if seenKey[k] {
+					continue
+				}
+				seenKey[k] = true
+			}
 			c.states = append(c.states, newBriefItem(briefFactRow(r), now))
 		}
 		var fs []briefFactRow
@@ -202,7 +260,8 @@ func (s *Store) ContextBrief(ctx context.Context, o BriefOptions) (Brief, error)
 	if err != nil {
 		return Brief{}, fmt.Errorf("context brief: %w", err)
 	}
-	return packBrief(o.Scope, o.Budget, c), nil
+	b := packBrief(o.Scope, o.Budget, c, now)
+	return b, nil
 }
 
 // briefTopDurable returns the n durable facts of scope (permanent and
@@ -284,18 +343,77 @@ func newBriefItem(r briefFactRow, now time.Time) BriefItem {
 	return BriefItem{
 		FactID: r.ID, Entity: r.EntityName, Key: r.Key, Content: r.Content, Durability: r.Durability,
 		Category: r.Category, Confidence: r.EffectiveConfidence, Deadline: r.Deadline,
-		Overdue: r.Category == CategoryObligation && r.Deadline != nil && r.Deadline.Before(now),
+		Overdue:     r.Category == CategoryObligation && r.Deadline != nil && r.Deadline.Before(now),
+		ConfirmedAt: r.ConfirmedAt,
 	}
+}
+
+// briefChanges is the brief of o with Since: what changed after it.
+func (s *Store) briefChanges(ctx context.Context, o BriefOptions, entity *string, now time.Time, maxRows int32) (Brief, error) {
+	var c briefCandidates
+	since := o.Since.UTC()
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		q := s.q.WithTx(tx)
+		ds, err := q.BriefChangedDecisions(ctx, queries.BriefChangedDecisionsParams{Scope: o.Scope, Since: since, Entity: entity, MaxRows: maxRows})
+		if err != nil {
+			return fmt.Errorf("decisions: %w", err)
+		}
+		for _, d := range ds {
+			ch := BriefChange{DecisionID: d.ID, Entity: d.EntityName, Key: d.Key, Content: d.Decision, At: d.UpdatedAt}
+			switch {
+			case !d.DoNotReopen && d.ReopenedAt != nil && d.ReopenedAt.After(since):
+				ch.Kind, ch.Reason = ChangeDecisionReopened, d.ReopenReason
+			case !d.DoNotReopen:
+				continue // reopened before since and edited since: still open, no news
+			case d.DecidedAt.After(since):
+				ch.Kind, ch.Reason = ChangeDecision, d.Reasoning
+			default:
+				ch.Kind, ch.Reason = ChangeDecisionLocked, d.Reasoning
+			}
+			c.changes = append(c.changes, ch)
+		}
+		fs, err := q.BriefChangedFacts(ctx, queries.BriefChangedFactsParams{Scope: o.Scope, Since: since, Entity: entity, MaxRows: maxRows})
+		if err != nil {
+			return fmt.Errorf("facts: %w", err)
+		}
+		for _, f := range fs {
+			ch := BriefChange{FactID: f.ID, Entity: f.EntityName, Key: f.Key, Content: f.Content, Category: f.Category, At: f.UpdatedAt}
+			switch {
+			case f.Status == string(StatusArchived) && f.ArchivedAt != nil && f.ArchivedAt.After(since):
+				switch {
+				case strings.HasPrefix(f.ArchiveReason, "merged into"):
+					continue // a duplicate folded into a fact the agent knows
+				case strings.HasPrefix(f.ArchiveReason, "superseded by"):
+					ch.Kind = ChangeSuperseded
+				default:
+					ch.Kind = ChangeArchived
+				}
+				ch.Reason = f.ArchiveReason
+			case f.Status == string(StatusActive) && f.CreatedAt.After(since):
+				ch.Kind = ChangeNew
+			default:
+				continue // confirmed again or edited: nothing the agent must unlearn
+			}
+			c.changes = append(c.changes, ch)
+		}
+		return nil
+	})
+	if err != nil {
+		return Brief{}, fmt.Errorf("context brief: %w", err)
+	}
+	b := packBrief(o.Scope, o.Budget, c, now)
+	b.Since = &since
+	return b, nil
 }
 
 // packBrief fills a brief from c in order of priority within budget. A first
 // pass packs under the plain header; when something is left out, a second
 // pass packs again under the longer header that says so, so the text stays
 // within budget either way.
-func packBrief(scope string, budget int, c briefCandidates) Brief {
-	b := packBriefWith(scope, budget, c, false)
+func packBrief(scope string, budget int, c briefCandidates, now time.Time) Brief {
+	b := packBriefWith(scope, budget, c, false, now)
 	if b.Truncated {
-		b = packBriefWith(scope, budget, c, true)
+		b = packBriefWith(scope, budget, c, true, now)
 	}
 	b.Used = utf8.RuneCountInString(b.Text())
 	return b
@@ -304,12 +422,23 @@ func packBrief(scope string, budget int, c briefCandidates) Brief {
 // packBriefWith packs greedily: each item, in priority order, is taken if it
 // fits whole in what is left of the budget (with its section's title when it
 // is the section's first item), and skipped otherwise.
-func packBriefWith(scope string, budget int, c briefCandidates, truncated bool) Brief {
+func packBriefWith(scope string, budget int, c briefCandidates, truncated bool, now time.Time) Brief {
 	b := Brief{
-		Scope: scope, Budget: budget, Truncated: truncated,
+		Scope: scope, Budget: budget, Truncated: truncated, now: now,
 		Decisions: []BriefDecision{}, Obligations: []BriefItem{}, States: []BriefItem{}, Facts: []BriefItem{},
 	}
 	used := runeLen(briefHeader(scope, truncated)) + 1
+	// No line twice: an item whose line another section already shows (the
+	// same entity and text) is left out.
+	said := map[string]bool{}
+	fresh := func(entity, content string) bool {
+		k := strings.ToLower(oneLine(entity)) + "\x00" + strings.ToLower(oneLine(content))
+		if said[k] {
+			return false
+		}
+		said[k] = true
+		return true
+	}
 	// take reports whether a line fits, and counts it when it does.
 	take := func(title, line string, started bool) bool {
 		cost := runeLen(line) + 1
@@ -324,23 +453,31 @@ func packBriefWith(scope string, budget int, c briefCandidates, truncated bool) 
 		return true
 	}
 	for _, d := range c.decisions {
-		if take(briefSectionDecisions, decisionLine(d), len(b.Decisions) > 0) {
+		if fresh(d.Entity, d.Decision) && take(briefSectionDecisions, decisionLine(d), len(b.Decisions) > 0) {
 			b.Decisions = append(b.Decisions, d)
 		}
 	}
 	for _, it := range c.obligations {
-		if take(briefSectionObligations, obligationLine(it), len(b.Obligations) > 0) {
+		if fresh(it.Entity, it.Content) && take(briefSectionObligations, obligationLine(it), len(b.Obligations) > 0) {
 			b.Obligations = append(b.Obligations, it)
 		}
 	}
 	for _, it := range c.states {
-		if take(briefSectionStates, itemLine(it), len(b.States) > 0) {
+		if fresh(it.Entity, it.Content) && take(briefSectionStates, stateLine(it, now), len(b.States) > 0) {
 			b.States = append(b.States, it)
 		}
 	}
 	for _, it := range c.facts {
-		if take(briefSectionFacts, itemLine(it), len(b.Facts) > 0) {
+		if fresh(it.Entity, it.Content) && take(briefSectionFacts, itemLine(it), len(b.Facts) > 0) {
 			b.Facts = append(b.Facts, it)
+		}
+	}
+	if c.changes != nil {
+		b.Changes = []BriefChange{}
+	}
+	for _, ch := range c.changes {
+		if take(briefSectionChanges, changeLine(ch), len(b.Changes) > 0) {
+			b.Changes = append(b.Changes, ch)
 		}
 	}
 	return b
@@ -381,6 +518,16 @@ func (b Brief) Text() string {
 			sb.WriteByte('\n')
 		}
 	}
+	if b.Since != nil {
+		if len(b.Changes) == 0 && !b.Truncated {
+			sb.WriteByte('\n')
+			sb.WriteString(briefNoChanges)
+			sb.WriteByte('\n')
+			return sb.String()
+		}
+		section(briefSectionChanges, mapLines(b.Changes, changeLine))
+		return sb.String()
+	}
 	if len(b.Decisions)+len(b.Obligations)+len(b.States)+len(b.Facts) == 0 && !b.Truncated {
 		sb.WriteByte('\n')
 		sb.WriteString(briefEmpty)
@@ -389,7 +536,7 @@ func (b Brief) Text() string {
 	}
 	section(briefSectionDecisions, mapLines(b.Decisions, decisionLine))
 	section(briefSectionObligations, mapLines(b.Obligations, obligationLine))
-	section(briefSectionStates, mapLines(b.States, itemLine))
+	section(briefSectionStates, mapLines(b.States, func(it BriefItem) string { return stateLine(it, b.now) }))
 	section(briefSectionFacts, mapLines(b.Facts, itemLine))
 	return sb.String()
 }
@@ -447,6 +594,52 @@ func obligationLine(it BriefItem) string {
 
 func itemLine(it BriefItem) string {
 	return "- [" + oneLine(it.Entity) + "] " + oneLine(it.Content)
+}
+
+// stateLine is a current state with how long ago it was last stated.
+func stateLine(it BriefItem, now time.Time) string {
+	if it.ConfirmedAt.IsZero() || now.IsZero() {
+		return itemLine(it)
+	}
+	return itemLine(it) + " (as of " + ago(now.Sub(it.ConfirmedAt)) + ")"
+}
+
+// changeLine is one change since the last brief.
+func changeLine(ch BriefChange) string {
+	head := "[" + oneLine(ch.Entity) + "] " + oneLine(ch.Content)
+	switch ch.Kind {
+	case ChangeNew:
+		return "+ " + head
+	case ChangeSuperseded:
+		return "- " + head + " (" + oneLine(ch.Reason) + ")"
+	case ChangeArchived:
+		return "- " + head + " (archived: " + oneLine(ch.Reason) + ")"
+	case ChangeDecision:
+		return "+ decision " + head
+	case ChangeDecisionLocked:
+		return "+ decision locked again " + head
+	case ChangeDecisionReopened:
+		line := "! decision reopened " + head
+		if r := oneLine(ch.Reason); r != "" {
+			line += " (" + r + ")"
+		}
+		return line
+	}
+	return "* " + head
+}
+
+// ago says how long ago something was, briefly: "just now", "12 min ago",
+// "3 h ago", "2 d ago".
+func ago(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%d min ago", int(d/time.Minute))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%d h ago", int(d/time.Hour))
+	}
+	return fmt.Sprintf("%d d ago", int(d/(24*time.Hour)))
 }
 
 // oneLine collapses every run of white space, line breaks included, into

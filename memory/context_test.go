@@ -71,7 +71,8 @@ func TestContextBriefOrderAndFormat(t *testing.T) {
 	oldState := rf.insert(t, recallFact{content: "Working from Lisbon", durability: "short_term", category: "state", age: 3 * day})
 	newState := rf.insert(t, recallFact{entity: "Bob", content: "In a meeting until 3pm", durability: "ephemeral", category: "state", age: time.Hour})
 	rf.insert(t, recallFact{content: "Was in Paris", durability: "short_term", category: "state", confidence: 0.3, age: 30 * day}) // past its floor
-	rf.insert(t, recallFact{content: "Feeling tired", durability: "ephemeral", category: "mood"})
+	mood := rf.insert(t, recallFact{content: "Feeling tired", durability: "ephemeral", category: "mood"})
+	rf.insert(t, recallFact{content: "Felt sad", durability: "ephemeral", category: "mood", age: 49 * time.Hour}) // older than 48 h
 
 	identity := rf.insert(t, recallFact{key: "name", content: "Ann Smith is the CTO", durability: "permanent", category: "identity", confidence: 0.95, importance: 0.9})
 	pref := rf.insert(t, recallFact{key: "prefers", content: "Prefers short meetings", category: "preference", confidence: 0.9, importance: 0.6})
@@ -92,8 +93,8 @@ func TestContextBriefOrderAndFormat(t *testing.T) {
 	if !b.Obligations[0].Overdue || b.Obligations[1].Overdue {
 		t.Errorf("overdue flags = %v, %v, want true, false", b.Obligations[0].Overdue, b.Obligations[1].Overdue)
 	}
-	if got := briefItemIDs(b.States); !slices.Equal(got, []int64{newState, oldState}) {
-		t.Errorf("states = %v, want newest first: %v", got, []int64{newState, oldState})
+	if got := briefItemIDs(b.States); !slices.Equal(got, []int64{mood, newState, oldState}) {
+		t.Errorf("states = %v, want the fresh mood and the states, newest first: %v", got, []int64{mood, newState, oldState})
 	}
 	if got := briefItemIDs(b.Facts); !slices.Equal(got, []int64{identity, pref, faded}) {
 		t.Errorf("facts = %v, want by effective confidence × importance: %v", got, []int64{identity, pref, faded})
@@ -113,8 +114,9 @@ Obligations:
 - [Ann] Send the quarterly report (due 2026-06-04)
 
 Current state:
-- [Bob] In a meeting until 3pm
-- [Ann] Working from Lisbon
+- [Ann] Feeling tired (as of just now)
+- [Bob] In a meeting until 3pm (as of 1 h ago)
+- [Ann] Working from Lisbon (as of 3 d ago)
 
 Known facts:
 - [Ann] Ann Smith is the CTO
@@ -127,7 +129,7 @@ Known facts:
 
 	t.Run("entity", func(t *testing.T) {
 		b := rf.brief(t, BriefOptions{Scope: "acme", Entity: "Bob"})
-		if got := b.Text(); got != "Memory brief for scope acme\n\nCurrent state:\n- [Bob] In a meeting until 3pm\n" {
+		if got := b.Text(); got != "Memory brief for scope acme\n\nCurrent state:\n- [Bob] In a meeting until 3pm (as of 1 h ago)\n" {
 			t.Errorf("Text() for entity Bob =\n%s", got)
 		}
 	})
@@ -291,7 +293,9 @@ func TestPackBriefProperty(t *testing.T) {
 		}
 		for _, list := range []*[]BriefItem{&c.obligations, &c.states, &c.facts} {
 			for range r.IntN(12) {
-				it := BriefItem{FactID: int64(n), Entity: randomWords(r, 1, 3), Content: randomWords(r, 1, 120)}
+				// Distinct texts: the packer leaves out a line said twice.
+				it := BriefItem{FactID: int64(n), Entity: randomWords(r, 1, 3), Content: randomWords(r, 1, 120) + " " + fmt.Sprint(n),
+					ConfirmedAt: recallNow.Add(-time.Duration(r.IntN(1e6)) * time.Second)}
 				if list == &c.obligations {
 					it.Deadline, it.Overdue = &deadline, r.IntN(2) == 0
 				}
@@ -303,7 +307,7 @@ func TestPackBriefProperty(t *testing.T) {
 		if i%10 == 0 {
 			budget = MinBriefBudget + r.IntN(50)
 		}
-		b := packBrief("s"+strings.Repeat("x", r.IntN(62)), budget, c)
+		b := packBrief("s"+strings.Repeat("x", r.IntN(62)), budget, c, recallNow)
 		if n := utf8.RuneCountInString(b.Text()); b.Used != n || n > budget {
 			t.Fatalf("packBrief(budget %d): Used = %d, Text() is %d runes", budget, b.Used, n)
 		}

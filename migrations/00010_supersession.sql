@@ -41,9 +41,10 @@ DROP INDEX entity_facts_brief_states_idx;
 CREATE INDEX entity_facts_brief_states_idx ON entity_facts (scope, confirmed_at, id)
     WHERE status = 'active' AND category IN ('state', 'mood');
 
--- What changed since an agent's last brief: facts archived since then.
-CREATE INDEX entity_facts_archived_at_idx ON entity_facts (scope, archived_at)
-    WHERE status = 'archived';
+-- What changed since an agent's last brief: every write of a fact (created,
+-- reinforced, edited, superseded, archived) sets updated_at.
+CREATE INDEX entity_facts_scope_updated_idx ON entity_facts (scope, updated_at);
+CREATE INDEX decisions_scope_updated_idx ON decisions (scope, updated_at);
 
 -- Near duplicates are found by trigram similarity.
 CREATE EXTENSION IF NOT EXISTS pg_trgm;
@@ -111,7 +112,8 @@ SELECT now(), 'system:migration', 'fact.supersede', 'fact', a.id::text, a.scope,
 FROM archived a;
 
 -- +goose Down
-DROP INDEX entity_facts_archived_at_idx;
+DROP INDEX decisions_scope_updated_idx;
+DROP INDEX entity_facts_scope_updated_idx;
 DROP INDEX entity_facts_brief_states_idx;
 CREATE INDEX entity_facts_brief_states_idx ON entity_facts (scope, confirmed_at, id)
     WHERE status = 'active' AND category = 'state';

@@ -127,8 +127,10 @@ ORDER BY f.deadline, f.id
 LIMIT @max_rows;
 
 -- name: BriefStates :many
--- BriefStates returns the live short-term and ephemeral states of one scope,
--- the most recently confirmed first, through entity_facts_brief_states_idx.
+-- BriefStates returns the live short-term and ephemeral states and the fresh
+-- moods of one scope, the most recently confirmed first, through
+-- entity_facts_brief_states_idx. An ephemeral fact older than its half-life
+-- is no longer current, and a mood older than 48 hours never shows.
 SELECT f.id, e.name AS entity_name, f.key, f.content, f.durability, f.category,
     f.deadline, f.confirmed_at,
     tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz)::double precision AS effective_confidence
@@ -136,9 +138,12 @@ FROM entity_facts f
 JOIN entities e ON e.id = f.entity_id
 WHERE f.scope = @scope::text
   AND f.status = 'active'
-  AND f.category = 'state'
+  AND f.category IN ('state', 'mood')
   AND f.durability IN ('short_term', 'ephemeral')
   AND (f.forget_at IS NULL OR f.forget_at > @now::timestamptz)
+  AND NOT (f.category = 'mood' AND f.confirmed_at < @mood_cutoff::timestamptz)
+  AND NOT (f.durability = 'ephemeral' AND f.decay_half_life IS NOT NULL
+           AND f.decay_from + f.decay_half_life * interval '1 second' < @now::timestamptz)
   AND (sqlc.narg('entity')::text IS NULL OR e.name = sqlc.narg('entity')::text)
 ORDER BY f.confirmed_at DESC, f.id DESC
 LIMIT @max_rows;
@@ -203,3 +208,31 @@ SELECT f.id, e.name AS entity_name, f.key, f.content, f.durability, f.category,
 FROM entity_facts f
 JOIN entities e ON e.id = f.entity_id
 WHERE f.id = ANY(@ids::bigint[]);
+
+-- name: BriefChangedFacts :many
+-- BriefChangedFacts returns the facts of one scope written since @since
+-- (created, confirmed again, edited, superseded or archived), newest change
+-- first, through entity_facts_scope_updated_idx.
+SELECT f.id, e.name AS entity_name, f.key, f.content, f.durability, f.category, f.status,
+    coalesce(f.archive_reason, '')::text AS archive_reason, f.archived_at, f.created_at, f.updated_at
+FROM entity_facts f
+JOIN entities e ON e.id = f.entity_id
+WHERE f.scope = @scope::text
+  AND f.updated_at > @since::timestamptz
+  AND f.category <> 'decision'
+  AND (sqlc.narg('entity')::text IS NULL OR e.name = sqlc.narg('entity')::text)
+ORDER BY f.updated_at DESC, f.id DESC
+LIMIT @max_rows;
+
+-- name: BriefChangedDecisions :many
+-- BriefChangedDecisions returns the decisions of one scope recorded, edited,
+-- reopened or locked again since @since, newest change first.
+SELECT d.id, e.name AS entity_name, d.key, d.decision, d.reasoning, d.do_not_reopen, d.decided_at,
+    d.reopened_at, coalesce(d.reopen_reason, '')::text AS reopen_reason, d.updated_at
+FROM decisions d
+JOIN entities e ON e.id = d.entity_id
+WHERE d.scope = @scope::text
+  AND d.updated_at > @since::timestamptz
+  AND (sqlc.narg('entity')::text IS NULL OR e.name = sqlc.narg('entity')::text)
+ORDER BY d.updated_at DESC, d.id DESC
+LIMIT @max_rows;

@@ -10,6 +10,150 @@ import (
 	"time"
 )
 
+const briefChangedDecisions = `-- name: BriefChangedDecisions :many
+SELECT d.id, e.name AS entity_name, d.key, d.decision, d.reasoning, d.do_not_reopen, d.decided_at,
+    d.reopened_at, coalesce(d.reopen_reason, '')::text AS reopen_reason, d.updated_at
+FROM decisions d
+JOIN entities e ON e.id = d.entity_id
+WHERE d.scope = $1::text
+  AND d.updated_at > $2::timestamptz
+  AND ($3::text IS NULL OR e.name = $3::text)
+ORDER BY d.updated_at DESC, d.id DESC
+LIMIT $4
+`
+
+type BriefChangedDecisionsParams struct {
+	Scope   string
+	Since   time.Time
+	Entity  *string
+	MaxRows int32
+}
+
+type BriefChangedDecisionsRow struct {
+	ID           int64
+	EntityName   string
+	Key          string
+	Decision     string
+	Reasoning    string
+	DoNotReopen  bool
+	DecidedAt    time.Time
+	ReopenedAt   *time.Time
+	ReopenReason string
+	UpdatedAt    time.Time
+}
+
+// BriefChangedDecisions returns the decisions of one scope recorded, edited,
+// reopened or locked again since @since, newest change first.
+func (q *Queries) BriefChangedDecisions(ctx context.Context, arg BriefChangedDecisionsParams) ([]BriefChangedDecisionsRow, error) {
+	rows, err := q.db.Query(ctx, briefChangedDecisions,
+		arg.Scope,
+		arg.Since,
+		arg.Entity,
+		arg.MaxRows,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []BriefChangedDecisionsRow{}
+	for rows.Next() {
+		var i BriefChangedDecisionsRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.EntityName,
+			&i.Key,
+			&i.Decision,
+			&i.Reasoning,
+			&i.DoNotReopen,
+			&i.DecidedAt,
+			&i.ReopenedAt,
+			&i.ReopenReason,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const briefChangedFacts = `-- name: BriefChangedFacts :many
+SELECT f.id, e.name AS entity_name, f.key, f.content, f.durability, f.category, f.status,
+    coalesce(f.archive_reason, '')::text AS archive_reason, f.archived_at, f.created_at, f.updated_at
+FROM entity_facts f
+JOIN entities e ON e.id = f.entity_id
+WHERE f.scope = $1::text
+  AND f.updated_at > $2::timestamptz
+  AND f.category <> 'decision'
+  AND ($3::text IS NULL OR e.name = $3::text)
+ORDER BY f.updated_at DESC, f.id DESC
+LIMIT $4
+`
+
+type BriefChangedFactsParams struct {
+	Scope   string
+	Since   time.Time
+	Entity  *string
+	MaxRows int32
+}
+
+type BriefChangedFactsRow struct {
+	ID            int64
+	EntityName    string
+	Key           string
+	Content       string
+	Durability    string
+	Category      string
+	Status        string
+	ArchiveReason string
+	ArchivedAt    *time.Time
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+}
+
+// BriefChangedFacts returns the facts of one scope written since @since
+// (created, confirmed again, edited, superseded or archived), newest change
+// first, through entity_facts_scope_updated_idx.
+func (q *Queries) BriefChangedFacts(ctx context.Context, arg BriefChangedFactsParams) ([]BriefChangedFactsRow, error) {
+	rows, err := q.db.Query(ctx, briefChangedFacts,
+		arg.Scope,
+		arg.Since,
+		arg.Entity,
+		arg.MaxRows,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []BriefChangedFactsRow{}
+	for rows.Next() {
+		var i BriefChangedFactsRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.EntityName,
+			&i.Key,
+			&i.Content,
+			&i.Durability,
+			&i.Category,
+			&i.Status,
+			&i.ArchiveReason,
+			&i.ArchivedAt,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const briefDecisions = `-- name: BriefDecisions :many
 SELECT d.id, d.fact_id, d.scope, d.entity_id, e.name AS entity_name, d.key, d.decision,
     d.alternatives, d.reasoning, d.decided_by, d.decided_at, d.do_not_reopen, d.reopened_at,
@@ -385,19 +529,23 @@ FROM entity_facts f
 JOIN entities e ON e.id = f.entity_id
 WHERE f.scope = $2::text
   AND f.status = 'active'
-  AND f.category = 'state'
+  AND f.category IN ('state', 'mood')
   AND f.durability IN ('short_term', 'ephemeral')
   AND (f.forget_at IS NULL OR f.forget_at > $1::timestamptz)
-  AND ($3::text IS NULL OR e.name = $3::text)
+  AND NOT (f.category = 'mood' AND f.confirmed_at < $3::timestamptz)
+  AND NOT (f.durability = 'ephemeral' AND f.decay_half_life IS NOT NULL
+           AND f.decay_from + f.decay_half_life * interval '1 second' < $1::timestamptz)
+  AND ($4::text IS NULL OR e.name = $4::text)
 ORDER BY f.confirmed_at DESC, f.id DESC
-LIMIT $4
+LIMIT $5
 `
 
 type BriefStatesParams struct {
-	Now     time.Time
-	Scope   string
-	Entity  *string
-	MaxRows int32
+	Now        time.Time
+	Scope      string
+	MoodCutoff time.Time
+	Entity     *string
+	MaxRows    int32
 }
 
 type BriefStatesRow struct {
@@ -412,12 +560,15 @@ type BriefStatesRow struct {
 	EffectiveConfidence float64
 }
 
-// BriefStates returns the live short-term and ephemeral states of one scope,
-// the most recently confirmed first, through entity_facts_brief_states_idx.
+// BriefStates returns the live short-term and ephemeral states and the fresh
+// moods of one scope, the most recently confirmed first, through
+// entity_facts_brief_states_idx. An ephemeral fact older than its half-life
+// is no longer current, and a mood older than 48 hours never shows.
 func (q *Queries) BriefStates(ctx context.Context, arg BriefStatesParams) ([]BriefStatesRow, error) {
 	rows, err := q.db.Query(ctx, briefStates,
 		arg.Now,
 		arg.Scope,
+		arg.MoodCutoff,
 		arg.Entity,
 		arg.MaxRows,
 	)
