@@ -82,14 +82,25 @@ type Node struct {
 // whole batch and nothing is written. The error names the row (rows[3]) and
 // what is allowed.
 func (s *Store) Push(ctx context.Context, actor Actor, scope string, nodes []NewNode) ([]int64, error) {
-	if _, err := ParseScope(scope); err != nil {
+	var ids []int64
+	if err := s.pushTx(ctx, actor, scope, nodes, nil, &ids); err != nil {
 		return nil, err
 	}
+	return ids, nil
+}
+
+// pushTx validates and writes a batch; before, when set, runs first in the
+// same transaction and may refuse the batch.
+func (s *Store) pushTx(ctx context.Context, actor Actor, scope string, nodes []NewNode,
+	before func(q *queries.Queries, tx pgx.Tx) error, out *[]int64) error {
+	if _, err := ParseScope(scope); err != nil {
+		return err
+	}
 	if len(nodes) == 0 {
-		return nil, Invalidf("nodes", "the batch is empty: push at least one row")
+		return Invalidf("nodes", "the batch is empty: push at least one row")
 	}
 	if len(nodes) > MaxPushBatch {
-		return nil, Invalidf("nodes", "the batch holds %d rows: at most %d are allowed per push", len(nodes), MaxPushBatch)
+		return Invalidf("nodes", "the batch holds %d rows: at most %d are allowed per push", len(nodes), MaxPushBatch)
 	}
 	params := queries.InsertNodesParams{
 		Scope:       scope,
@@ -106,9 +117,9 @@ func (s *Store) Push(ctx context.Context, actor Actor, scope string, nodes []New
 		}
 		if err != nil {
 			if len(nodes) > 1 {
-				return nil, prefixField(err, fmt.Sprintf("nodes[%d]", i))
+				return prefixField(err, fmt.Sprintf("nodes[%d]", i))
 			}
-			return nil, err
+			return err
 		}
 		params.Contents[i] = strings.TrimSpace(n.Content)
 		params.Properties[i] = props
@@ -120,22 +131,23 @@ func (s *Store) Push(ctx context.Context, actor Actor, scope string, nodes []New
 			params.Ttls[i] = *n.TTLSeconds
 		}
 	}
-	var ids []int64
-	err := s.tx(ctx, func(q *queries.Queries, _ pgx.Tx) error {
-		var err error
-		if ids, err = q.InsertNodes(ctx, params); err != nil {
+	return s.tx(ctx, func(q *queries.Queries, tx pgx.Tx) error {
+		if before != nil {
+			if err := before(q, tx); err != nil {
+				return err
+			}
+		}
+		ids, err := q.InsertNodes(ctx, params)
+		if err != nil {
 			return fmt.Errorf("push: %w", err)
 		}
 		slices.Sort(ids)
+		*out = ids
 		return s.audit(ctx, q, auditEntry{
 			actor: actor, action: "node.push", targetType: "node", targetID: fmt.Sprint(ids[0]),
 			scope: scope, after: map[string]any{"count": len(ids), "first_id": ids[0], "last_id": ids[len(ids)-1]},
 		})
 	})
-	if err != nil {
-		return nil, err
-	}
-	return ids, nil
 }
 
 // prefixField puts the row's position in front of a validation error's field.

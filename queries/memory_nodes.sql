@@ -106,3 +106,32 @@ WITH RECURSIVE s AS (
     WHERE s.scope IS NOT NULL
 )
 SELECT s.scope::text FROM s WHERE s.scope IS NOT NULL;
+
+-- name: PushNotes :many
+-- PushNotes finds, for pushed rows that name an entity and a key, the locked
+-- decision on that key and the live fact that already says the same, so the
+-- push can answer each row honestly before consolidation ever sees it.
+WITH input AS (
+    SELECT unnest(@rows::int[]) AS row_no, unnest(@entities::text[]) AS entity,
+        unnest(@keys::text[]) AS key, unnest(@contents::text[]) AS content
+)
+SELECT i.row_no::int AS row_no, coalesce(d.id, 0)::bigint AS decision_id,
+    coalesce(d.decision, '')::text AS decision, coalesce(d.reasoning, '')::text AS reasoning,
+    coalesce(f.id, 0)::bigint AS fact_id
+FROM input i
+JOIN entities e ON e.scope = @scope::text AND e.name = i.entity
+LEFT JOIN LATERAL (
+    SELECT x.id, x.decision, x.reasoning FROM decisions x
+    WHERE x.scope = @scope::text AND x.entity_id = e.id AND x.key = i.key AND x.do_not_reopen
+    ORDER BY x.id DESC
+    LIMIT 1
+) d ON true
+LEFT JOIN LATERAL (
+    SELECT y.id FROM entity_facts y
+    WHERE y.entity_id = e.id AND y.key = i.key AND y.status = 'active'
+      AND md5(lower(y.content)) = md5(lower(btrim(i.content))) AND lower(y.content) = lower(btrim(i.content))
+    ORDER BY y.id
+    LIMIT 1
+) f ON true
+WHERE d.id IS NOT NULL OR f.id IS NOT NULL
+ORDER BY i.row_no;

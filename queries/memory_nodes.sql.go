@@ -347,6 +347,84 @@ func (q *Queries) ListWorkingRows(ctx context.Context, arg ListWorkingRowsParams
 	return items, nil
 }
 
+const pushNotes = `-- name: PushNotes :many
+WITH input AS (
+    SELECT unnest($2::int[]) AS row_no, unnest($3::text[]) AS entity,
+        unnest($4::text[]) AS key, unnest($5::text[]) AS content
+)
+SELECT i.row_no::int AS row_no, coalesce(d.id, 0)::bigint AS decision_id,
+    coalesce(d.decision, '')::text AS decision, coalesce(d.reasoning, '')::text AS reasoning,
+    coalesce(f.id, 0)::bigint AS fact_id
+FROM input i
+JOIN entities e ON e.scope = $1::text AND e.name = i.entity
+LEFT JOIN LATERAL (
+    SELECT x.id, x.decision, x.reasoning FROM decisions x
+    WHERE x.scope = $1::text AND x.entity_id = e.id AND x.key = i.key AND x.do_not_reopen
+    ORDER BY x.id DESC
+    LIMIT 1
+) d ON true
+LEFT JOIN LATERAL (
+    SELECT y.id FROM entity_facts y
+    WHERE y.entity_id = e.id AND y.key = i.key AND y.status = 'active'
+      AND md5(lower(y.content)) = md5(lower(btrim(i.content))) AND lower(y.content) = lower(btrim(i.content))
+    ORDER BY y.id
+    LIMIT 1
+) f ON true
+WHERE d.id IS NOT NULL OR f.id IS NOT NULL
+ORDER BY i.row_no
+`
+
+type PushNotesParams struct {
+	Scope    string
+	Rows     []int32
+	Entities []string
+	Keys     []string
+	Contents []string
+}
+
+type PushNotesRow struct {
+	RowNo      int32
+	DecisionID int64
+	Decision   string
+	Reasoning  string
+	FactID     int64
+}
+
+// PushNotes finds, for pushed rows that name an entity and a key, the locked
+// decision on that key and the live fact that already says the same, so the
+// push can answer each row honestly before consolidation ever sees it.
+func (q *Queries) PushNotes(ctx context.Context, arg PushNotesParams) ([]PushNotesRow, error) {
+	rows, err := q.db.Query(ctx, pushNotes,
+		arg.Scope,
+		arg.Rows,
+		arg.Entities,
+		arg.Keys,
+		arg.Contents,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []PushNotesRow{}
+	for rows.Next() {
+		var i PushNotesRow
+		if err := rows.Scan(
+			&i.RowNo,
+			&i.DecisionID,
+			&i.Decision,
+			&i.Reasoning,
+			&i.FactID,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const setNodeMarkers = `-- name: SetNodeMarkers :many
 WITH o AS (
     SELECT m.id, m.properties->>'durability' AS old_marker
