@@ -37,6 +37,41 @@ type Decision struct {
 	Version      int32      `json:"version"`
 	CreatedAt    time.Time  `json:"created_at"`
 	UpdatedAt    time.Time  `json:"updated_at"`
+	// SupersededBy is the later decision on the same entity and key that
+	// replaced this one, if any.
+	SupersededBy *int64 `json:"superseded_by"`
+}
+
+// The states a decision list may be filtered by.
+const (
+	DecisionCurrent    = "current"    // locked, not replaced
+	DecisionSuperseded = "superseded" // a later decision on its key replaced it
+	DecisionReopened   = "reopened"   // open again, not replaced yet
+)
+
+// withSupersededBy fills SupersededBy of ds.
+func (s *Store) withSupersededBy(ctx context.Context, q *queries.Queries, ds []Decision) error {
+	if len(ds) == 0 {
+		return nil
+	}
+	ids := make([]int64, len(ds))
+	for i, d := range ds {
+		ids[i] = d.ID
+	}
+	rows, err := q.DecisionsSupersededBy(ctx, ids)
+	if err != nil {
+		return fmt.Errorf("superseded decisions: %w", err)
+	}
+	by := make(map[int64]int64, len(rows))
+	for _, r := range rows {
+		by[r.ID] = r.SupersededBy
+	}
+	for i := range ds {
+		if n, ok := by[ds[i].ID]; ok {
+			ds[i].SupersededBy = &n
+		}
+	}
+	return nil
 }
 
 // decisionRow is the one shape every decision query returns; the other
@@ -324,7 +359,11 @@ func (s *Store) GetDecision(ctx context.Context, id int64) (Decision, error) {
 	if err != nil {
 		return Decision{}, fmt.Errorf("get decision %d: %w", id, err)
 	}
-	return newDecision(row), nil
+	d := []Decision{newDecision(row)}
+	if err := s.withSupersededBy(ctx, s.q, d); err != nil {
+		return Decision{}, err
+	}
+	return d[0], nil
 }
 
 func decisionForUpdate(ctx context.Context, q *queries.Queries, id int64) (Decision, error) {
@@ -343,6 +382,7 @@ type DecisionFilter struct {
 	Scope    string
 	Entity   string // the entity's exact name
 	Locked   *bool  // true: do_not_reopen; false: reopened
+	State    string // current, superseded or reopened; empty for all
 	Query    string // text found in the decision, reasoning, alternatives or key
 	Limit    int    // default 50, at most 500
 	BeforeID int64  // keyset cursor: only decisions with a smaller id
@@ -368,6 +408,13 @@ func (s *Store) ListDecisions(ctx context.Context, f DecisionFilter) ([]Decision
 		p.Entity = &e
 	}
 	p.Locked = f.Locked
+	switch st := strings.TrimSpace(f.State); st {
+	case "":
+	case DecisionCurrent, DecisionSuperseded, DecisionReopened:
+		p.State = &st
+	default:
+		return nil, Invalidf("state", "unknown decision state %q: allowed values are current, superseded, reopened", st)
+	}
 	if q := strings.TrimSpace(f.Query); q != "" {
 		if n := utf8.RuneCountInString(q); n > maxDecisionsQuery {
 			return nil, Invalidf("q", "the text search is %d characters long: at most %d are allowed", n, maxDecisionsQuery)
@@ -390,6 +437,9 @@ func (s *Store) ListDecisions(ctx context.Context, f DecisionFilter) ([]Decision
 	out := make([]Decision, len(rows))
 	for i, r := range rows {
 		out[i] = newDecision(decisionRow(r))
+	}
+	if err := s.withSupersededBy(ctx, s.q, out); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -46,6 +46,9 @@ CREATE INDEX entity_facts_brief_states_idx ON entity_facts (scope, confirmed_at,
 CREATE INDEX entity_facts_scope_updated_idx ON entity_facts (scope, updated_at);
 CREATE INDEX decisions_scope_updated_idx ON decisions (scope, updated_at);
 
+-- A decision replaced by a later one on its key says so (superseded_by).
+CREATE INDEX decisions_key_idx ON decisions (entity_id, key, id);
+
 -- Near duplicates are found by trigram similarity.
 CREATE EXTENSION IF NOT EXISTS pg_trgm;
 
@@ -112,6 +115,7 @@ SELECT now(), 'system:migration', 'fact.supersede', 'fact', a.id::text, a.scope,
 FROM archived a;
 
 -- +goose Down
+DROP INDEX decisions_key_idx;
 DROP INDEX decisions_scope_updated_idx;
 DROP INDEX entity_facts_scope_updated_idx;
 DROP INDEX entity_facts_brief_states_idx;

@@ -81,6 +81,13 @@ JOIN entities e ON e.id = d.entity_id
 WHERE (sqlc.narg('scope')::text IS NULL OR d.scope = sqlc.narg('scope')::text)
   AND (sqlc.narg('entity')::text IS NULL OR e.name = sqlc.narg('entity')::text)
   AND (sqlc.narg('locked')::boolean IS NULL OR d.do_not_reopen = sqlc.narg('locked')::boolean)
+  -- state: current (locked, no later decision on its key), superseded (a
+  -- later decision on its key replaced it) or reopened (open, not replaced).
+  AND (sqlc.narg('state')::text IS NULL
+       OR (sqlc.narg('state')::text = 'superseded') = EXISTS (
+              SELECT 1 FROM decisions n WHERE n.entity_id = d.entity_id AND n.key = d.key AND n.id > d.id))
+  AND (sqlc.narg('state')::text IS NULL OR sqlc.narg('state')::text = 'superseded'
+       OR d.do_not_reopen = (sqlc.narg('state')::text = 'current'))
   AND (sqlc.narg('pattern')::text IS NULL
        OR concat_ws(' ', d.decision, d.reasoning, d.key, array_to_string(d.alternatives, ' '))
           ILIKE sqlc.narg('pattern')::text)
@@ -129,3 +136,16 @@ SELECT decision_id::bigint AS decision_id, count(*)::bigint AS refusals
 FROM consolidation_rejections
 WHERE decision_id = ANY(@decision_ids::bigint[])
 GROUP BY decision_id;
+
+-- name: DecisionsSupersededBy :many
+-- DecisionsSupersededBy returns, for each of the given decisions that a
+-- later decision on the same entity and key replaced, the first such one.
+SELECT d.id, n.id AS superseded_by
+FROM decisions d
+JOIN LATERAL (
+    SELECT x.id FROM decisions x
+    WHERE x.entity_id = d.entity_id AND x.key = d.key AND x.id > d.id
+    ORDER BY x.id
+    LIMIT 1
+) n ON true
+WHERE d.id = ANY(@ids::bigint[]);

@@ -256,6 +256,45 @@ func (q *Queries) DecisionsBackingFacts(ctx context.Context, factIds []int64) ([
 	return items, nil
 }
 
+const decisionsSupersededBy = `-- name: DecisionsSupersededBy :many
+SELECT d.id, n.id AS superseded_by
+FROM decisions d
+JOIN LATERAL (
+    SELECT x.id FROM decisions x
+    WHERE x.entity_id = d.entity_id AND x.key = d.key AND x.id > d.id
+    ORDER BY x.id
+    LIMIT 1
+) n ON true
+WHERE d.id = ANY($1::bigint[])
+`
+
+type DecisionsSupersededByRow struct {
+	ID           int64
+	SupersededBy int64
+}
+
+// DecisionsSupersededBy returns, for each of the given decisions that a
+// later decision on the same entity and key replaced, the first such one.
+func (q *Queries) DecisionsSupersededBy(ctx context.Context, ids []int64) ([]DecisionsSupersededByRow, error) {
+	rows, err := q.db.Query(ctx, decisionsSupersededBy, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []DecisionsSupersededByRow{}
+	for rows.Next() {
+		var i DecisionsSupersededByRow
+		if err := rows.Scan(&i.ID, &i.SupersededBy); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listDecisionsPage = `-- name: ListDecisionsPage :many
 SELECT d.id, d.fact_id, d.scope, d.entity_id, e.name AS entity_name, d.key, d.decision,
     d.alternatives, d.reasoning, d.decided_by, d.decided_at, d.do_not_reopen, d.reopened_at,
@@ -265,18 +304,26 @@ JOIN entities e ON e.id = d.entity_id
 WHERE ($1::text IS NULL OR d.scope = $1::text)
   AND ($2::text IS NULL OR e.name = $2::text)
   AND ($3::boolean IS NULL OR d.do_not_reopen = $3::boolean)
+  -- state: current (locked, no later decision on its key), superseded (a
+  -- later decision on its key replaced it) or reopened (open, not replaced).
   AND ($4::text IS NULL
+       OR ($4::text = 'superseded') = EXISTS (
+              SELECT 1 FROM decisions n WHERE n.entity_id = d.entity_id AND n.key = d.key AND n.id > d.id))
+  AND ($4::text IS NULL OR $4::text = 'superseded'
+       OR d.do_not_reopen = ($4::text = 'current'))
+  AND ($5::text IS NULL
        OR concat_ws(' ', d.decision, d.reasoning, d.key, array_to_string(d.alternatives, ' '))
-          ILIKE $4::text)
-  AND ($5::bigint = 0 OR d.id < $5::bigint)
+          ILIKE $5::text)
+  AND ($6::bigint = 0 OR d.id < $6::bigint)
 ORDER BY d.id DESC
-LIMIT $6
+LIMIT $7
 `
 
 type ListDecisionsPageParams struct {
 	Scope    *string
 	Entity   *string
 	Locked   *bool
+	State    *string
 	Pattern  *string
 	BeforeID int64
 	PageSize int32
@@ -311,6 +358,7 @@ func (q *Queries) ListDecisionsPage(ctx context.Context, arg ListDecisionsPagePa
 		arg.Scope,
 		arg.Entity,
 		arg.Locked,
+		arg.State,
 		arg.Pattern,
 		arg.BeforeID,
 		arg.PageSize,
