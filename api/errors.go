@@ -1,12 +1,16 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/labstack/echo/v4"
 
 	"github.com/tenurehq/tenure/memory"
@@ -22,6 +26,7 @@ const (
 	codeUnauthorized     = "unauthorized"
 	codePayloadTooLarge  = "payload_too_large"
 	codeMethodNotAllowed = "method_not_allowed"
+	codeUnavailable      = "unavailable"
 	codeInternal         = "internal"
 )
 
@@ -46,6 +51,94 @@ type errorDetail struct {
 
 // internalMessage is all a client learns of a failure on our side.
 const internalMessage = "something went wrong on our side; the error has been logged"
+
+// unavailableMessage is the answer while the database cannot be reached.
+const unavailableMessage = "the database is unreachable or not answering: retry in a few seconds"
+
+// RetryAfterSeconds is the Retry-After of an answer refused because the
+// database is unavailable.
+const RetryAfterSeconds = 5
+
+// IsUnavailable reports whether err means the database cannot be reached or
+// did not answer in time, rather than a fault in the request or in Tenure:
+// a failed connection attempt (*pgconn.ConnectError), a connection lost or
+// refused by the server (SQLSTATE class 08; 57P01 to 57P03: the server is
+// shutting down, crashing or starting), a connection closed under the
+// statement, a timeout (pgconn.Timeout; a pool acquire that ran out of time
+// is a bare context.DeadlineExceeded), an error pgx says happened before
+// anything was sent (pgconn.SafeToRetry), or a request past its deadline
+// (Deadline). Such a request may simply be retried: the API answers it 503
+// unavailable with Retry-After, the console with a 503 page, MCP with a tool
+// error saying so.
+func IsUnavailable(err error) bool {
+	if err == nil {
+		return false
+	}
+	var expired *deadlineError
+	if errors.As(err, &expired) {
+		return true
+	}
+	var connect *pgconn.ConnectError
+	if errors.As(err, &connect) {
+		return true
+	}
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		switch pg.Code {
+		case "57P01", "57P02", "57P03": // admin_shutdown, crash_shutdown, cannot_connect_now
+			return true
+		}
+		return strings.HasPrefix(pg.Code, "08") // connection exception
+	}
+	return pgconn.Timeout(err) || pgconn.SafeToRetry(err) ||
+		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, pgconn.ErrConnClosed)
+}
+
+// DefaultRequestTimeout bounds a request when the configuration sets no
+// timeout of its own.
+const DefaultRequestTimeout = 30 * time.Second
+
+// deadlineError is the error of a request whose deadline passed: whatever
+// the handler returned once its context expired.
+type deadlineError struct {
+	after time.Duration
+	err   error
+}
+
+func (e *deadlineError) Error() string {
+	return fmt.Sprintf("no answer within the request deadline of %s: %v", e.after, e.err)
+}
+
+func (e *deadlineError) Unwrap() error { return e.err }
+
+// Deadline bounds the handling of each request to timeout(c), when that is
+// positive: the request's context expires then, so that a database that no
+// longer answers cannot hold the request (and a connection) for ever. An
+// error returned once the deadline has passed, which would otherwise be a
+// 500, is an unavailable one (IsUnavailable), answered 503. What answers the
+// error (a page, JSON) runs without the deadline, which has passed.
+func Deadline(timeout func(c echo.Context) time.Duration) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			d := timeout(c)
+			if d <= 0 {
+				return next(c)
+			}
+			ctx, cancel := context.WithTimeout(c.Request().Context(), d)
+			defer cancel()
+			c.SetRequest(c.Request().WithContext(ctx))
+			err := next(c)
+			req := c.Request()
+			c.SetRequest(req.WithContext(context.WithoutCancel(req.Context())))
+			if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				if status, _ := errorResponse(err); status == http.StatusInternalServerError {
+					err = &deadlineError{after: d, err: err}
+				}
+			}
+			return err
+		}
+	}
+}
 
 // errorResponse maps err to its status and body. It is the one place where
 // an error becomes an API response.
@@ -90,6 +183,9 @@ func errorResponse(err error) (int, errorDetail) {
 		}
 		return he.Code, errorDetail{Code: statusCode(he.Code), Message: msg}
 	}
+	if IsUnavailable(err) {
+		return http.StatusServiceUnavailable, errorDetail{Code: codeUnavailable, Message: unavailableMessage}
+	}
 	return http.StatusInternalServerError, errorDetail{Code: codeInternal, Message: internalMessage}
 }
 
@@ -115,6 +211,8 @@ func statusCode(status int) string {
 		return codeConflict
 	case http.StatusRequestEntityTooLarge:
 		return codePayloadTooLarge
+	case http.StatusServiceUnavailable:
+		return codeUnavailable
 	}
 	if status >= 500 {
 		return codeInternal
@@ -145,10 +243,11 @@ func defaultMessage(status int) string {
 // WriteError answers an API request with err in the API's one error shape,
 // {"error": {"code", "message", "field"?}}: invalid input 400 (naming the
 // field), 401, 403, 404, 409 (a stale version carries the current fact; a
-// locked decision carries its id and reasoning), 413, and 500 with a generic
-// message for anything unexpected. It writes nothing for a response already
-// sent, and logs nothing: callers log the 5xx they pass it. The console's
-// error handler delegates /api/ paths to it.
+// locked decision carries its id and reasoning), 413, 503 unavailable with
+// Retry-After while the database cannot be reached (IsUnavailable), and 500
+// with a generic message for anything unexpected. It writes nothing for a
+// response already sent, and logs nothing: callers log the 5xx they pass it.
+// The console's error handler delegates /api/ paths to it.
 func WriteError(c echo.Context, err error) error {
 	if c.Response().Committed {
 		return nil
@@ -156,6 +255,9 @@ func WriteError(c echo.Context, err error) error {
 	status, detail := errorResponse(err)
 	if status == http.StatusUnauthorized && c.Response().Header().Get(echo.HeaderWWWAuthenticate) == "" {
 		c.Response().Header().Set(echo.HeaderWWWAuthenticate, `Bearer realm="tenure"`)
+	}
+	if detail.Code == codeUnavailable {
+		c.Response().Header().Set("Retry-After", strconv.Itoa(RetryAfterSeconds))
 	}
 	if c.Request().Method == http.MethodHead {
 		return c.NoContent(status)

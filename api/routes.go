@@ -7,6 +7,7 @@ package api
 import (
 	"errors"
 	"log/slog"
+	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -29,6 +30,35 @@ type Config struct {
 	// Extractors serve POST .../extract: the rule-based classifier always,
 	// an LLM when one is configured. Nil offers the rule-based one only.
 	Extractors *extract.Set
+	// RequestTimeout bounds each /api/v1 request (Deadline): past it the
+	// request's context expires and the answer is 503 unavailable. Zero means
+	// DefaultRequestTimeout; a negative value sets no bound. An extraction
+	// may take the LLM's own timeout and a little more, and a consolidation
+	// run RunTimeout.
+	RequestTimeout time.Duration
+}
+
+// RunTimeout bounds a consolidation run started over the API (POST
+// /api/v1/consolidation/runs), as the console bounds its "run now": a run
+// is long work that should not be cut at the request timeout.
+const RunTimeout = 10 * time.Minute
+
+// llmMargin is the time an extraction through an LLM is given beyond the
+// LLM's own timeout, to store its candidates and answer.
+const llmMargin = 3 * time.Second
+
+// ExtractTimeout is the bound of a request that may extract through the LLM
+// of set: the request timeout, or the LLM's timeout and a little more when
+// that is longer, so that a slow model is reported as such (502) rather than
+// as a database that did not answer.
+func ExtractTimeout(requestTimeout time.Duration, set *extract.Set) time.Duration {
+	if requestTimeout <= 0 {
+		return requestTimeout
+	}
+	if s := set.Settings(); s.LLMConfigured {
+		return max(requestTimeout, s.Timeout+llmMargin)
+	}
+	return requestTimeout
 }
 
 // handlers serve the API's routes, one file per resource.
@@ -59,12 +89,29 @@ func Mount(e *echo.Echo, cfg Config) error {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.RequestTimeout == 0 {
+		cfg.RequestTimeout = DefaultRequestTimeout
+	}
 	h := &handlers{store: cfg.Store, q: queries.New(cfg.Pool), logger: cfg.Logger, now: cfg.Now,
 		extractors: cfg.Extractors}
 
 	e.GET("/api/openapi.json", h.openAPIShow)
 
-	v1 := e.Group("/api/v1", h.answerErrors, h.authenticate)
+	// The deadline is inside answerErrors, which answers its 503, and
+	// around the token check, which reads the database too.
+	extractTimeout := ExtractTimeout(cfg.RequestTimeout, cfg.Extractors)
+	deadline := Deadline(func(c echo.Context) time.Duration {
+		switch c.Path() {
+		case "/api/v1/scopes/:scope/extract":
+			return extractTimeout
+		case "/api/v1/consolidation/runs":
+			if c.Request().Method == http.MethodPost && cfg.RequestTimeout > 0 {
+				return max(cfg.RequestTimeout, RunTimeout)
+			}
+		}
+		return cfg.RequestTimeout
+	})
+	v1 := e.Group("/api/v1", h.answerErrors, deadline, h.authenticate)
 
 	v1.POST("/scopes/:scope/nodes", h.nodePush)
 	v1.GET("/scopes/:scope/nodes", h.nodeList)

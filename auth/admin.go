@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/tenurehq/tenure/internal/textcheck"
 	"github.com/tenurehq/tenure/queries"
 )
 
@@ -122,9 +123,27 @@ const (
 
 var emailPattern = regexp.MustCompile(`^[^@\s]+@[^@\s]+$`)
 
+// checkText refuses text the database cannot store or that has no place in
+// an account (textcheck.Text: bytes that are not UTF-8, a NUL or another
+// control character than tab, newline and carriage return), as an
+// AdminInvalid error about field, which what names. The console and the
+// command line check their input first; this is the last line before SQL.
+// The message never repeats the text, which may be a password.
+func checkText(field, what, s string) error {
+	err := textcheck.Text(s)
+	var te *textcheck.Error
+	if errors.As(err, &te) {
+		return adminErr(AdminInvalid, field, "%s %s", what, te.Reason)
+	}
+	return err
+}
+
 // ParseEmail validates an email address as users.email accepts it.
 func ParseEmail(s string) (string, error) {
 	s = strings.TrimSpace(s)
+	if err := checkText("email", "the email", s); err != nil {
+		return "", err
+	}
 	switch {
 	case s == "":
 		return "", adminErr(AdminInvalid, "email", "the email is empty: people sign in with it")
@@ -143,6 +162,14 @@ func (in NewUser) validate() (NewUser, error) {
 	}
 	in.Email = email
 	in.Name = strings.TrimSpace(in.Name)
+	for _, f := range []struct{ field, what, value string }{
+		{"name", "the name", in.Name}, {"role", "the role", in.Role},
+		{"password", "the password", in.Password}, {"confirm", "the repeated password", in.Confirm},
+	} {
+		if err := checkText(f.field, f.what, f.value); err != nil {
+			return in, err
+		}
+	}
 	if n := utf8.RuneCountInString(in.Name); n > maxName {
 		return in, adminErr(AdminInvalid, "name", "the name is %d characters long: at most %d are allowed", n, maxName)
 	}
@@ -352,6 +379,13 @@ var tokenScopePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_.:-]{0,62}$`)
 func (in NewToken) validate() (NewToken, error) {
 	in.Name = strings.TrimSpace(in.Name)
 	in.Scope = strings.TrimSpace(in.Scope)
+	for _, f := range []struct{ field, what, value string }{
+		{"name", "the name", in.Name}, {"scope", "the scope", in.Scope}, {"role", "the role", in.Role},
+	} {
+		if err := checkText(f.field, f.what, f.value); err != nil {
+			return in, err
+		}
+	}
 	switch n := utf8.RuneCountInString(in.Name); {
 	case n == 0:
 		return in, adminErr(AdminInvalid, "name", "the name is empty: name the agent or machine that will use the token")

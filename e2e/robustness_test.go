@@ -40,7 +40,9 @@ import (
 // strings and every kind of unicode. The requests are pseudo-random but the
 // same on every run (a fixed seed). None may fail on our side: no 5xx, no
 // ERROR in the log, no MCP tool failing "inside Tenure", and every 4xx of
-// the API in its documented shape {"error": {"code", "message"}}.
+// the API in its documented shape {"error": {"code", "message"}}. The console
+// is driven as a reviewer and as an admin (users, tokens, policies), and its
+// sign-in form by a client without a session.
 const (
 	robustSeed     = 20261130
 	robustAPI      = 1200
@@ -60,6 +62,7 @@ type probe struct {
 	body        []byte
 	contentType string
 	header      map[string]string
+	client      string // the console's client: "" the reviewer, admin, or anonymous (no session)
 }
 
 // outcome is what one probe got.
@@ -80,7 +83,10 @@ func TestRobustness(t *testing.T) {
 	ctx := context.Background()
 	writer := robustToken(t, pool, robustScope, "robust-writer", auth.TokenWriter)
 	reader := robustToken(t, pool, robustScope, "robust-reader", auth.TokenReader)
-	console := robustConsole(t, srv)
+	console := robustConsole(t, srv, "reviewer@example.com")
+	admin := robustConsole(t, srv, "admin@example.com")
+	anonymous := &http.Client{Timeout: 30 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
 	ids := func(sql string) []int64 {
 		rows, err := pool.Query(ctx, sql)
@@ -104,6 +110,17 @@ func TestRobustness(t *testing.T) {
 		ownFacts:  ids(`SELECT id FROM entity_facts WHERE scope = '` + robustScope + `' ORDER BY id LIMIT 40`),
 		decisions: ids(`SELECT id FROM decisions ORDER BY id`),
 		nodes:     ids(`SELECT id FROM memory_nodes ORDER BY id LIMIT 40`),
+		policies:  ids(`SELECT id FROM decay_policies ORDER BY id`),
+		// Users and tokens the admin's forms may change: never the accounts
+		// and tokens the probes use.
+		users:  ids(`INSERT INTO users (email, name, role, password_hash) VALUES ('target@example.com', 'Target', 'viewer', 'x') RETURNING id`),
+		tokens: []int64{robustTokenID(t, pool, "robust-target-1"), robustTokenID(t, pool, "robust-target-2")},
+		tombstones: ids(`INSERT INTO node_tombstones (node_id, scope, content, properties, importance, node_created_at, reason)
+			SELECT 900000 + g, '` + robustScope + `', 'pruned row ' || g, '{"durability": "expired"}', 0.5, now(), 'expired'
+			FROM generate_series(1, 40) g RETURNING id`),
+	}
+	if len(g.policies) == 0 {
+		t.Fatal("no decay policies to probe")
 	}
 	for _, f := range g.facts[:5] {
 		var id int64
@@ -122,7 +139,7 @@ func TestRobustness(t *testing.T) {
 		probes = append(probes, g.mcpProbe(writer))
 	}
 	for range robustConsoleN {
-		probes = append(probes, g.consoleProbe(console.csrf))
+		probes = append(probes, g.consoleProbe(console.csrf, admin.csrf))
 	}
 	// Interleave the surfaces, the same way every run.
 	g.r.Shuffle(len(probes), func(i, j int) { probes[i], probes[j] = probes[j], probes[i] })
@@ -137,7 +154,14 @@ func TestRobustness(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				outcomes[i] = send(srv.URL, console.client, probes[i])
+				client := console.client
+				switch probes[i].client {
+				case "admin":
+					client = admin.client
+				case "anonymous":
+					client = anonymous
+				}
+				outcomes[i] = send(srv.URL, client, probes[i])
 			}
 		}()
 	}
@@ -295,10 +319,13 @@ func robustServer(t *testing.T, logs io.Writer) (*httptest.Server, *pgxpool.Pool
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := queries.New(pool).CreateUser(context.Background(), queries.CreateUserParams{
-		Email: "reviewer@example.com", Name: "Rita Reviewer", Role: "reviewer", PasswordHash: hash,
-	}); err != nil {
-		t.Fatal(err)
+	for _, u := range []queries.CreateUserParams{
+		{Email: "reviewer@example.com", Name: "Rita Reviewer", Role: "reviewer", PasswordHash: hash},
+		{Email: "admin@example.com", Name: "Ada Admin", Role: "admin", PasswordHash: hash},
+	} {
+		if _, err := queries.New(pool).CreateUser(context.Background(), u); err != nil {
+			t.Fatal(err)
+		}
 	}
 	assets, err := static.New()
 	if err != nil {
@@ -327,6 +354,23 @@ func robustToken(t *testing.T, pool *pgxpool.Pool, scope, name, role string) str
 	return secret
 }
 
+// robustTokenID creates a token of robustScope that only the admin's forms
+// use, and returns its id.
+func robustTokenID(t *testing.T, pool *pgxpool.Pool, name string) int64 {
+	t.Helper()
+	_, hash, prefix, err := auth.NewAPIToken()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := queries.New(pool).CreateToken(context.Background(), queries.CreateTokenParams{
+		Name: name, Scope: robustScope, Role: auth.TokenReader, TokenHash: hash, TokenPrefix: prefix, Now: time.Now(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok.ID
+}
+
 // signedIn is a reviewer's browser stand-in: a cookie jar with a session
 // and the session's CSRF token.
 type signedIn struct {
@@ -336,7 +380,7 @@ type signedIn struct {
 
 var robustCSRF = regexp.MustCompile(`name="_csrf" value="([^"]+)"`)
 
-func robustConsole(t *testing.T, srv *httptest.Server) signedIn {
+func robustConsole(t *testing.T, srv *httptest.Server, email string) signedIn {
 	t.Helper()
 	jar, err := cookiejar.New(nil)
 	if err != nil {
@@ -358,7 +402,7 @@ func robustConsole(t *testing.T, srv *httptest.Server) signedIn {
 		return string(m[1])
 	}
 	res, err := client.PostForm(srv.URL+"/login", url.Values{
-		"email": {"reviewer@example.com"}, "password": {password}, "_csrf": {page("/login")},
+		"email": {email}, "password": {password}, "_csrf": {page("/login")},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -396,6 +440,7 @@ func send(base string, client *http.Client, p probe) *outcome {
 type generator struct {
 	r                                        *rand.Rand
 	facts, ownFacts, decisions, nodes, items []int64
+	policies, users, tokens, tombstones      []int64
 }
 
 func (g *generator) pick(options ...string) string { return options[g.r.IntN(len(options))] }
@@ -895,12 +940,18 @@ func (g *generator) mcpProbe(token string) probe {
 	return p
 }
 
-func (g *generator) consoleProbe(csrf string) probe {
+// robustLoginCSRF is the sign-in form's double-submit token the sign-in
+// probes send, as cookie and field.
+const robustLoginCSRF = "robust-login-csrf"
+
+func (g *generator) consoleProbe(csrf, adminCSRF string) probe {
 	p := probe{surface: "console", method: http.MethodGet, header: map[string]string{}}
 	if g.chance(15) {
 		p.header["HX-Request"] = "true"
 	}
-	form := func(fields ...string) {
+	// value, when set, gives a field's plausible value for this form.
+	var value func(field string) (string, bool)
+	formWith := func(csrf string, fields ...string) {
 		v := url.Values{"_csrf": {csrf}}
 		wrong := -1
 		if g.chance(60) {
@@ -911,12 +962,27 @@ func (g *generator) consoleProbe(csrf string) probe {
 			case i == wrong:
 				v.Set(f, g.text())
 			case g.chance(80):
+				if value != nil {
+					if s, ok := value(f); ok {
+						v.Set(f, s)
+						continue
+					}
+				}
 				v.Set(f, g.formValue(f))
 			}
 		}
 		p.method, p.contentType, p.body = http.MethodPost, "application/x-www-form-urlencoded", []byte(v.Encode())
 	}
-	switch n := g.r.IntN(100); {
+	form := func(fields ...string) { formWith(csrf, fields...) }
+	// pickID is one of ids or an id that is not one, never text that could
+	// read as the id of a row the other probes use.
+	pickID := func(ids []int64) string {
+		if g.chance(10) {
+			return g.pick("0", "abc", "99999999")
+		}
+		return strconv.FormatInt(ids[g.r.IntN(len(ids))], 10)
+	}
+	switch n := g.r.IntN(120); {
 	case n < 12:
 		p.kind, p.path = "facts", "/facts"+g.query("scope", "durability", "category", "status", "q", "entity", "before")
 	case n < 20:
@@ -965,10 +1031,99 @@ func (g *generator) consoleProbe(csrf string) probe {
 	case n < 94:
 		p.kind, p.path = "review resolve", "/review/"+g.id(g.items)
 		form("action", "reason", "category", "durability", "content", "key", "filter_kind", "filter_scope")
-	default:
+	case n < 100:
 		p.kind, p.path = "working markers", "/working/markers"
 		form("marker", "reason", "return")
 		p.body = append(p.body, ("&ids=" + url.QueryEscape(g.rawID(g.nodes)))...)
+	case n < 104:
+		// Signed out, with the sign-in form's token; now and then a
+		// User-Agent that is not UTF-8, or too long, which the session keeps
+		// as text.
+		p.kind, p.path, p.client = "sign in", "/login", "anonymous"
+		p.header["Cookie"] = "tenure_login_csrf=" + robustLoginCSRF
+		if g.chance(30) {
+			p.header["User-Agent"] = g.pick("Mozilla/5.0 (caf\xe9) \xff\xfe", strings.Repeat("Gecko/é ", 200), "robust\x80\tagent")
+		}
+		value = func(f string) (string, bool) {
+			switch f {
+			case "email":
+				return g.pick("reviewer@example.com", "nobody@example.com", "Admin@Example.com"), true
+			case "password":
+				return g.pick("wrong password, long enough", "short", password), true
+			case "next":
+				return g.pick("/facts", "//evil.example", "/decisions?q=x", ""), true
+			}
+			return "", false
+		}
+		formWith(robustLoginCSRF, "email", "password", "next")
+	case n < 108:
+		p.kind, p.path, p.client = "user create", "/users", "admin"
+		value = func(f string) (string, bool) {
+			switch f {
+			case "email":
+				return g.pick("new"+strconv.Itoa(g.r.IntN(50))+"@example.com", "target@example.com", "not an email"), true
+			case "role":
+				return g.pick("viewer", "reviewer", "admin", "writer"), true
+			case "password", "confirm":
+				return g.pick("a long enough secret", "short"), true
+			}
+			return "", false
+		}
+		formWith(adminCSRF, "email", "name", "role", "password", "confirm")
+	case n < 110:
+		p.kind, p.path, p.client = "user save", "/users/"+pickID(g.users), "admin"
+		value = func(f string) (string, bool) {
+			switch f {
+			case "action":
+				return g.pick("role", "disable", "enable"), true
+			case "role":
+				return g.pick("viewer", "reviewer", "admin"), true
+			}
+			return "", false
+		}
+		formWith(adminCSRF, "action", "role")
+	case n < 114:
+		p.kind, p.path, p.client = "token create", "/tokens", "admin"
+		value = func(f string) (string, bool) {
+			switch f {
+			case "role":
+				return g.pick("writer", "reader", "admin"), true
+			case "expires_days":
+				return g.pick("", "30", "0", "3651", "x"), true
+			}
+			return "", false
+		}
+		formWith(adminCSRF, "name", "scope", "role", "expires_days")
+	case n < 115:
+		p.kind, p.path, p.client = "token revoke", "/tokens/"+pickID(g.tokens)+"/revoke", "admin"
+		formWith(adminCSRF, "note")
+	case n < 117:
+		p.kind, p.path = "tombstone restore", "/tombstones/"+pickID(g.tombstones)+"/restore"
+		value = func(f string) (string, bool) {
+			if f == "durable" {
+				return g.pick("", "1"), true
+			}
+			return "", false
+		}
+		form("durable", "reason", "return")
+	default:
+		p.kind, p.path, p.client = "policy save", "/policies/"+pickID(g.policies), "admin"
+		value = func(f string) (string, bool) {
+			switch f {
+			case "half_life":
+				return g.pick("180", "1.5", "0", "-3", "1e9"), true
+			case "unit":
+				return g.pick("hours", "days", "years", "weeks"), true
+			case "never":
+				return g.pick("", "on"), true
+			case "floor":
+				return g.pick("0.1", "0.5", "1", "x"), true
+			case "seen":
+				return g.pick("", "yesterday", time.Now().UTC().Format(time.RFC3339Nano)), true
+			}
+			return "", false
+		}
+		formWith(adminCSRF, "half_life", "unit", "never", "floor", "reason", "seen")
 	}
 	return p
 }

@@ -11,11 +11,14 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tenurehq/tenure/api"
 	"github.com/tenurehq/tenure/extract"
 	"github.com/tenurehq/tenure/memory"
 )
@@ -26,6 +29,17 @@ type Option func(*config)
 type config struct {
 	extractor  Extractor
 	extractors *extract.Set
+	timeout    time.Duration
+}
+
+// WithRequestTimeout bounds each request: the check of its token, and each
+// call it carries (POST; the extract tool through an LLM may take the LLM's
+// own timeout and a little more, api.ExtractTimeout). A call past it fails
+// with a tool error saying the store is unavailable, to be retried. Without
+// it, or with d <= 0, requests are not bounded. Only POST carries calls: in
+// stateless mode GET, which would open an event stream, is answered 405.
+func WithRequestTimeout(d time.Duration) Option {
+	return func(c *config) { c.timeout = d }
 }
 
 // WithExtractors offers the extract tool's modes: rules always, llm when the
@@ -62,6 +76,9 @@ func NewHandler(store *memory.Store, tokens TokenAuth, logger *slog.Logger, opts
 		&mcp.ServerOptions{Instructions: instructions, Logger: logger})
 	t := &tools{store: store, logger: logger, extractor: cfg.extractor, extractors: cfg.extractors}
 	t.register(server)
+	if cfg.timeout > 0 {
+		server.AddReceivingMiddleware(bounded(cfg.timeout, api.ExtractTimeout(cfg.timeout, cfg.extractors)))
+	}
 	// The SDK's DNS-rebinding guard refuses loopback connections with another
 	// Host, which is every request behind a reverse proxy on the same machine.
 	// It protects servers that trust any local caller; this one trusts no
@@ -81,10 +98,36 @@ func NewHandler(store *memory.Store, tokens TokenAuth, logger *slog.Logger, opts
 			Extra:  map[string]any{callerExtra: c},
 		}, nil
 	}, &sdkauth.RequireBearerTokenOptions{AllowMissingExpiration: true})
-	return &authenticator{tokens: tokens, logger: logger, next: carry(streamable)}
+	return &authenticator{tokens: tokens, logger: logger, timeout: cfg.timeout, next: carry(streamable)}
 }
 
 type callerKey struct{}
+
+// arrivedKey holds, in a request's context, when the request arrived.
+type arrivedKey struct{}
+
+// bounded gives each method call a deadline, timeout after its request
+// arrived (extractTimeout for the extract tool). The request's own context
+// cannot carry it: the SDK does not pass its cancellation on to handlers for
+// clients of protocol versions before 2026-07-28, and when it ends first the
+// transport stops waiting and answers nothing. Its values do reach handlers.
+func bounded(timeout, extractTimeout time.Duration) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			arrived, ok := ctx.Value(arrivedKey{}).(time.Time)
+			if !ok {
+				return next(ctx, method, req)
+			}
+			d := timeout
+			if call, ok := req.(*mcp.CallToolRequest); ok && call.Params != nil && call.Params.Name == toolExtract {
+				d = extractTimeout
+			}
+			ctx, cancel := context.WithDeadline(ctx, arrived.Add(d))
+			defer cancel()
+			return next(ctx, method, req)
+		}
+	}
+}
 
 // callerExtra is the key of the caller in sdkauth.TokenInfo.Extra.
 const callerExtra = "tenure.caller"
@@ -92,30 +135,52 @@ const callerExtra = "tenure.caller"
 // authenticator answers 401 to requests without a live API token and passes
 // the others on with their caller in the context.
 type authenticator struct {
-	tokens TokenAuth
-	logger *slog.Logger
-	next   http.Handler
+	tokens  TokenAuth
+	logger  *slog.Logger
+	timeout time.Duration // of the token check and of each call (bounded); 0: none
+	next    http.Handler
 }
 
 func (a *authenticator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	arrived := time.Now()
 	scheme, bearer, _ := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
 	if !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(bearer) == "" {
 		unauthorized(w, "missing bearer token: send the header Authorization: Bearer <API token>")
 		return
 	}
-	c, err := a.tokens.Authenticate(r.Context(), bearer)
+	c, err := a.authenticate(r.Context(), bearer)
 	var invalid *InvalidTokenError
 	switch {
 	case errors.As(err, &invalid):
 		a.logger.Warn("mcp.unauthorized", slog.String("reason", invalid.Reason), slog.String("remote", r.RemoteAddr))
 		unauthorized(w, invalid.Error())
 		return
+	case api.IsUnavailable(err):
+		a.logger.Error("mcp.authenticate", slog.String("error", err.Error()))
+		w.Header().Set("Retry-After", strconv.Itoa(api.RetryAfterSeconds))
+		http.Error(w, "the token could not be checked: the store is unavailable (its database is unreachable or not answering); retry in a few seconds",
+			http.StatusServiceUnavailable)
+		return
 	case err != nil:
 		a.logger.Error("mcp.authenticate", slog.String("error", err.Error()))
 		http.Error(w, "the token could not be checked; try again", http.StatusInternalServerError)
 		return
 	}
-	a.next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callerKey{}, c)))
+	ctx := context.WithValue(r.Context(), callerKey{}, c)
+	if a.timeout > 0 && r.Method == http.MethodPost {
+		ctx = context.WithValue(ctx, arrivedKey{}, arrived)
+	}
+	a.next.ServeHTTP(w, r.WithContext(ctx))
+}
+
+// authenticate checks bearer, within the request timeout.
+func (a *authenticator) authenticate(ctx context.Context, bearer string) (TokenInfo, error) {
+	if a.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, a.timeout)
+		defer cancel()
+	}
+	return a.tokens.Authenticate(ctx, bearer)
 }
 
 func unauthorized(w http.ResponseWriter, msg string) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tenurehq/tenure/api"
 	"github.com/tenurehq/tenure/extract"
 	"github.com/tenurehq/tenure/memory"
 )
@@ -145,8 +146,10 @@ func errReader(c TokenInfo, tool string) error {
 }
 
 // toolError is what the agent reads when a call fails: the engine's message
-// (what was wrong and what is allowed), or, for a failure of Tenure itself, a
-// generic message while the details go to the log.
+// (what was wrong and what is allowed); while the database cannot be reached
+// or does not answer in time (api.IsUnavailable), that the store is
+// unavailable and to retry; for another failure of Tenure itself, a generic
+// message. The details go to the log.
 func (t *tools) toolError(tool string, c TokenInfo, err error) error {
 	attrs := []any{slog.String("tool", tool), slog.String("scope", c.Scope), slog.String("token", c.Name)}
 	var locked *memory.LockedError
@@ -159,6 +162,10 @@ func (t *tools) toolError(tool string, c TokenInfo, err error) error {
 	if errors.As(err, &e) {
 		t.logger.Info("mcp.tool_refused", append(attrs, slog.String("code", string(e.Code)), slog.String("error", e.Error()))...)
 		return e
+	}
+	if api.IsUnavailable(err) {
+		t.logger.Error("mcp.tool_unavailable", append(attrs, slog.String("error", err.Error()))...)
+		return fmt.Errorf("%s could not run: the memory store is unavailable (its database is unreachable or not answering); retry in a few seconds", tool)
 	}
 	t.logger.Error("mcp.tool_failed", append(attrs, slog.String("error", err.Error()))...)
 	return fmt.Errorf("%s failed inside Tenure; try again later", tool)

@@ -8,10 +8,13 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/tenurehq/tenure/auth"
+	"github.com/tenurehq/tenure/memory"
 	"github.com/tenurehq/tenure/views/components"
 	"github.com/tenurehq/tenure/views/pages"
 )
@@ -174,6 +177,21 @@ func (s *Server) loginSubmit(c echo.Context) error {
 		p.Error = "The sign-in form expired: please try again."
 		return s.renderLogin(c, http.StatusForbidden, p)
 	}
+	// Text the database cannot take is refused before anything reaches it
+	// (and before the throttle: no password is checked).
+	if err := checkForm(c); err != nil {
+		p.Email = shownText(p.Email)
+		if memory.CheckText("next", p.Next) != nil {
+			p.Next = ""
+		}
+		p.Error = loginRefusal(err)
+		field := ""
+		if me := (*memory.Error)(nil); errors.As(err, &me) {
+			field = me.Field
+		}
+		s.logger.Warn("login.refused", "field", field, "remote_ip", c.RealIP())
+		return s.renderLogin(c, http.StatusBadRequest, p)
+	}
 	ip := c.RealIP()
 	done, wait := s.throttle.begin(p.Email, ip)
 	if done == nil {
@@ -183,7 +201,7 @@ func (s *Server) loginSubmit(c echo.Context) error {
 		return s.renderLogin(c, http.StatusTooManyRequests, p)
 	}
 	token, _, err := s.sessions.Login(c.Request().Context(), p.Email, c.FormValue("password"),
-		c.Request().UserAgent(), ip)
+		sessionUserAgent(c.Request().UserAgent()), ip)
 	if errors.Is(err, auth.ErrBadCredentials) {
 		done(loginFailed)
 		s.logger.Warn("login.failed", "email", p.Email, "remote_ip", ip)
@@ -205,6 +223,41 @@ func (s *Server) loginSubmit(c echo.Context) error {
 	s.setCookie(c, sessionCookie, token, int(auth.SessionMaxAge.Seconds()))
 	s.logger.Info("login", "email", p.Email, "remote_ip", ip)
 	return c.Redirect(http.StatusSeeOther, cmp.Or(p.Next, "/"))
+}
+
+// loginRefusal says why a sign-in form holding text that cannot be used
+// (bytes that are not UTF-8, a NUL or another control character) was
+// refused, without showing the password.
+func loginRefusal(err error) string {
+	field, msg := refusedText(err, map[string]string{"email": "The email", "password": "The password"})
+	switch field {
+	case "email", "password":
+		return msg + ". Type it again, without pasting hidden characters."
+	}
+	return "The sign-in form holds text that cannot be used (" + msg + "): reload the page and sign in again."
+}
+
+// maxUserAgent is the most of a browser's User-Agent kept with its session,
+// in bytes.
+const maxUserAgent = 300
+
+// sessionUserAgent is the User-Agent header as the session keeps it, to tell
+// sessions apart: any client can send anything there, so bytes that are not
+// UTF-8 become U+FFFD, control characters are dropped, and it is cut to
+// maxUserAgent bytes on a character boundary. A header the database could not
+// store never refuses a sign-in.
+func sessionUserAgent(ua string) string {
+	var b strings.Builder
+	for _, r := range strings.ToValidUTF8(ua, "\uFFFD") {
+		if unicode.IsControl(r) {
+			continue
+		}
+		if b.Len()+utf8.RuneLen(r) > maxUserAgent {
+			break
+		}
+		b.WriteRune(r)
+	}
+	return strings.TrimSpace(b.String())
 }
 
 func (s *Server) logout(c echo.Context) error {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -12,6 +13,11 @@ import (
 	"github.com/tenurehq/tenure/memory"
 	"github.com/tenurehq/tenure/views/pages"
 )
+
+// unavailableMessage is the console's answer while the database cannot be
+// reached or does not answer in time.
+const unavailableMessage = "The database is unreachable or not answering: Tenure cannot show or save anything until it is back. " +
+	"Try again in a few seconds."
 
 // statusOf maps an error to its HTTP status and the message safe to show.
 func statusOf(err error) (int, string) {
@@ -32,6 +38,9 @@ func statusOf(err error) (int, string) {
 			return http.StatusForbidden, me.Error()
 		}
 	}
+	if api.IsUnavailable(err) {
+		return http.StatusServiceUnavailable, unavailableMessage
+	}
 	return http.StatusInternalServerError, "Something went wrong on our side; the error has been logged."
 }
 
@@ -45,6 +54,9 @@ func (s *Server) handleError(err error, c echo.Context) {
 	status, msg := statusOf(err)
 	if status >= 500 {
 		s.logger.Error("http.error", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
+	}
+	if status == http.StatusServiceUnavailable && api.IsUnavailable(err) {
+		c.Response().Header().Set("Retry-After", strconv.Itoa(api.RetryAfterSeconds))
 	}
 	path := c.Request().URL.Path
 	var werr error

@@ -214,7 +214,7 @@ func TestWorkingPageRefusesBadFilters(t *testing.T) {
 	f := newFixture(t, false)
 	tests := []struct{ query, want string }{
 		{"marker=permanent", "allowed values are durable, transient, expired"},
-		{"state=deleted", "allowed values are pending, promoted, all"},
+		{"state=deleted", "allowed values are pending, promoted, set_aside, all"},
 		{"scope=Bad%20Scope", "invalid scope"},
 		{"before=x", "positive working row id"},
 	}
@@ -369,3 +369,60 @@ func TestWorkingContentIsEscaped(t *testing.T) {
 }
 
 func wmPtr[T any](v T) *T { return &v }
+
+// TestSetAsideRowsOnWorkingPage: rows consolidation set aside are listed
+// with their error under state=set_aside, announced at the top of the page,
+// and a reviewer retries them from there.
+func TestSetAsideRowsOnWorkingPage(t *testing.T) {
+	f := newFixture(t, false)
+	ctx := context.Background()
+	for _, sql := range []string{
+		`CREATE FUNCTION test_poison() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN
+			IF NEW.scope = 'poison' THEN RAISE EXCEPTION 'poisoned row'; END IF;
+			RETURN NEW;
+		END $$`,
+		`CREATE TRIGGER test_poison BEFORE INSERT ON entity_facts FOR EACH ROW EXECUTE FUNCTION test_poison()`,
+	} {
+		if _, err := f.pool.Exec(ctx, sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := now.Add(-time.Hour)
+	wmPush(t, f, at, "clean", memory.NewNode{Content: "Acme prefers email."})
+	bad := wmPush(t, f, at, "poison", memory.NewNode{Content: "Globex prefers phone."})
+	if run := wmConsolidate(t, f, at); run.SetAside != 1 {
+		t.Fatalf("run set %d rows aside, want 1", run.SetAside)
+	}
+
+	doc := parse(t, f.get(t, "/working"))
+	if !strings.Contains(doc.Find(`[data-testid="set-aside-notice"]`).Text(), "1 rows were set aside") {
+		t.Errorf("no set-aside notice on the working page: %q", doc.Find(`[data-testid="set-aside-notice"]`).Text())
+	}
+	doc = parse(t, f.get(t, "/working?state=set_aside"))
+	rows := doc.Find(`[data-testid="node-row"]`)
+	if rows.Length() != 1 || rows.AttrOr("data-node-id", "") != strconv.FormatInt(bad[0], 10) ||
+		!strings.Contains(rows.Find(`[data-testid="node-fault"]`).Text(), "poisoned row") {
+		t.Fatalf("set-aside rows = %d (%q), want row %d with its error", rows.Length(), rows.Text(), bad[0])
+	}
+	if doc.Find(`[data-testid="retry-button"]`).Length() != 1 {
+		t.Error("no retry button for a reviewer")
+	}
+	if rec := f.get(t, "/working?state=broken"); rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), "set_aside") {
+		t.Errorf("GET ?state=broken = %d, want 400 naming set_aside among the allowed values", rec.Code)
+	}
+
+	rec := f.signedIn.post(t, "/working/retry", url.Values{"ids": {strconv.FormatInt(bad[0], 10)},
+		"return": {"/working?state=set_aside"}})
+	if _, _, flash := follow(t, f.signedIn, rec); !strings.Contains(flash, "tried again by the next consolidation run") {
+		t.Errorf("retry flash = %q", flash)
+	}
+	var left int
+	if err := f.pool.QueryRow(ctx, `SELECT count(*) FROM consolidation_faults`).Scan(&left); err != nil || left != 0 {
+		t.Errorf("%d faults left after the retry (%v), want 0", left, err)
+	}
+	rec = f.signedIn.post(t, "/working/retry", url.Values{"ids": {strconv.FormatInt(bad[0], 10)}})
+	if _, _, flash := follow(t, f.signedIn, rec); !strings.Contains(flash, "not set aside") {
+		t.Errorf("retrying a row not set aside: flash %q", flash)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
@@ -78,16 +79,20 @@ func (s *Server) routes() error {
 
 	// Agents: the JSON API and the MCP server authenticate their own bearer
 	// tokens; the API's routes are listed in api/routes.go.
-	if err := api.Mount(e, api.Config{Store: s.store, Pool: s.pool, Logger: s.logger, Now: s.now, Extractors: s.extract}); err != nil {
+	// Each bounds its requests to the request timeout (MCP only its POSTs,
+	// which carry the calls).
+	if err := api.Mount(e, api.Config{Store: s.store, Pool: s.pool, Logger: s.logger, Now: s.now, Extractors: s.extract,
+		RequestTimeout: s.requestTimeout}); err != nil {
 		return err
 	}
 	e.Any("/mcp", echo.WrapHandler(mcpserver.NewHandler(s.store, mcpserver.NewTokenAuth(s.q, s.now), s.logger,
-		mcpserver.WithExtractors(s.extract))))
+		mcpserver.WithExtractors(s.extract), mcpserver.WithRequestTimeout(s.requestTimeout))))
 
-	// The console: sessions are loaded and writes need a CSRF token.
-	// Reading needs any role; changing memory needs reviewer; users, tokens
-	// and policies need admin.
-	e.Use(s.loadSession, s.checkCSRF)
+	// The console: each request is bounded to the request timeout (a
+	// consolidation "run now" goes on under its own bound), sessions are
+	// loaded and writes need a CSRF token. Reading needs any role; changing
+	// memory needs reviewer; users, tokens and policies need admin.
+	e.Use(api.Deadline(s.consoleTimeout), s.loadSession, s.checkCSRF)
 	e.GET("/login", s.loginShow)
 	e.POST("/login", s.loginSubmit)
 	e.POST("/logout", s.logout)
@@ -116,6 +121,7 @@ func (s *Server) routes() error {
 
 	viewer.GET("/working", s.nodeList)
 	reviewer.POST("/working/markers", s.nodeMarkers)
+	reviewer.POST("/working/retry", s.nodeRetry)
 
 	viewer.GET("/consolidation", s.consolidationShow)
 	reviewer.POST("/consolidation/run", s.consolidationRun)
@@ -138,6 +144,17 @@ func (s *Server) routes() error {
 	admin.POST("/tokens", s.tokenCreate)
 	admin.POST("/tokens/:id/revoke", s.tokenRevoke)
 	return nil
+}
+
+// consoleTimeout is the bound of a request: the request timeout for the
+// console's pages and forms; none here for the API and MCP, which bound their
+// own, nor for assets, metrics and health checks (these have their own,
+// shorter bound).
+func (s *Server) consoleTimeout(c echo.Context) time.Duration {
+	if !consolePath(c.Request().URL.Path) {
+		return 0
+	}
+	return s.requestTimeout
 }
 
 // headKey marks, in the context, a HEAD request routed as a GET.

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/labstack/echo/v4"
 
+	"github.com/tenurehq/tenure/api"
 	"github.com/tenurehq/tenure/auth"
 	"github.com/tenurehq/tenure/extract"
 	"github.com/tenurehq/tenure/jobs"
@@ -54,7 +55,18 @@ type Config struct {
 	// MCP offer and the settings page shows; nil offers the rule-based
 	// classifier only.
 	Extract *extract.Set
+	// RequestTimeout bounds each request of the console, the API and MCP
+	// calls: past it the request's context expires and the answer is 503
+	// (the database is not answering). Zero means DefaultRequestTimeout; a
+	// negative value sets no bound. Health checks keep their own, shorter
+	// bound; an extraction through the LLM may take the LLM's timeout and a
+	// little more; a consolidation run started from the console or the API
+	// has its own bound of 10 minutes.
+	RequestTimeout time.Duration
 }
+
+// DefaultRequestTimeout is the bound of a request when Config sets none.
+const DefaultRequestTimeout = api.DefaultRequestTimeout
 
 // Jobs is what the console needs of the scheduler: the jobs' status for the
 // consolidation page ("run now" runs consolidation through the store).
@@ -80,6 +92,8 @@ type Server struct {
 	store       *memory.Store
 	jobs        Jobs
 	extract     *extract.Set
+	// requestTimeout bounds each request (Config.RequestTimeout); <= 0: none.
+	requestTimeout time.Duration
 }
 
 // New builds the server and registers every route.
@@ -89,6 +103,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.RequestTimeout == 0 {
+		cfg.RequestTimeout = DefaultRequestTimeout
 	}
 	publicHTTPS, err := publicURLIsHTTPS(cfg.PublicURL)
 	if err != nil {
@@ -112,6 +129,8 @@ func New(cfg Config) (*Server, error) {
 		store:        cfg.Store,
 		jobs:         cfg.Jobs,
 		extract:      cfg.Extract,
+
+		requestTimeout: cfg.RequestTimeout,
 	}
 	if s.store == nil {
 		s.store = memory.NewStore(cfg.Pool, memory.Options{Logger: cfg.Logger, Now: cfg.Now})

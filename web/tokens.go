@@ -39,14 +39,31 @@ func (s *Server) renderTokens(c echo.Context, status int, view pages.TokensPage)
 	return s.page(c, status, "API tokens", "tokens", pages.Tokens(view), nil)
 }
 
+// tokensFields names the fields of the new-token form, as its errors say them.
+var tokensFields = map[string]string{"name": "the name", "scope": "the scope", "role": "the role", "expires_days": "the expiry"}
+
 // tokenCreate creates an API token and shows it this once, on the page it
 // answers with (201, not a redirect: the token must not travel in a cookie
-// or a URL, and a reload must not show it again).
+// or a URL, and a reload must not show it again). Refused input, text the
+// database cannot take included, comes back as the form with the error
+// beside the field (422).
 func (s *Server) tokenCreate(c echo.Context) error {
 	form := pages.TokensForm{
 		Name: strings.TrimSpace(c.FormValue("name")), Scope: strings.TrimSpace(c.FormValue("scope")),
 		Role: c.FormValue("role"), ExpiresDays: strings.TrimSpace(c.FormValue("expires_days")),
 		Errors: map[string]string{},
+	}
+	if err := checkForm(c); err != nil {
+		form.Name, form.Scope, form.Role, form.ExpiresDays =
+			shownText(form.Name), shownText(form.Scope), shownText(form.Role), shownText(form.ExpiresDays)
+		var view pages.TokensPage
+		if field, msg := refusedText(err, tokensFields); field != "" {
+			form.Errors[field] = msg
+		} else {
+			view.Error = "The token was not created: " + msg + "."
+		}
+		view.Form = form
+		return s.renderTokens(c, http.StatusUnprocessableEntity, view)
 	}
 	in := auth.NewToken{Name: form.Name, Scope: form.Scope, Role: form.Role}
 	if form.ExpiresDays != "" {
@@ -86,6 +103,11 @@ func (s *Server) tokenRevoke(c echo.Context) error {
 	id, err := pathID(c, "id")
 	if err != nil {
 		return err
+	}
+	if err := checkForm(c); err != nil {
+		_, msg := refusedText(err, nil)
+		return s.renderTokens(c, http.StatusUnprocessableEntity, pages.TokensPage{
+			Form: pages.TokensForm{Role: auth.TokenWriter}, Error: "Nothing was revoked: " + msg + "."})
 	}
 	t, err := s.userAdmin().RevokeToken(c.Request().Context(), *currentSession(c), id)
 	var ae *auth.AdminError

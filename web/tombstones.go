@@ -93,17 +93,25 @@ func compactJSON(raw json.RawMessage) string {
 }
 
 // tombstoneRestore brings a pruned row back into working memory, as durable
-// when the reviewer ticked it. Restoring twice is a 409.
+// when the reviewer ticked it. Restoring twice is a 409. A refused form
+// (text the database cannot take in any field, or a reason the engine
+// refuses) is a 422 page naming the field, and nothing is restored.
 func (s *Server) tombstoneRestore(c echo.Context) error {
 	id, err := pathID(c, "id")
 	if err != nil {
 		return err
+	}
+	if err := checkForm(c); err != nil {
+		return tombRefused(err)
 	}
 	back := listReturnURL(c.FormValue("return"), "/tombstones")
 	asDurable := c.FormValue("durable") != ""
 	node, err := s.store.RestoreTombstone(c.Request().Context(), actor(c), id, memory.RestoreOptions{
 		AsDurable: asDurable, Reason: strings.TrimSpace(c.FormValue("reason")),
 	})
+	if memory.ErrorCode(err) == memory.CodeInvalid {
+		return tombRefused(err)
+	}
 	if err != nil {
 		return err
 	}
@@ -119,4 +127,11 @@ func (s *Server) tombstoneRestore(c echo.Context) error {
 		msg = fmt.Sprintf("Tombstone %d restored as working row %d.", id, node.ID)
 	}
 	return s.redirectWithFlash(c, back, "ok", msg)
+}
+
+// tombRefused is the answer to a refused restore: the restore form has no
+// place for an error, so a 422 page says what was wrong.
+func tombRefused(err error) error {
+	_, msg := refusedText(err, nil)
+	return echo.NewHTTPError(http.StatusUnprocessableEntity, "Nothing was restored: "+msg+".")
 }

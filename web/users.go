@@ -4,10 +4,12 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/tenurehq/tenure/auth"
+	"github.com/tenurehq/tenure/memory"
 	"github.com/tenurehq/tenure/views/pages"
 )
 
@@ -53,12 +55,27 @@ func (s *Server) renderUsers(c echo.Context, status int, form pages.UsersForm, r
 	return s.page(c, status, "Users", "users", pages.Users(view), nil)
 }
 
+// usersFields names the fields of the new-user form, as its errors say them.
+var usersFields = map[string]string{
+	"email": "the email", "name": "the name", "role": "the role", "password": "the password", "confirm": "the repeated password",
+}
+
 // userCreate creates a person; the form comes back with the error beside the
-// field when the input is refused.
+// field when the input is refused (422), text the database cannot take
+// included, before anything reaches it.
 func (s *Server) userCreate(c echo.Context) error {
 	in := auth.NewUser{
 		Email: strings.TrimSpace(c.FormValue("email")), Name: strings.TrimSpace(c.FormValue("name")),
 		Role: c.FormValue("role"), Password: c.FormValue("password"), Confirm: c.FormValue("confirm"),
+	}
+	if err := checkForm(c); err != nil {
+		form := pages.UsersForm{Email: shownText(in.Email), Name: shownText(in.Name), Role: shownText(in.Role)}
+		field, msg := refusedText(err, usersFields)
+		if field == "" {
+			return echo.NewHTTPError(http.StatusUnprocessableEntity, "The user was not created: "+msg+".")
+		}
+		form.Errors = map[string]string{field: msg}
+		return s.renderUsers(c, http.StatusUnprocessableEntity, form, 0, nil)
 	}
 	u, err := s.userAdmin().CreateUser(c.Request().Context(), *currentSession(c), in)
 	var ae *auth.AdminError
@@ -78,6 +95,11 @@ func (s *Server) userSave(c echo.Context) error {
 	id, err := pathID(c, "id")
 	if err != nil {
 		return err
+	}
+	if err := checkForm(c); err != nil {
+		field, msg := refusedText(err, map[string]string{"role": "the role"})
+		return s.renderUsers(c, http.StatusUnprocessableEntity, pages.UsersForm{Role: string(auth.RoleViewer)}, id,
+			&auth.AdminError{Kind: auth.AdminInvalid, Field: field, Message: "nothing was changed: " + msg})
 	}
 	ctx := c.Request().Context()
 	by := *currentSession(c)
@@ -110,6 +132,37 @@ func (s *Server) userSave(c echo.Context) error {
 		return err
 	}
 	return s.redirectWithFlash(c, "/users", "ok", msg)
+}
+
+// refusedText reads a refusal of checkForm: the field at fault and the
+// message to show beside it, when fields (by name, with how messages name
+// it) holds the field; otherwise no field and a message naming it.
+func refusedText(err error, fields map[string]string) (field, msg string) {
+	var me *memory.Error
+	if !errors.As(err, &me) {
+		return "", err.Error()
+	}
+	if label, ok := fields[me.Field]; ok {
+		return me.Field, label + " " + me.Message
+	}
+	return "", me.Error()
+}
+
+// shownText is a value of a refused form as the form shows it again: bytes
+// that are not UTF-8, and control characters other than tab, newline and
+// carriage return, become U+FFFD, so that the page holds only text.
+func shownText(s string) string {
+	if memory.CheckText("", s) == nil {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
+		if r < 0x20 && r != '\t' && r != '\n' && r != '\r' {
+			r = utf8.RuneError
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // usersQuote quotes a user-supplied value for an error message, cut

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/tenurehq/tenure/extract"
+	"github.com/tenurehq/tenure/web"
 )
 
 // defaultDataDir is where the private PostgreSQL cluster lives when neither
@@ -185,8 +186,13 @@ type httpConfig struct {
 	publicURL      string
 	metricsAddr    string
 	metricsToken   string
+	requestTimeout time.Duration
 	getenv         func(string) string
 }
+
+// maxRequestTimeout keeps a request's 503 within the HTTP server's 60 s
+// write timeout, as maxLLMTimeout does for extraction.
+const maxRequestTimeout = 55 * time.Second
 
 // minMetricsToken is the shortest metrics token accepted.
 const minMetricsToken = 16
@@ -199,6 +205,8 @@ func (c *httpConfig) register(fs *flag.FlagSet, getenv func(string) string) {
 		"address people open the console at, such as https://tenure.example.com; when https, cookies are Secure (env TENURE_PUBLIC_URL)")
 	fs.StringVar(&c.metricsAddr, "metrics-addr", envOr(getenv, "TENURE_METRICS_ADDR", ""),
 		"serve /metrics on this separate address only, such as 127.0.0.1:9090 (env TENURE_METRICS_ADDR)")
+	fs.DurationVar(&c.requestTimeout, "request-timeout", durationEnv(getenv, "TENURE_REQUEST_TIMEOUT", web.DefaultRequestTimeout),
+		"how long a request (console, API, MCP call) may wait for the database before it is answered 503, from 1s to 55s (env TENURE_REQUEST_TIMEOUT)")
 	fs.StringVar(&c.metricsToken, "metrics-token", "",
 		"bearer token /metrics requires; without --metrics-addr it serves /metrics on the main address (env TENURE_METRICS_TOKEN, preferred: a flag shows in the process list)")
 }
@@ -212,6 +220,9 @@ func (c *httpConfig) validate(addr string) ([]*net.IPNet, error) {
 	proxies, err := parseTrustedProxies(c.trustedProxies)
 	if err != nil {
 		return nil, err
+	}
+	if c.requestTimeout < time.Second || c.requestTimeout > maxRequestTimeout {
+		return nil, usagef("invalid request-timeout (TENURE_REQUEST_TIMEOUT): use a duration from 1s to %s, such as 30s", maxRequestTimeout)
 	}
 	if c.publicURL != "" {
 		u, err := url.Parse(c.publicURL)

@@ -87,6 +87,10 @@ func TestConfigErrors(t *testing.T) {
 		{"metrics addr is the main one", map[string]string{"TENURE_METRICS_ADDR": "127.0.0.1:8080"}, []string{"serve"}, "it must differ from --addr"},
 		{"short metrics token", map[string]string{"TENURE_METRICS_TOKEN": "secret"}, []string{"serve"}, "invalid metrics-token (TENURE_METRICS_TOKEN): use at least 16 characters"},
 		{"metrics token flag with a space", nil, []string{"serve", "--metrics-token", "a long token with spaces"}, "no spaces"},
+		{"request timeout too short", nil, []string{"serve", "--request-timeout", "100ms"}, "invalid request-timeout (TENURE_REQUEST_TIMEOUT): use a duration from 1s to 55s"},
+		{"request timeout too long", nil, []string{"serve", "--request-timeout", "2m"}, "from 1s to 55s"},
+		{"request timeout env", map[string]string{"TENURE_REQUEST_TIMEOUT": "soon"}, []string{"serve"}, "invalid request-timeout (TENURE_REQUEST_TIMEOUT)"},
+		{"request timeout zero", map[string]string{"TENURE_REQUEST_TIMEOUT": "0s"}, []string{"serve"}, "invalid request-timeout"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

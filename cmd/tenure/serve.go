@@ -88,7 +88,7 @@ func runServe(ctx context.Context, env *environment, args []string) error {
 		defer metricsLn.Close()
 	}
 	logger.Info("serve.http", "trusted_proxies", cfg.http.trustedProxies, "public_url", cfg.http.publicURL,
-		"metrics", metricsWhere(cfg.http))
+		"metrics", metricsWhere(cfg.http), "request_timeout", cfg.http.requestTimeout.String())
 
 	db, err := openMigrated(ctx, &cfg.baseConfig, env.getenv, logger)
 	if err != nil {
@@ -120,7 +120,8 @@ func runServe(ctx context.Context, env *environment, args []string) error {
 	// the main one); otherwise on the main one only behind --metrics-token;
 	// with neither, nowhere.
 	wcfg := web.Config{Pool: db.pool, Logger: logger, Assets: assets,
-		Store: store, Jobs: sched, Extract: extractors, TrustedProxies: proxies, PublicURL: cfg.http.publicURL}
+		Store: store, Jobs: sched, Extract: extractors, TrustedProxies: proxies, PublicURL: cfg.http.publicURL,
+		RequestTimeout: cfg.http.requestTimeout}
 	if metricsLn == nil && cfg.http.metricsToken != "" {
 		wcfg.Metrics, wcfg.MetricsToken = reg.Handler(), cfg.http.metricsToken
 	}
