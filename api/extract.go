@@ -12,14 +12,18 @@ import (
 	"github.com/tenurehq/tenure/memory"
 )
 
-// extractRequest is a text to extract facts from. Mode is rules (the
+// extractRequest is a text to extract facts from. Entity is what the
+// sentences that name no subject are about; Speaker is who "I", "me" and
+// "my" are (by default the name the speaker introduces themselves with in
+// the text, else the user entity, memory.UserEntity). Mode is rules (the
 // default, offline) or llm; with Store the candidates are written as
 // working rows.
 type extractRequest struct {
-	Text   string `json:"text"`
-	Entity string `json:"entity"`
-	Mode   string `json:"mode"`
-	Store  bool   `json:"store"`
+	Text    string `json:"text"`
+	Entity  string `json:"entity"`
+	Speaker string `json:"speaker"`
+	Mode    string `json:"mode"`
+	Store   bool   `json:"store"`
 }
 
 // extractResponse is the candidates found, each with both axes and the
@@ -56,12 +60,16 @@ func (h *handlers) extractCreate(c echo.Context) error {
 	if n := utf8.RuneCountInString(entity); n > extract.MaxEntity {
 		return memory.Invalidf("entity", "the entity name is %d characters long: at most %d are allowed", n, extract.MaxEntity)
 	}
+	speaker, err := extract.ParseSpeaker(req.Speaker)
+	if err != nil {
+		return err
+	}
 	ex, err := h.extractors.Extractor(strings.TrimSpace(req.Mode))
 	if err != nil {
 		return err
 	}
 	ctx := c.Request().Context()
-	cands, err := ex.Extract(ctx, text, entity, h.store.Now())
+	cands, err := extract.ExtractFor(ctx, ex, text, entity, speaker, h.store.Now())
 	var llmErr *extract.Error
 	if errors.As(err, &llmErr) {
 		h.logger.Error("api.llm_failed", "code", llmErr.Code, "err", llmErr.Message, "scope", c.Param("scope"))

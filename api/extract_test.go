@@ -228,6 +228,9 @@ func TestExtractRefusals(t *testing.T) {
 		{"empty text", "/api/v1/scopes/acme/extract", tok, map[string]any{"text": "  "}, 400, "invalid", "text", "the text is empty"},
 		{"long text", "/api/v1/scopes/acme/extract", tok, map[string]any{"text": strings.Repeat("a", 50001)}, 400, "invalid", "text", "at most 50000"},
 		{"long entity", "/api/v1/scopes/acme/extract", tok, map[string]any{"text": "x", "entity": strings.Repeat("a", 201)}, 400, "invalid", "entity", "at most 200"},
+		{"long speaker", "/api/v1/scopes/acme/extract", tok, map[string]any{"text": "x", "speaker": strings.Repeat("é", 201)}, 400, "invalid", "speaker", "at most 200"},
+		{"speaker with a control character", "/api/v1/scopes/acme/extract", tok, map[string]any{"text": "x", "speaker": "Jor\u0007dan"}, 400, "invalid", "speaker", ""},
+		{"speaker not a string", "/api/v1/scopes/acme/extract", tok, map[string]any{"text": "x", "speaker": 42}, 400, "invalid", "speaker", ""},
 		{"unknown mode", "/api/v1/scopes/acme/extract", tok, map[string]any{"text": "x", "mode": "magic"}, 400, "invalid", "mode", "allowed values are rules"},
 		{"unknown field", "/api/v1/scopes/acme/extract", tok, map[string]any{"text": "x", "stor": true}, 400, "invalid", "stor", "unknown field"},
 		{"store not bool", "/api/v1/scopes/acme/extract", tok, map[string]any{"text": "x", "store": "yes"}, 400, "invalid", "store", "true or false"},
@@ -242,5 +245,56 @@ func TestExtractRefusals(t *testing.T) {
 				t.Errorf("error = %+v, want field %q and %q", e.Error, tt.field, tt.want)
 			}
 		})
+	}
+}
+
+// The speaker names who "I" is; the assistant's lines are no facts, and the
+// candidates reach consolidation with their entity and key.
+func TestExtractSpeaker(t *testing.T) {
+	f := newAPIFixture(t)
+	tok := f.newToken(t, "acme", "agent", auth.TokenWriter)
+	text := "User: Hi! I live in Denver.\nAssistant: Noted, you live in Denver and you are a pilot.\nUser: I'm a nurse. billing-db replication lag is 4 s."
+	extractAs := func(body map[string]any, status int) extractAnswer {
+		t.Helper()
+		res := f.call(t, http.MethodPost, "/api/v1/scopes/acme/extract", tok, body)
+		res.wantStatus(t, status)
+		var got extractAnswer
+		res.decode(t, &got)
+		return got
+	}
+	type about struct{ entity, key, content string }
+	check := func(got extractAnswer, want []about) {
+		t.Helper()
+		if len(got.Candidates) != len(want) {
+			t.Fatalf("candidates = %+v, want %d", got.Candidates, len(want))
+		}
+		for i, c := range got.Candidates {
+			if c.Entity != want[i].entity || c.Key != want[i].key || c.Content != want[i].content {
+				t.Errorf("candidate %d = %+v, want %+v", i, c, want[i])
+			}
+		}
+	}
+	check(extractAs(map[string]any{"text": text}, http.StatusOK), []about{
+		{memory.UserEntity, "home_city", "I live in Denver."}, {memory.UserEntity, "occupation", "I'm a nurse."},
+		{"billing-db", "replication_lag", "billing-db replication lag is 4 s."}})
+	check(extractAs(map[string]any{"text": text, "speaker": " Jordan "}, http.StatusOK), []about{
+		{"Jordan", "home_city", "I live in Denver."}, {"Jordan", "occupation", "I'm a nurse."},
+		{"billing-db", "replication_lag", "billing-db replication lag is 4 s."}})
+	check(extractAs(map[string]any{"text": "Hi, I am Jordan, a nurse in Denver."}, http.StatusOK), []about{
+		{"Jordan", "occupation", "Jordan is a nurse."}, {"Jordan", "home_city", "Jordan lives in Denver."}})
+
+	got := extractAs(map[string]any{"text": text, "speaker": "Jordan", "store": true}, http.StatusCreated)
+	if len(got.StoredNodeIDs) != 3 {
+		t.Fatalf("stored_node_ids = %v, want 3", got.StoredNodeIDs)
+	}
+	if _, err := f.store.Consolidate(context.Background(), memory.ConsolidateOptions{Trigger: memory.TriggerTest}); err != nil {
+		t.Fatal(err)
+	}
+	if n := f.count(t, `SELECT count(*) FROM entity_facts f JOIN entities e ON e.id = f.entity_id
+		WHERE f.scope = 'acme' AND (e.name, f.key) IN (('Jordan', 'home_city'), ('Jordan', 'occupation'), ('billing-db', 'replication_lag'))`); n != 3 {
+		t.Errorf("facts on (Jordan, home_city), (Jordan, occupation), (billing-db, replication_lag) = %d, want 3", n)
+	}
+	if n := f.count(t, `SELECT count(*) FROM entity_facts WHERE content ILIKE '%pilot%'`); n != 0 {
+		t.Errorf("the assistant's line became %d facts", n)
 	}
 }

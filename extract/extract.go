@@ -35,7 +35,7 @@ const (
 type Candidate struct {
 	Content    string     `json:"content" jsonschema:"the sentence the fact comes from"`
 	Entity     string     `json:"entity,omitempty" jsonschema:"who or what the fact is about, when known"`
-	Key        string     `json:"key,omitempty" jsonschema:"a short predicate such as lives_in"`
+	Key        string     `json:"key,omitempty" jsonschema:"a short slug naming what the fact is about, such as home_city or occupation"`
 	Durability string     `json:"durability" jsonschema:"how long the fact naturally persists: permanent, long_term, short_term or ephemeral"`
 	Category   string     `json:"category" jsonschema:"observation, preference, identity, mood, decision, routine, state or obligation"`
 	Deadline   *time.Time `json:"deadline,omitempty" jsonschema:"for obligations that name a date"`
@@ -49,7 +49,11 @@ type Candidate struct {
 }
 
 // Extractor turns text into candidate facts. entity, when not empty, is who
-// or what the text is about; now reads relative dates ("tomorrow").
+// or what the text is about: the entity of the candidates whose sentence
+// names no other (the rule-based extractor attributes each sentence itself:
+// "I" to the speaker, "Jordan works nights" to Jordan; see attribution.go);
+// now reads relative dates ("tomorrow"). A SpeakerExtractor can also be
+// told who speaks (ExtractFor).
 type Extractor interface {
 	// Name is the extractor's mode, rules or llm; the rows it writes record it.
 	Name() string

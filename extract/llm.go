@@ -99,12 +99,16 @@ type chatResponse struct {
 	} `json:"choices"`
 }
 
-// userMessage is the text with what the prompt says comes with it.
-func userMessage(text, entity string, now time.Time) string {
+// userMessage is the text with what the prompt says comes with it, and the
+// speaker when the caller names one.
+func userMessage(text, entity, speaker string, now time.Time) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Current time: %s\n", now.UTC().Format(time.RFC3339))
 	if entity != "" {
 		fmt.Fprintf(&b, "Entity: %s\n", entity)
+	}
+	if speaker != "" {
+		fmt.Fprintf(&b, "Speaker (the entity of \"I\", \"me\" and \"my\" in the text): %s\n", speaker)
 	}
 	b.WriteString("Text:\n<<<\n")
 	b.WriteString(text)
@@ -114,9 +118,16 @@ func userMessage(text, entity string, now time.Time) string {
 
 // Extract implements Extractor.
 func (l *LLM) Extract(ctx context.Context, text, entity string, now time.Time) ([]Candidate, error) {
+	return l.ExtractAs(ctx, text, entity, "", now)
+}
+
+// ExtractAs implements SpeakerExtractor: a speaker, when named, is told to
+// the model in the user message, after the entity. The prompt, and so
+// PromptVersion, is the same.
+func (l *LLM) ExtractAs(ctx context.Context, text, entity, speaker string, now time.Time) ([]Candidate, error) {
 	req := chatRequest{Model: l.model, Messages: []chatMessage{
 		{Role: "system", Content: Prompt()},
-		{Role: "user", Content: userMessage(text, entity, now)},
+		{Role: "user", Content: userMessage(text, entity, speaker, now)},
 	}}
 	req.ResponseFormat.Type = "json_object"
 	body, err := json.Marshal(req)

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -10,28 +11,144 @@ import (
 	"github.com/tenurehq/tenure/memory"
 )
 
-// Rules is the default Extractor: it splits a text into sentences and
-// classifies each with memory.Classify, with no network. Questions are not
+// Rules is the default Extractor: it splits a text into its speakers' turns
+// and their sentences, attributes each sentence to an entity (see
+// attribution.go) and classifies it with memory.Classify, with no network.
+// Questions, greetings and the assistant's and the system's turns are not
 // facts and are skipped. It never fails.
 type Rules struct{}
 
 // Name implements Extractor.
 func (Rules) Name() string { return ModeRules }
 
-// Extract implements Extractor.
-func (Rules) Extract(_ context.Context, text, entity string, now time.Time) ([]Candidate, error) {
+// Extract implements Extractor: ExtractAs with no speaker named, so that
+// "I" is the user (memory.UserEntity) unless the text says who speaks.
+func (r Rules) Extract(ctx context.Context, text, entity string, now time.Time) ([]Candidate, error) {
+	return r.ExtractAs(ctx, text, entity, "", now)
+}
+
+// ExtractAs implements SpeakerExtractor. entity, when not empty, is what
+// the sentences that name no subject are about; speaker, when not empty, is
+// who "I", "me" and "my" are.
+func (Rules) ExtractAs(_ context.Context, text, entity, speaker string, now time.Time) ([]Candidate, error) {
+	entity, speaker = strings.TrimSpace(entity), strings.TrimSpace(speaker)
+	a := newAttributor(entity, speaker)
 	var out []Candidate
-	for _, s := range sentences(text) {
-		if len(out) == maxCandidates {
-			break
+	add := func(cs ...Candidate) {
+		for _, c := range cs {
+			if len(out) < maxCandidates {
+				out = append(out, c)
+			}
 		}
-		c := memory.Classify(s, now)
-		out = append(out, clamp(Candidate{
-			Content: s, Entity: entity, Key: c.Key, Category: c.Category, Durability: string(c.Durability),
-			Deadline: c.Deadline, Alternatives: c.Alternatives, Reasoning: c.Reasoning, Reason: c.Reason,
-		}))
+	}
+	for _, t := range turns(text, speaker) {
+		if t.role == roleAssistant || t.role == roleSystem {
+			continue // not facts about the user (see attribution.go)
+		}
+		a.prev = ""
+		for _, s := range sentences(t.text) {
+			if len(out) == maxCandidates {
+				return out, nil
+			}
+			s = stripGreeting(s)
+			if isPleasantry(s) {
+				continue
+			}
+			if name, rest, ok := introduction(s); ok {
+				add(a.introductionCandidates(t, s, name, rest, now)...)
+				continue
+			}
+			sub := memory.SubjectOf(s)
+			e, why := a.attribute(t, sub)
+			if split := roleInPlace(s, e, why, sub.Kind == memory.SubjectFirstPerson); split != nil {
+				add(split...)
+				continue
+			}
+			add(a.keyState(classified(s, e, why, now)))
+		}
 	}
 	return out, nil
+}
+
+// introductionCandidates are the facts of a sentence in which t's speaker
+// introduces themselves as name: what the rest of it says ("a nurse in
+// Denver": an occupation and a home city; "and I work nights"), or else the
+// name itself.
+func (a *attributor) introductionCandidates(t turn, s, name, rest string, now time.Time) []Candidate {
+	e := a.introduce(t, name)
+	why := "the speaker, introduced as " + name
+	var out []Candidate
+	rest = strings.TrimFunc(rest, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune(",;:.!-–—", r) })
+	for _, clause := range splitClauseRe.Split(rest, -1) {
+		clause = strings.TrimSpace(clause)
+		if clause == "" {
+			continue
+		}
+		if memory.SubjectOf(clause).Kind == memory.SubjectFirstPerson {
+			if split := roleInPlace(clause, e, why, true); split != nil {
+				out = append(out, split...)
+			} else {
+				out = append(out, classified(clause, e, why, now))
+			}
+			continue
+		}
+		for _, f := range clauseFacts(clause, name, quote(s)) {
+			out = append(out, f.candidate(e, why))
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, Candidate{Content: s, Entity: e, Key: "name", Category: memory.CategoryIdentity,
+			Durability: string(memory.Permanent), Reason: "introduction " + quote(s) + about(e, why)})
+	}
+	return out
+}
+
+// roleInPlace splits a sentence that gives a role and where it is held
+// ("I'm a nurse in Denver", "Edmund is an engineer at Acme") into its
+// facts, or returns nil. firstPerson says the sentence's subject is "I".
+func roleInPlace(s, entity, why string, firstPerson bool) []Candidate {
+	m := roleInPlaceRe.FindStringSubmatch(s)
+	if m == nil || entity == "" {
+		return nil
+	}
+	subject := entity
+	if firstPerson {
+		subject = "I"
+	}
+	facts := clauseFacts(m[2], subject, quote(s))
+	if len(facts) < 2 {
+		return nil
+	}
+	out := make([]Candidate, len(facts))
+	for i, f := range facts {
+		out[i] = f.candidate(entity, why)
+	}
+	return out
+}
+
+// candidate is the Candidate of f about entity.
+func (f fact) candidate(entity, why string) Candidate {
+	return clamp(Candidate{Content: f.content, Entity: entity, Key: f.key, Category: f.category,
+		Durability: string(f.durability), Reason: f.reason + about(entity, why)})
+}
+
+// classified is the Candidate of sentence s about entity, classified by
+// memory.Classify.
+func classified(s, entity, why string, now time.Time) Candidate {
+	c := memory.Classify(s, now)
+	return clamp(Candidate{
+		Content: s, Entity: entity, Key: c.Key, Category: c.Category, Durability: string(c.Durability),
+		Deadline: c.Deadline, Alternatives: c.Alternatives, Reasoning: c.Reasoning, Reason: c.Reason + about(entity, why),
+	})
+}
+
+// quote is s quoted for a reason, at most 60 characters of it.
+func quote(s string) string {
+	if utf8.RuneCountInString(s) > 60 {
+		r := []rune(s)
+		s = string(r[:60]) + "…"
+	}
+	return strconv.Quote(s)
 }
 
 // sentences splits text at line breaks and at '.', '!' or '?' followed by

@@ -40,11 +40,15 @@ import (
 //     still syncing, ETA, rolling out, a metric reading, progress) is
 //     ephemeral; one with a bound (until Friday, this week, for the next two
 //     weeks, on vacation, working on) is short_term; "today"/"tonight" make it
-//     ephemeral even when bounded.
+//     ephemeral even when bounded. A metric or a service that recovered,
+//     resolved or is back to normal ("replication lag recovered", "p99 back
+//     under 120 ms", "the incident is resolved") is an ephemeral state too,
+//     on the key of the state it resolves (keys.go).
 //  7. preference (long_term): prefers, likes, loves, enjoys, favourite, would
 //     rather, always uses, a fan of, dislikes, hates (see below).
 //  8. routine (long_term): every/each/daily/weekly/on Mondays/usually/always,
-//     or a clock time with no date ("takes medication at 9am").
+//     a work schedule ("works nights", "works from home"), or a clock time
+//     with no date ("takes medication at 9am").
 //  9. everything else: a long_term observation.
 //
 // Mood or preference. Feeling words (stressed, tired, frustrated, annoyed,
@@ -62,6 +66,11 @@ import (
 // Text that reads as past ("was down yesterday", "shipped on May 15") is not a
 // state and not a dated obligation: it is a record of what happened.
 //
+// Once the rules have decided the axes, the key is named after what the fact
+// is about (keys.go): home_city, employer, occupation, replication_lag,
+// p99_latency, drink, deploy_day..., the same for the paraphrases of one
+// fact, so that supersession and merging find their pairs.
+//
 // Matching works on a normalised copy of the text: lowercase, curly quotes
 // and apostrophes made straight, dashes turned into commas, whitespace
 // collapsed. Words match whole: "mood" does not match inside "moody" ("moody"
@@ -76,9 +85,10 @@ type Classification struct {
 	Deadline     *time.Time // obligations only, when the text names a date
 	Alternatives []string   // decisions only
 	Reasoning    string     // decisions only: the "because ..." clause, if any
-	// Key is a short predicate slug guessed from the text, may be "" (e.g.
-	// "mood", "lives_in", "prefers", "deadline"); lowercase [a-z0-9_], at most
-	// 64 characters.
+	// Key names what the fact is about, guessed from the text, the same for
+	// its paraphrases (keys.go); may be "" (e.g. "mood", "home_city",
+	// "occupation", "replication_lag", "deadline"); lowercase [a-z0-9_], at
+	// most 64 characters.
 	Key    string
 	Reason string // why, for people
 }
@@ -95,7 +105,13 @@ func Classify(text string, now time.Time) Classification {
 	if t.norm == "" {
 		return Classification{Durability: LongTerm, Category: CategoryObservation, Reason: "empty text"}
 	}
-	now = now.UTC()
+	c := t.classify(now.UTC())
+	c.Key = t.refineKey(c)
+	return c
+}
+
+// classify runs the rules in order; Classify then names the key (keys.go).
+func (t *clsText) classify(now time.Time) Classification {
 	if c, ok := t.decision(); ok {
 		return c
 	}
@@ -110,6 +126,9 @@ func Classify(text string, now time.Time) Classification {
 		return c
 	}
 	if c, ok := t.state(past); ok {
+		return c
+	}
+	if c, ok := t.resolved(past); ok {
 		return c
 	}
 	if c, ok := t.preference(); ok {
@@ -1064,7 +1083,7 @@ func (t *clsText) mood() (Classification, bool) {
 // ----------------------------------------------------------------- identity
 
 var (
-	clsIdentityRe   = regexp.MustCompile(`\b(?:((?:my|his|her|their|your|user's|customer's|client's|legal|full|first|last|real|given|family|maiden) name is|name's|goes by)|(pronouns)|((?:was |were )?born (?:in|at)|birthplace|place of birth)|((?:was |were )?born on|birthday is|birthday:|date of birth|birth ?date|dob)|(allergic to|allerg(?:y|ies) to|(?:nut|peanut|penicillin|gluten|lactose|shellfish|food|drug|latex|pollen|bee|dairy|egg) allerg(?:y|ies)|has (?:an? )?(?:[a-z]+ )?allerg(?:y|ies))|(native (?:language|tongue|speaker)|mother tongue|first language|speaks [a-z]+ natively)|(originally from|grew up in|hails from|nationality|citizenship|citizen of|was raised in)|(introvert|extrovert|ambivert|introverted|extroverted|night owl|morning person|early bird|people person|perfectionist|workaholic)|((?:i'm|i am|is|are|'s|'re) (?:a |an |strict |strictly |lifelong )*(?:vegetarian|vegan|pescatarian|kosher|halal|lactose intolerant|gluten intolerant|coeliac|celiac))|((?:i'm|i am|is|are|'s|'re) (?:a |an )?(?:left-handed|right-handed|colou?r ?blind|deaf|blind|diabetic|autistic|dyslexic|bilingual|trilingual|multilingual))|((?:works|work|worked|working) as (?:an? |the )?[a-z]+))\b`)
+	clsIdentityRe   = regexp.MustCompile(`\b(?:((?:my|his|her|their|your|user's|customer's|client's|legal|full|first|last|real|given|family|maiden) name is|name's|goes by)|(pronouns)|((?:was |were )?born (?:in|at)|birthplace|place of birth)|((?:was |were )?born on|birthday is|birthday:|date of birth|birth ?date|dob)|(allergic to|allerg(?:y|ies) to|(?:nut|peanut|penicillin|gluten|lactose|shellfish|food|drug|latex|pollen|bee|dairy|egg) allerg(?:y|ies)|has (?:an? )?(?:[a-z]+ )?allerg(?:y|ies))|(native (?:language|tongue|speaker)|mother tongue|first language|speaks [a-z]+ natively)|(originally from|grew up in|hails from|nationality|citizenship|citizen of|was raised in)|(introvert|extrovert|ambivert|introverted|extroverted|night owl|morning person|early bird|people person|perfectionist|workaholic)|((?:i'm|i am|is|are|'s|'re) (?:a |an |strict |strictly |lifelong )*(?:vegetarian|vegan|pescatarian|kosher|halal|lactose intolerant|gluten intolerant|coeliac|celiac))|((?:i'm|i am|is|are|'s|'re) (?:a |an )?(?:left-handed|right-handed|colou?r ?blind|deaf|blind|diabetic|autistic|dyslexic|bilingual|trilingual|multilingual))|((?:works|work|worked|working) as (?:an? |the )?[a-z]+|(?:job|occupation|profession) is (?:an? )?[a-z]+|for a living))\b`)
 	clsIdentityKeys = [...]string{"name", "pronouns", "born_in", "birthday", "allergy", "native_language", "origin",
 		"personality", "diet", "trait", "occupation"}
 	// clsRoleRe: "is a software engineer", checked word by word by clsIsRole.
@@ -1119,6 +1138,9 @@ func (t *clsText) identity() (Classification, bool) {
 					case "expected", "intended", "designed", "advertised", "charm", "well", "before", "usual",
 						"normal", "such", "fast", "long", "far", "planned", "documented", "described", "promised":
 						continue // "it works as expected"
+					}
+					if phrase := s[m[0]:m[1]]; strings.Contains(phrase, " is ") && !clsIsJob(last[0]) {
+						continue // "my job is stressful" says how it is, not what it is
 					}
 				}
 				return id(clsIdentityKeys[g], m[0], m[1])
@@ -1421,6 +1443,10 @@ func (t *clsText) routine(now time.Time, past bool) (Classification, bool) {
 	if past {
 		return Classification{}, false
 	}
+	if loc := t.find(clsFWork, clsWorkScheduleRe); loc != nil {
+		return Classification{Durability: LongTerm, Category: CategoryRoutine, Key: "work_schedule",
+			Reason: "work schedule " + t.quote(loc[0], loc[1])}, true
+	}
 	if loc := t.find(clsFDate, clsAtClockRe); loc != nil {
 		if d, ok := t.findDate(now); ok && !d.clockOnly {
 			return Classification{}, false // a dated appointment, not a habit
@@ -1433,7 +1459,7 @@ func (t *clsText) routine(now time.Time, past bool) (Classification, bool) {
 
 // -------------------------------------------------------------- observation
 
-var clsObservationRe = regexp.MustCompile(`\b(?:(lives in|lives at|living in|based in|moved to|resides in)|(works at|works for|working at|working for|employed at|employed by|job at)|(uses|is using|are using)|(speaks)|(time ?zone)|(e-?mail(?: address)? is)|(phone(?: number)? is)|(owns))\b`)
+var clsObservationRe = regexp.MustCompile(`\b(?:(lives in|lives at|live in|live at|living in|based in|based out of|moved to|relocated to|resides in|reside in)|(works at|works for|work at|work for|working at|working for|employed at|employed by|job at)|(uses|use|is using|are using|am using|'m using)|(speaks|speak)|(time ?zone)|(e-?mail(?: address)? is)|(phone(?: number)? is)|(owns))\b`)
 
 var clsObservationKeys = [...]string{"lives_in", "works_at", "uses", "speaks", "timezone", "email", "phone", "owns"}
 
@@ -1944,6 +1970,7 @@ const (
 	clsFReading
 	clsFPreference
 	clsFObservation
+	clsFResolved // recovered, back to normal (keys.go)
 	// Families of the date patterns, all within clsFDate.
 	clsFDigit
 	clsFMonth
@@ -2037,7 +2064,7 @@ func clsWordFlags(w string) clsFlags {
 		"extroverted", "owl", "person", "bird", "perfectionist", "workaholic", "vegetarian", "vegan", "pescatarian",
 		"kosher", "halal", "intolerant", "coeliac", "celiac", "left-handed", "right-handed", "colorblind",
 		"colourblind", "color", "colour", "deaf", "blind", "diabetic", "autistic", "dyslexic", "bilingual",
-		"trilingual", "multilingual", "handed":
+		"trilingual", "multilingual", "handed", "occupation", "profession":
 		return clsFIdentity
 	case "works", "work":
 		return clsFWork | clsFObservation
@@ -2053,8 +2080,10 @@ func clsWordFlags(w string) clsFlags {
 	case "agreed", "agree":
 		return clsFAgreed
 	case "chose", "chosen", "choose", "picked", "selected", "go", "going", "sticking", "stick", "stuck", "ruled",
-		"adopted", "switched", "migrated", "use", "adopt", "forward":
+		"adopted", "switched", "migrated", "adopt", "forward":
 		return clsFChoice
+	case "use":
+		return clsFChoice | clsFObservation
 	case "went":
 		return clsFChoice | clsFPast | clsFReading
 	case "moved":
@@ -2110,7 +2139,7 @@ func clsWordFlags(w string) clsFlags {
 		"started", "began", "took", "met", "lived", "used", "earlier", "previously", "formerly":
 		return clsFPast
 	// present and bounded states, readings
-	case "moment", "atm", "speak", "present", "currently", "eta", "progress", "underway", "way", "ongoing",
+	case "moment", "atm", "present", "currently", "eta", "progress", "underway", "way", "ongoing",
 		"rolling", "call", "meeting", "meetings", "break", "afk", "down", "offline", "unreachable",
 		"unavailable", "degraded", "failing", "flapping", "still", "deploying", "syncing", "migrating", "rebuilding",
 		"restarting", "rebooting", "reindexing", "indexing", "backfilling", "compiling", "building", "uploading",
@@ -2118,7 +2147,9 @@ func clsWordFlags(w string) clsFlags {
 		"driving", "commuting", "boarding", "sleeping", "eating", "transit":
 		return clsFPresent
 	case "recovering":
-		return clsFPresent | clsFBounded
+		return clsFPresent | clsFBounded | clsFResolved
+	case "speak":
+		return clsFPresent | clsFObservation
 	case "phone":
 		return clsFPresent | clsFObservation
 	case "sprint", "season", "next", "coming", "for", "temporarily", "lately", "until", "till", "til", "vacation",
@@ -2126,17 +2157,25 @@ func clsWordFlags(w string) clsFlags {
 		"busy", "dealing", "blocked", "waiting", "cold", "flu", "covid", "ill", "unwell", "injured", "pregnant":
 		return clsFBounded
 	case "lag", "latency", "load", "cpu", "memory", "mem", "disk", "queue", "backlog", "error", "throughput",
-		"utilization", "utilisation", "response", "free", "heap", "rps", "qps", "outage", "fire", "lunch":
+		"utilization", "utilisation", "response", "free", "heap", "rps", "qps", "outage", "fire", "lunch", "ram",
+		"uptime", "median", "errors", "latencies":
 		return clsFReading
+	// recoveries (keys.go)
+	case "recovered", "resolved", "restored", "stabilized", "stabilised", "subsided", "mitigated", "cleared",
+		"normalized", "normalised", "back", "again", "normal", "healthy", "green", "fine", "ok", "okay", "up",
+		"online", "returned", "clear":
+		return clsFResolved
 	// preferences
 	case "prefer", "prefers", "preferred", "preferring", "preference", "preferences", "rather", "favourite",
 		"favorite", "favourites", "favorites", "likes", "liked", "like", "love", "loves", "enjoy", "enjoys", "enjoyed",
 		"fan", "fond", "dislike", "dislikes", "disliked", "detests":
 		return clsFPreference
 	// observations
-	case "lives", "living", "based", "resides", "employed", "job", "speaks", "timezone", "time", "email", "e-mail",
-		"mail", "owns":
+	case "lives", "live", "based", "resides", "reside", "relocated", "employed", "speaks", "timezone", "time",
+		"email", "e-mail", "mail", "owns":
 		return clsFObservation
+	case "living", "job":
+		return clsFObservation | clsFIdentity
 	}
 	for _, p := range [...]string{"ugh", "argh", "urgh", "grr", "yay", "woo", "sigh", "hooray", "ffs"} {
 		if strings.HasPrefix(w, p) {

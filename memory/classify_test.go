@@ -198,9 +198,13 @@ func TestClassifyKeysAndReasons(t *testing.T) {
 	}{
 		{"Feeling stressed today", "mood", `mood word "stressed"`},
 		{"I hate mornings", "mood", `mood phrase "I hate"`},
-		{"Lives in Austin", "lives_in", `observation "Lives in"`},
-		{"Prefers dark mode", "prefers", `preference "Prefers"`},
-		{"Hates cilantro", "dislikes", `preference "Hates"`},
+		// Keys name what the fact is about (keys.go): lives_in, prefers,
+		// dislikes and routine were the old keys of the next four, which
+		// made every preference (every routine) of an entity supersede the
+		// last one.
+		{"Lives in Austin", "home_city", `observation "Lives in"`},
+		{"Prefers dark mode", "theme", `preference "Prefers"`},
+		{"Hates cilantro", "cilantro", `preference "Hates"`},
 		{"Was born in Leeds", "born_in", `identity phrase "Was born in"`},
 		{"Is allergic to penicillin", "allergy", `identity phrase "allergic to"`},
 		{"Must present at the conference on May 15", "deadline", `obligation phrase "Must", date "May 15"`},
@@ -209,7 +213,7 @@ func TestClassifyKeysAndReasons(t *testing.T) {
 		{"We use npm, not pnpm", "choice_npm_pnpm", `decision phrase "use"`},
 		{"We decided to meet every Monday", "meet_every_monday", `decision phrase "decided to"`},
 		{"Runs every Tuesday", "routine", `routine "every Tuesday"`},
-		{"Must take medication daily", "routine", `recurring duty "daily"`},
+		{"Must take medication daily", "medication", `recurring duty "daily"`},
 		{"replication lag is 4 s", "replication_lag", `reading "replication lag is 4 s"`},
 		{"currently on a call", "availability", `current state "currently"`},
 		{"Edmund is in Lisbon until Friday", "location", `bounded state "until"`},
@@ -492,6 +496,9 @@ var classifyTriggers = []struct {
 	{"reading", clsReadingRe, func(f clsFlags) bool { return f&clsFReading != 0 }},
 	{"preference", clsPreferenceRe, func(f clsFlags) bool { return f&clsFPreference != 0 }},
 	{"observation", clsObservationRe, func(f clsFlags) bool { return f&clsFObservation != 0 }},
+	{"metric", clsMetricRe, func(f clsFlags) bool { return f&clsFReading != 0 }},
+	{"resolved", clsResolvedRe, func(f clsFlags) bool { return f&clsFResolved != 0 }},
+	{"work schedule", clsWorkScheduleRe, func(f clsFlags) bool { return f&clsFWork != 0 }},
 	{"clock at", clsAtClockRe, func(f clsFlags) bool { return f&clsFDate != 0 }},
 	{"iso date", clsISODateRe, func(f clsFlags) bool { return f&clsFDate != 0 && f&clsFDigit != 0 }},
 	{"month day", clsMonthDayRe, func(f clsFlags) bool { return f&clsFDate != 0 && f&(clsFMonth|clsFDigit) == clsFMonth|clsFDigit }},
