@@ -38,6 +38,7 @@ type Summary struct {
 	Entities      int
 	Facts         int
 	Archived      int
+	Superseded    int // facts a newer one on their key replaced
 	Decisions     int
 	Obligations   int
 	Nodes         int
@@ -91,6 +92,22 @@ func (l *loader) load() (Summary, error) {
 		}
 		l.sum.Scopes++
 	}
+	// Newer states, moods and identities on a key have superseded the older
+	// ones, as every writer of facts leaves them.
+	var ids []int64
+	rows, err := l.tx.Query(l.ctx, `SELECT id FROM entity_facts WHERE status = 'active'`)
+	if err != nil {
+		return Summary{}, fmt.Errorf("demo: facts: %w", err)
+	}
+	ids, err = pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return Summary{}, fmt.Errorf("demo: facts: %w", err)
+	}
+	superseded, err := l.q.SupersedeFacts(l.ctx, queries.SupersedeFactsParams{Ids: ids, Now: l.now})
+	if err != nil {
+		return Summary{}, fmt.Errorf("demo: supersede: %w", err)
+	}
+	l.sum.Superseded = len(superseded)
 	// Old moods and states have long decayed: the demo shows them archived, as
 	// the decay job would have left them.
 	tag, err := l.tx.Exec(l.ctx, `

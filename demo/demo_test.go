@@ -47,8 +47,17 @@ func TestLoadWritesARealisticMemory(t *testing.T) {
 			t.Errorf("no %s fact", c)
 		}
 	}
-	if n := count(`SELECT count(*) FROM entity_facts WHERE status = 'archived' AND forget_at <= $1`, now); n == 0 || n != sum.Archived {
+	if n := count(`SELECT count(*) FROM entity_facts WHERE status = 'archived' AND archive_reason = 'decayed'`); n == 0 || n != sum.Archived {
 		t.Errorf("%d archived decayed facts, Load reported %d; want some", n, sum.Archived)
+	}
+	if n := count(`SELECT count(*) FROM entity_facts WHERE status = 'archived' AND archive_reason LIKE 'superseded by fact %'`); n == 0 || n != sum.Superseded {
+		t.Errorf("%d superseded facts, Load reported %d; want some", n, sum.Superseded)
+	}
+	// Current means current: no key holds two live states, moods or identities.
+	if n := count(`SELECT count(*) FROM (SELECT entity_id, key FROM entity_facts
+		WHERE status = 'active' AND key <> '' AND tenure_supersedes(category, durability)
+		GROUP BY 1, 2 HAVING count(DISTINCT lower(content)) > 1) k`); n != 0 {
+		t.Errorf("%d keys hold more than one current fact", n)
 	}
 	if n := count(`SELECT count(*) FROM entity_facts WHERE status = 'active' AND forget_at <= $1`, now); n != 0 {
 		t.Errorf("%d active facts are already past forget_at", n)

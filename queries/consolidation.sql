@@ -351,9 +351,13 @@ survivors AS (
 SELECT (SELECT count(*) FROM archived)::int AS merged, (SELECT count(*) FROM survivors)::int AS survivors;
 
 -- name: QueueNearDuplicates :one
--- QueueNearDuplicates sends pairs of active facts with the same entity, key
--- and category but different content, the newer a fact of the window's
--- rows, to the review queue.
+-- QueueNearDuplicates sends pairs of active facts to the review queue: a
+-- fact of the window's rows and one older fact of the same entity, key and
+-- category that says something else, for categories that accumulate (a
+-- conflict supersession does not settle, as for two observations). The
+-- item keeps their trigram similarity (pg_trgm), so a reviewer sees at once
+-- a near duplicate (close to 1) from a contradiction. One older fact a new
+-- fact: a key that thousands of facts share costs one pair each.
 WITH win AS (
     SELECT n.id, n.scope, n.properties, n.promoted_fact_id
     FROM memory_nodes n
@@ -369,18 +373,19 @@ WITH win AS (
 pairs AS (
     INSERT INTO review_items (kind, scope, fact_id, other_fact_id, detail, created_at)
     SELECT DISTINCT 'near_duplicate', f.scope, f.id, o.id,
-        jsonb_build_object('key', f.key, 'run_id', @run_id::bigint), @now::timestamptz
+        jsonb_build_object('key', f.key, 'run_id', @run_id::bigint,
+            'similarity', round(similarity(lower(f.content), lower(o.content))::numeric, 2)),
+        @now::timestamptz
     FROM win w
     JOIN entity_facts f ON f.id = w.promoted_fact_id AND f.status = 'active'
-    -- One older differing fact a new fact: a key that thousands of facts
-    -- share costs one pair each, not one for every two of them.
     JOIN LATERAL (
-        SELECT o.id FROM entity_facts o
+        SELECT o.id, o.content FROM entity_facts o
         WHERE o.entity_id = f.entity_id AND o.key = f.key AND o.status = 'active'
           AND o.category = f.category AND o.id < f.id AND lower(o.content) <> lower(f.content)
         LIMIT 1
     ) o ON true
-    WHERE f.key <> '' AND coalesce(w.properties->>'durability', 'durable') = 'durable'
+    WHERE f.key <> '' AND f.category <> 'decision' AND NOT tenure_supersedes(f.category, f.durability)
+      AND coalesce(w.properties->>'durability', 'durable') = 'durable'
     ON CONFLICT (kind, fact_id, other_fact_id) WHERE status = 'open' AND other_fact_id IS NOT NULL
     DO NOTHING
     RETURNING id
