@@ -626,8 +626,8 @@ func TestBulkArchiveRestore(t *testing.T) {
 	fx := newFixture(t)
 	ctx := context.Background()
 	var ids []int64
-	for _, c := range []string{"Likes tea.", "Likes jazz.", "Likes rain."} {
-		ids = append(ids, fx.create(t, reviewer, NewFact{Scope: "home", Entity: "Mia", Key: "likes", Content: c, Category: CategoryPreference}).ID)
+	for _, c := range []string{"tea", "jazz", "rain"} {
+		ids = append(ids, fx.create(t, reviewer, NewFact{Scope: "home", Entity: "Mia", Key: c, Content: "Likes " + c + ".", Category: CategoryPreference}).ID)
 	}
 	keep := fx.create(t, reviewer, NewFact{Scope: "home", Entity: "Mia", Content: "Keeps a diary."})
 

@@ -9,13 +9,14 @@ import (
 	"github.com/tenurehq/tenure/queries"
 )
 
-// Supersession: a newer fact of a category that supersedes (state, mood and
-// identity by default; a setting per category) or any short-term or
-// ephemeral fact archives the older facts of such kinds on the same scope,
-// entity and key that say something else, with the reason "superseded by
-// fact N" (one that says the same is merged instead). Facts of categories
-// that accumulate (observation, preference, routine, obligation by default)
-// stay side by side;
+// Supersession: a newer fact of a category that supersedes (state, mood,
+// identity, preference and routine by default, whose keys name one thing:
+// occupation, drink, work_schedule; a setting per category) or any
+// short-term or ephemeral fact archives the older facts of such kinds on the
+// same scope, entity and key that say something else, with the reason
+// "superseded by fact N" (one that says the same is merged instead). Facts
+// of categories that accumulate (observation, obligation by default) stay
+// side by side;
 // decisions are replaced through the decision log. Every writer of facts
 // applies it: consolidation, the API, import and the console.
 

@@ -18,8 +18,8 @@ INSERT INTO category_settings (category, supersedes, description) VALUES
     ('state', true, 'A state holds until the next one: only the newest on a key is current.'),
     ('mood', true, 'A mood is replaced by the next mood on the same key.'),
     ('identity', true, 'Who someone is (occupation, home city): the newest statement wins.'),
-    ('preference', false, 'Preferences accumulate (likes tea, likes jazz); two that differ on one key go to review.'),
-    ('routine', false, 'Routines accumulate; two that differ on one key go to review.'),
+    ('preference', true, 'A preference on a key (drink, editor, theme) is replaced when it changes.'),
+    ('routine', true, 'A routine on a key (work_schedule, exercise) is replaced when it changes.'),
     ('observation', false, 'Observations accumulate: several on one key may all stay.'),
     ('obligation', false, 'Obligations accumulate: each has its own deadline.'),
     ('decision', false, 'Decisions are replaced through the decision log, never by a fact.');
