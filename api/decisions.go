@@ -49,9 +49,9 @@ func (h *handlers) decisionCreate(c echo.Context) error {
 }
 
 // decisionList lists the scope's decisions, newest first, filtered by
-// entity, lock and text.
+// entity, lock, state (current, superseded, reopened) and text.
 func (h *handlers) decisionList(c echo.Context) error {
-	q, err := newQuery(c, "entity", "locked", "q", "limit", "cursor")
+	q, err := newQuery(c, "entity", "locked", "state", "q", "limit", "cursor")
 	if err != nil {
 		return err
 	}
@@ -64,6 +64,9 @@ func (h *handlers) decisionList(c echo.Context) error {
 		return err
 	}
 	if f.Locked, err = q.boolean("locked"); err != nil {
+		return err
+	}
+	if f.State, err = q.text("state", 20); err != nil {
 		return err
 	}
 	if f.Query, err = q.text("q", 200); err != nil {

@@ -17,30 +17,35 @@ import (
 // "my" are (by default the name the speaker introduces themselves with in
 // the text, else the user entity, memory.UserEntity). Mode is rules (the
 // default, offline) or llm; with Store the candidates are written as
-// working rows.
+// working rows, and with Strict too nothing is written when a candidate
+// would get a note (see pushResponse).
 type extractRequest struct {
 	Text    string `json:"text"`
 	Entity  string `json:"entity"`
 	Speaker string `json:"speaker"`
 	Mode    string `json:"mode"`
 	Store   bool   `json:"store"`
+	Strict  bool   `json:"strict"`
 }
 
 // extractResponse is the candidates found, each with both axes and the
 // reason for them, and with store the ids of the working rows written, one
-// per candidate in order.
+// per candidate in order, and the notes on them (row is the candidate's
+// index).
 type extractResponse struct {
 	Mode          string              `json:"mode"`
 	PromptVersion string              `json:"prompt_version,omitempty"`
 	Candidates    []extract.Candidate `json:"candidates"`
 	StoredNodeIDs *[]int64            `json:"stored_node_ids,omitempty"`
+	Notes         *[]pushNoteJSON     `json:"notes,omitempty"`
 }
 
 // extractCreate extracts candidate facts from a text (200), and with store
 // writes them as working rows of the scope (201) so that consolidation's
-// gates decide what becomes a fact. Mode llm without an LLM configured is a
-// 400; a failure of the LLM endpoint is a 502 (llm_unavailable, or
-// llm_invalid_answer when it answered nonsense).
+// gates decide what becomes a fact, with the notes a push answers (strict:
+// 409 and nothing written when there are any). Mode llm without an LLM
+// configured is a 400; a failure of the LLM endpoint is a 502
+// (llm_unavailable, or llm_invalid_answer when it answered nonsense).
 func (h *handlers) extractCreate(c echo.Context) error {
 	if _, err := newQuery(c); err != nil {
 		return err
@@ -63,6 +68,9 @@ func (h *handlers) extractCreate(c echo.Context) error {
 	speaker, err := extract.ParseSpeaker(req.Speaker)
 	if err != nil {
 		return err
+	}
+	if req.Strict && !req.Store {
+		return memory.Invalidf("strict", "strict refuses a stored batch that would get notes: it needs store true")
 	}
 	ex, err := h.extractors.Extractor(strings.TrimSpace(req.Mode))
 	if err != nil {
@@ -88,12 +96,34 @@ func (h *handlers) extractCreate(c echo.Context) error {
 	if !req.Store {
 		return c.JSON(http.StatusOK, res)
 	}
-	ids := []int64{}
+	pushed := pushResponse{IDs: []int64{}, Notes: []pushNoteJSON{}}
 	if len(cands) > 0 {
-		if ids, err = h.store.Push(ctx, actor(c), c.Param("scope"), extract.Nodes(ex.Name(), cands)); err != nil {
+		r, err := h.store.PushNoted(ctx, actor(c), c.Param("scope"), extract.Nodes(ex.Name(), cands), memory.PushOptions{Strict: req.Strict})
+		var me *memory.Error
+		if errors.As(err, &me) && me.Code == memory.CodeConflict {
+			// The rows are the candidates: name the one at fault as such.
+			named := *me
+			named.Field = candidateField(me.Field)
+			return &named
+		}
+		if err != nil {
 			return err
 		}
+		pushed = newPushResponse(r)
 	}
-	res.StoredNodeIDs = &ids
+	res.StoredNodeIDs, res.Notes = &pushed.IDs, &pushed.Notes
 	return c.JSON(http.StatusCreated, res)
+}
+
+// candidateField names a pushed row's field as the candidate's it came from:
+// nodes[2].key or, for a batch of one, key become candidates[2].key and
+// candidates[0].key.
+func candidateField(field string) string {
+	if rest, ok := strings.CutPrefix(field, "nodes["); ok {
+		return "candidates[" + rest
+	}
+	if field == "" {
+		return field
+	}
+	return "candidates[0]." + field
 }

@@ -20,10 +20,21 @@ type nodeRow struct {
 	Properties map[string]any `json:"properties"`
 }
 
-// pushRequest is one row, or a batch of rows under "nodes".
+// pushRequest is one row, or a batch of rows under "nodes". Strict refuses
+// the push (409, nothing written) when a row would get a note.
 type pushRequest struct {
 	nodeRow
-	Nodes *[]nodeRow `json:"nodes"`
+	Nodes  *[]nodeRow `json:"nodes"`
+	Strict bool       `json:"strict"`
+}
+
+// pushResponse is the ids of the rows written, in order, and the notes on
+// them: a row that names the key of a locked decision (consolidation will
+// refuse it) or repeats a live fact word for word (it will only reinforce
+// it). Notes is always present, empty when there is nothing to say.
+type pushResponse struct {
+	IDs   []int64        `json:"ids"`
+	Notes []pushNoteJSON `json:"notes"`
 }
 
 func (r nodeRow) empty() bool {
@@ -37,7 +48,8 @@ func (r nodeRow) newNode() memory.NewNode {
 }
 
 // nodePush writes one working row, or a batch of up to 1,000, and answers
-// 201 with their ids in order. One bad row refuses the whole batch.
+// 201 with their ids in order and the notes on them. One bad row refuses
+// the whole batch; with strict, so does one row with a note (409).
 func (h *handlers) nodePush(c echo.Context) error {
 	if _, err := newQuery(c); err != nil {
 		return err
@@ -58,7 +70,7 @@ func (h *handlers) nodePush(c echo.Context) error {
 	} else {
 		rows = []memory.NewNode{req.nodeRow.newNode()}
 	}
-	ids, err := h.store.Push(c.Request().Context(), actor(c), c.Param("scope"), rows)
+	res, err := h.store.PushNoted(c.Request().Context(), actor(c), c.Param("scope"), rows, memory.PushOptions{Strict: req.Strict})
 	var me *memory.Error
 	if req.Nodes != nil && len(rows) == 1 && errors.As(err, &me) && me.Field != "" && !strings.HasPrefix(me.Field, "nodes") {
 		// The engine names the rows of longer batches only; a batch of one
@@ -70,7 +82,7 @@ func (h *handlers) nodePush(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusCreated, map[string][]int64{"ids": ids})
+	return c.JSON(http.StatusCreated, newPushResponse(res))
 }
 
 // nodeList lists the scope's working rows, newest first, filtered by marker.

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -80,15 +81,34 @@ func (h *handlers) recall(c echo.Context) error {
 // briefJSON is the context brief: what an agent must not forget at the
 // start of a turn, within a budget of characters. Text is the same brief as
 // a block ready to paste into a prompt; Used counts its characters and
-// never exceeds Budget.
+// never exceeds Budget. Asked with since, it is only what changed after
+// that time: Since and Changes are then present and the four lists empty.
 type briefJSON struct {
 	memory.Brief
-	Text string `json:"text"`
+	Since   *time.Time         `json:"since,omitempty"`
+	Changes *[]briefChangeJSON `json:"changes,omitempty"`
+	Text    string             `json:"text"`
+}
+
+// briefChangeJSON is one change since the time a brief was asked with:
+// a new fact, a fact superseded or archived, a decision recorded, reopened
+// or locked again. FactID is null for a decision's change, DecisionID for a
+// fact's.
+type briefChangeJSON struct {
+	Kind       string    `json:"kind"`
+	FactID     *int64    `json:"fact_id"`
+	DecisionID *int64    `json:"decision_id"`
+	Entity     string    `json:"entity"`
+	Key        string    `json:"key"`
+	Content    string    `json:"content"`
+	Category   string    `json:"category"`
+	Reason     string    `json:"reason"`
+	At         time.Time `json:"at"`
 }
 
 // newBriefJSON is b with its times in UTC, like every time the API writes.
 func newBriefJSON(b memory.Brief) briefJSON {
-	out := briefJSON{Brief: b, Text: b.Text()}
+	out := briefJSON{Brief: b, Text: b.Text(), Since: utcPtr(b.Since)}
 	out.Decisions = make([]memory.BriefDecision, len(b.Decisions))
 	for i, d := range b.Decisions {
 		if d.Alternatives == nil {
@@ -101,19 +121,51 @@ func newBriefJSON(b memory.Brief) briefJSON {
 		utcItems := make([]memory.BriefItem, len(*items))
 		for i, it := range *items {
 			it.Deadline = utcPtr(it.Deadline)
+			it.ConfirmedAt = utc(it.ConfirmedAt)
 			utcItems[i] = it
 		}
 		*items = utcItems
 	}
+	if b.Since != nil {
+		changes := make([]briefChangeJSON, len(b.Changes))
+		for i, ch := range b.Changes {
+			changes[i] = briefChangeJSON{Kind: ch.Kind, Entity: ch.Entity, Key: ch.Key, Content: ch.Content,
+				Category: ch.Category, Reason: ch.Reason, At: utc(ch.At)}
+			if ch.FactID != 0 {
+				changes[i].FactID = pointerTo(ch.FactID)
+			}
+			if ch.DecisionID != 0 {
+				changes[i].DecisionID = pointerTo(ch.DecisionID)
+			}
+		}
+		out.Changes = &changes
+	}
 	return out
+}
+
+// parseSince reads a brief's since: an RFC 3339 timestamp.
+func parseSince(s string) (*time.Time, error) {
+	if s == "" {
+		return nil, nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		hint := ""
+		if strings.Contains(s, " ") {
+			hint = " (a + in a query string must be sent as %2B)"
+		}
+		return nil, memory.Invalidf("since", "invalid since %q: use an RFC 3339 timestamp such as 2026-05-01T09:00:00Z%s", s, hint)
+	}
+	return &t, nil
 }
 
 // contextShow answers with the scope's context brief: locked decisions
 // first, then obligations, current states and the most confident durable
-// facts, never over budget characters (default 4,000). With format=text it
-// is the plain-text block to paste into a prompt.
+// facts, never over budget characters (default 4,000). With since, only
+// what changed after that time. With format=text it is the plain-text block
+// to paste into a prompt.
 func (h *handlers) contextShow(c echo.Context) error {
-	q, err := newQuery(c, "budget", "entity", "format")
+	q, err := newQuery(c, "budget", "entity", "since", "format")
 	if err != nil {
 		return err
 	}
@@ -125,6 +177,13 @@ func (h *handlers) contextShow(c echo.Context) error {
 		}
 	}
 	if o.Entity, err = q.text("entity", 200); err != nil {
+		return err
+	}
+	since, err := q.text("since", 64)
+	if err != nil {
+		return err
+	}
+	if o.Since, err = parseSince(since); err != nil {
 		return err
 	}
 	format, err := q.text("format", 10)

@@ -126,6 +126,9 @@ type decisionJSON struct {
 	Version      int32      `json:"version"`
 	CreatedAt    time.Time  `json:"created_at"`
 	UpdatedAt    time.Time  `json:"updated_at"`
+	// SupersededBy is the later decision on the same entity and key that
+	// replaced this one; null while none has.
+	SupersededBy *int64 `json:"superseded_by"`
 }
 
 func newDecisionJSON(d memory.Decision) decisionJSON {
@@ -138,8 +141,45 @@ func newDecisionJSON(d memory.Decision) decisionJSON {
 		Decision: d.Decision, Alternatives: alts, Reasoning: d.Reasoning, DecidedBy: d.DecidedBy,
 		DecidedAt: utc(d.DecidedAt), DoNotReopen: d.DoNotReopen, ReopenedAt: utcPtr(d.ReopenedAt),
 		ReopenedBy: d.ReopenedBy, ReopenReason: d.ReopenReason, Version: d.Version,
-		CreatedAt: utc(d.CreatedAt), UpdatedAt: utc(d.UpdatedAt),
+		CreatedAt: utc(d.CreatedAt), UpdatedAt: utc(d.UpdatedAt), SupersededBy: d.SupersededBy,
 	}
+}
+
+// pushNoteJSON is a warning about one pushed row: decision_locked (the row
+// names the entity and key of a locked decision, which consolidation will
+// refuse it for) with the decision, or duplicate (the row repeats a live
+// fact word for word, which consolidation will reinforce instead) with the
+// fact.
+type pushNoteJSON struct {
+	Row        int    `json:"row"`
+	Code       string `json:"code"`
+	Message    string `json:"message"`
+	DecisionID *int64 `json:"decision_id,omitempty"`
+	Decision   string `json:"decision,omitempty"`
+	Reasoning  string `json:"reasoning,omitempty"`
+	FactID     *int64 `json:"fact_id,omitempty"`
+}
+
+func newPushNotesJSON(notes []memory.PushNote) []pushNoteJSON {
+	out := make([]pushNoteJSON, len(notes))
+	for i, n := range notes {
+		out[i] = pushNoteJSON{Row: n.Row, Code: n.Code, Message: n.Message, Decision: n.Decision, Reasoning: n.Reasoning}
+		if n.DecisionID != 0 {
+			out[i].DecisionID = pointerTo(n.DecisionID)
+		}
+		if n.FactID != 0 {
+			out[i].FactID = pointerTo(n.FactID)
+		}
+	}
+	return out
+}
+
+func newPushResponse(r memory.PushResult) pushResponse {
+	ids := r.IDs
+	if ids == nil {
+		ids = []int64{}
+	}
+	return pushResponse{IDs: ids, Notes: newPushNotesJSON(r.Notes)}
 }
 
 // nodeJSON is a working row. Durability is its marker (durable when the row
@@ -192,7 +232,10 @@ type runJSON struct {
 	TransientRejected int            `json:"transient_rejected"`
 	ExpiredRejected   int            `json:"expired_rejected"`
 	DecisionLocked    int            `json:"decision_locked"`
-	Error             string         `json:"error"`
+	// SetAside counts the working rows the run set aside after a failure of
+	// their own (status partial), to be retried from the console.
+	SetAside int    `json:"set_aside"`
+	Error    string `json:"error"`
 }
 
 // runPhaseJSON is one phase's counts of outcomes, such as promoted or
@@ -208,7 +251,7 @@ func newRunJSON(r memory.Run) runJSON {
 		ID: r.ID, Trigger: r.Trigger, Status: r.Status, StartedAt: utc(r.StartedAt),
 		FinishedAt: utcPtr(r.FinishedAt), Phase: r.Phase, Phases: []runPhaseJSON{},
 		TransientRejected: r.TransientRejected, ExpiredRejected: r.ExpiredRejected,
-		DecisionLocked: r.DecisionLocked, Error: r.Error,
+		DecisionLocked: r.DecisionLocked, SetAside: r.SetAside, Error: r.Error,
 	}
 	for _, p := range memory.PhaseOrder {
 		counts := r.Report[itoa(int64(p))]

@@ -2,10 +2,12 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -49,7 +51,10 @@ func (t *tools) register(s *mcp.Server) {
 		Description: "Write one working-memory row (content) or a batch (rows, at most 1000) to your scope. " +
 			"Consolidation later turns durable rows into long-term facts. Give durability \"transient\" for what is true now " +
 			"but will soon be wrong (\"is in a meeting\"): such rows are never promoted. Importance is a separate axis. " +
-			"One invalid row refuses the whole batch and nothing is written.",
+			"One invalid row refuses the whole batch and nothing is written. The answer warns, row by row, of what will not " +
+			"become a new fact: a row on the entity and key of a locked decision (consolidation will refuse it; the decision " +
+			"and its reasoning are given) and a row repeating a live fact word for word (it only reinforces that fact). " +
+			"With strict true such a batch is refused whole and nothing is written.",
 		Annotations: &mcp.ToolAnnotations{Title: "Remember"},
 	}, true, t.remember)
 	addTool(t, s, &mcp.Tool{
@@ -65,7 +70,9 @@ func (t *tools) register(s *mcp.Server) {
 		Title: "Context brief",
 		Description: "Call at the start of a turn: the compact state you must not forget, within a budget of characters: " +
 			"settled decisions with their reasoning (never reopen them), obligations due within 14 days or overdue, " +
-			"current short-term states, then the most confident durable facts.",
+			"current short-term states, then the most confident durable facts. Later in a long session, pass since (the " +
+			"time of your last brief) to get only what changed after it: new facts, facts superseded or archived, " +
+			"decisions recorded, reopened or locked again.",
 		Annotations: &mcp.ToolAnnotations{Title: "Context brief", ReadOnlyHint: true},
 	}, false, t.contextBrief)
 	addTool(t, s, &mcp.Tool{
@@ -85,17 +92,21 @@ func (t *tools) register(s *mcp.Server) {
 		Annotations: &mcp.ToolAnnotations{Title: "Set durability marker", IdempotentHint: true},
 	}, true, t.upgradeDurability)
 	addTool(t, s, &mcp.Tool{
-		Name:        toolListDecisions,
-		Title:       "List decisions",
-		Description: "List the decisions of your scope, newest first, optionally for one entity, only locked (or only reopened) ones, or matching a text.",
+		Name:  toolListDecisions,
+		Title: "List decisions",
+		Description: "List the decisions of your scope, newest first, optionally for one entity, only locked (or only reopened) ones, " +
+			"by state (current, superseded: replaced by a later decision on the same key, reopened), or matching a text. " +
+			"A replaced decision says which decision replaced it.",
 		Annotations: &mcp.ToolAnnotations{Title: "List decisions", ReadOnlyHint: true},
 	}, false, t.listDecisions)
 	addTool(t, s, &mcp.Tool{
 		Name:  toolExtract,
 		Title: "Extract facts",
 		Description: "Turn a text into candidate facts, each classified on both axes (durability and category) with the " +
-			"classifier's reason. With store true, the candidates are written as working rows (their axes in the rows' " +
-			"properties) so consolidation's gates decide what becomes a fact.",
+			"classifier's reason. \"I\", \"me\" and \"my\" are the speaker (by default the name they introduce " +
+			"themselves with, else the user). With store true, the candidates are written as working rows (their axes " +
+			"in the rows' properties) so consolidation's gates decide what becomes a fact, with the warnings remember gives; " +
+			"strict true then refuses the write when any candidate would get one.",
 		Annotations: &mcp.ToolAnnotations{Title: "Extract facts"},
 	}, false, t.extract)
 }
@@ -184,12 +195,14 @@ type rememberRow struct {
 
 type rememberInput struct {
 	rememberRow
-	Rows []rememberRow `json:"rows,omitempty" jsonschema:"a batch of rows instead of one; each row takes the same fields"`
+	Rows   []rememberRow `json:"rows,omitempty" jsonschema:"a batch of rows instead of one; each row takes the same fields"`
+	Strict bool          `json:"strict,omitempty" jsonschema:"refuse the whole batch, writing nothing, when any row would get a warning (a locked decision's key, or a repeat of a live fact)"`
 }
 
 type rememberOutput struct {
-	IDs   []int64 `json:"ids" jsonschema:"the ids of the rows written, in order"`
-	Scope string  `json:"scope" jsonschema:"the scope written to"`
+	IDs   []int64           `json:"ids" jsonschema:"the ids of the rows written, in order"`
+	Scope string            `json:"scope" jsonschema:"the scope written to"`
+	Notes []memory.PushNote `json:"notes" jsonschema:"warnings about rows that will not become a new fact: code decision_locked (with the decision) or duplicate (with the fact); row is the row's index"`
 }
 
 func (r rememberRow) node() memory.NewNode {
@@ -213,12 +226,70 @@ func (t *tools) remember(ctx context.Context, c TokenInfo, in rememberInput) (*m
 	default:
 		nodes = []memory.NewNode{in.rememberRow.node()}
 	}
-	ids, err := t.store.Push(ctx, memory.Token(c.Name), c.Scope, nodes)
+	res, err := t.store.PushNoted(ctx, memory.Token(c.Name), c.Scope, nodes, memory.PushOptions{Strict: in.Strict})
 	if err != nil {
 		return nil, rememberOutput{}, err
 	}
-	return nil, rememberOutput{IDs: ids, Scope: c.Scope}, nil
+	out := rememberOutput{IDs: res.IDs, Scope: c.Scope, Notes: res.Notes}
+	if out.IDs == nil {
+		out.IDs = []int64{}
+	}
+	if out.Notes == nil {
+		out.Notes = []memory.PushNote{}
+	}
+	rows, ids := "rows", "ids"
+	if len(out.IDs) == 1 {
+		rows, ids = "row", "id"
+	}
+	text := fmt.Sprintf("Wrote %d working %s to scope %s (%s %s).", len(out.IDs), rows, c.Scope, ids, joinIDs(out.IDs))
+	if len(out.Notes) > 0 {
+		text += "\n" + notesText(out.Notes)
+	}
+	return textResult(text), out, nil
 }
+
+// notesText is one warning line per noted row.
+func notesText(notes []memory.PushNote) string {
+	lines := make([]string, len(notes))
+	for i, n := range notes {
+		switch n.Code {
+		case memory.NoteDecisionLocked:
+			lines[i] = fmt.Sprintf("row %d: not stored as a fact — decision %d '%s' is locked (because %s): consolidation will refuse this row; "+
+				"a person can reopen the decision in the console", n.Row, n.DecisionID, oneLine(n.Decision), oneLine(n.Reasoning))
+		case memory.NoteDuplicate:
+			lines[i] = fmt.Sprintf("row %d: not stored as a new fact — it repeats fact %d word for word: consolidation will reinforce that fact instead",
+				n.Row, n.FactID)
+		default:
+			lines[i] = fmt.Sprintf("row %d: %s", n.Row, oneLine(n.Message))
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// textResult is a tool result whose text is text; the structured output
+// is added by the SDK.
+func textResult(text string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}
+
+// joinIDs lists ids, or for a long batch its first and last (every id is
+// in the structured result).
+func joinIDs(ids []int64) string {
+	switch n := len(ids); {
+	case n == 0:
+		return "none"
+	case n > 20:
+		return fmt.Sprintf("%d … %d, in order", ids[0], ids[n-1])
+	}
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = strconv.FormatInt(id, 10)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// oneLine is s with its line breaks and runs of space made single spaces.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // recall
 
@@ -253,6 +324,7 @@ type contextInput struct {
 	Budget int    `json:"budget,omitempty" jsonschema:"the most characters the brief may take, 200 to 100000 (default 4000)"`
 	Format string `json:"format,omitempty" jsonschema:"text (default: a block ready for a prompt) or json (the brief's items as data, and the text)"`
 	Entity string `json:"entity,omitempty" jsonschema:"only memories about the entity with this exact name"`
+	Since  string `json:"since,omitempty" jsonschema:"an RFC 3339 time such as 2026-05-01T09:00:00Z, for example that of your last brief: only what changed after it (new facts, facts superseded or archived, decisions recorded, reopened or locked again)"`
 }
 
 type contextOutput struct {
@@ -265,7 +337,15 @@ func (t *tools) contextBrief(ctx context.Context, c TokenInfo, in contextInput) 
 	if format != "" && format != "text" && format != "json" {
 		return nil, contextOutput{}, memory.Invalidf("format", "unknown format %q: allowed values are text, json", in.Format)
 	}
-	b, err := t.store.ContextBrief(ctx, memory.BriefOptions{Scope: c.Scope, Budget: in.Budget, Entity: in.Entity})
+	o := memory.BriefOptions{Scope: c.Scope, Budget: in.Budget, Entity: in.Entity}
+	if s := strings.TrimSpace(in.Since); s != "" {
+		since, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			return nil, contextOutput{}, memory.Invalidf("since", "invalid since %q: use an RFC 3339 time such as 2026-05-01T09:00:00Z", in.Since)
+		}
+		o.Since = &since
+	}
+	b, err := t.store.ContextBrief(ctx, o)
 	if err != nil {
 		return nil, contextOutput{}, err
 	}
@@ -329,6 +409,7 @@ func (t *tools) upgradeDurability(ctx context.Context, c TokenInfo, in upgradeIn
 type listDecisionsInput struct {
 	Entity   string `json:"entity,omitempty" jsonschema:"only decisions about the entity with this exact name"`
 	Locked   *bool  `json:"locked,omitempty" jsonschema:"true: only locked decisions; false: only reopened ones"`
+	State    string `json:"state,omitempty" jsonschema:"current (locked, not replaced), superseded (replaced by a later decision on the same entity and key) or reopened (open, not replaced); empty for all"`
 	Query    string `json:"query,omitempty" jsonschema:"only decisions whose text, reasoning, alternatives or key contain this"`
 	Limit    int    `json:"limit,omitempty" jsonschema:"how many, 1 to 500 (default 50)"`
 	BeforeID int64  `json:"before_id,omitempty" jsonschema:"the next page: only decisions with a smaller id (next_before_id of the previous page)"`
@@ -345,7 +426,7 @@ func (t *tools) listDecisions(ctx context.Context, c TokenInfo, in listDecisions
 		limit = 50
 	}
 	ds, err := t.store.ListDecisions(ctx, memory.DecisionFilter{
-		Scope: c.Scope, Entity: in.Entity, Locked: in.Locked, Query: in.Query, Limit: limit, BeforeID: in.BeforeID,
+		Scope: c.Scope, Entity: in.Entity, Locked: in.Locked, State: in.State, Query: in.Query, Limit: limit, BeforeID: in.BeforeID,
 	})
 	if err != nil {
 		return nil, listDecisionsOutput{}, err
@@ -357,21 +438,53 @@ func (t *tools) listDecisions(ctx context.Context, c TokenInfo, in listDecisions
 	if len(ds) == limit {
 		out.NextBeforeID = ds[len(ds)-1].ID
 	}
-	return nil, out, nil
+	return textResult(decisionsText(c.Scope, out)), out, nil
+}
+
+// decisionsText is the list as an agent reads it: one line per decision
+// with its reasoning and state; a replaced one names its replacement.
+func decisionsText(scope string, out listDecisionsOutput) string {
+	if len(out.Decisions) == 0 {
+		return "No decisions in scope " + scope + " match."
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "Decisions in scope %s, newest first:\n", scope)
+	for _, d := range out.Decisions {
+		fmt.Fprintf(&sb, "- decision %d [%s / %s] %s", d.ID, oneLine(d.Entity), d.Key, oneLine(d.Decision))
+		if r := oneLine(d.Reasoning); r != "" {
+			sb.WriteString(" — because " + r)
+		}
+		switch {
+		case d.SupersededBy != nil:
+			fmt.Fprintf(&sb, " (replaced by decision %d)", *d.SupersededBy)
+		case d.DoNotReopen:
+			sb.WriteString(" (locked)")
+		default:
+			sb.WriteString(" (reopened)")
+		}
+		sb.WriteByte('\n')
+	}
+	if out.NextBeforeID != 0 {
+		fmt.Fprintf(&sb, "More: call again with before_id %d.\n", out.NextBeforeID)
+	}
+	return sb.String()
 }
 
 // extract
 
 type extractInput struct {
-	Text   string `json:"text" jsonschema:"the text to extract facts from (at most 50000 characters)"`
-	Entity string `json:"entity,omitempty" jsonschema:"who or what the text is about"`
-	Store  bool   `json:"store,omitempty" jsonschema:"also write the candidates as working rows (needs a writer token)"`
-	Mode   string `json:"mode,omitempty" jsonschema:"rules (the default, offline) or llm (when the server has an LLM endpoint)"`
+	Text    string `json:"text" jsonschema:"the text to extract facts from (at most 50000 characters)"`
+	Entity  string `json:"entity,omitempty" jsonschema:"who or what the text is about"`
+	Speaker string `json:"speaker,omitempty" jsonschema:"who speaks the text: whom I, me and my are about (default: the name the speaker introduces themselves with, else the user)"`
+	Store   bool   `json:"store,omitempty" jsonschema:"also write the candidates as working rows (needs a writer token)"`
+	Strict  bool   `json:"strict,omitempty" jsonschema:"with store: write nothing when any candidate would get a warning (a locked decision's key, or a repeat of a live fact)"`
+	Mode    string `json:"mode,omitempty" jsonschema:"rules (the default, offline) or llm (when the server has an LLM endpoint)"`
 }
 
 type extractOutput struct {
-	Candidates []Candidate `json:"candidates"`
-	NodeIDs    []int64     `json:"node_ids,omitempty" jsonschema:"with store: the ids of the working rows written, one per candidate"`
+	Candidates []Candidate        `json:"candidates"`
+	NodeIDs    []int64            `json:"node_ids,omitempty" jsonschema:"with store: the ids of the working rows written, one per candidate"`
+	Notes      *[]memory.PushNote `json:"notes,omitempty" jsonschema:"with store: warnings about rows that will not become a new fact, as remember gives them (row is the candidate's index)"`
 }
 
 func (t *tools) extract(ctx context.Context, c TokenInfo, in extractInput) (*mcp.CallToolResult, extractOutput, error) {
@@ -389,6 +502,13 @@ func (t *tools) extract(ctx context.Context, c TokenInfo, in extractInput) (*mcp
 	if n := utf8.RuneCountInString(entity); n > maxEntityNameLength {
 		return nil, extractOutput{}, memory.Invalidf("entity", "the entity name is %d characters long: at most %d are allowed", n, maxEntityNameLength)
 	}
+	speaker, err := extract.ParseSpeaker(in.Speaker)
+	if err != nil {
+		return nil, extractOutput{}, err
+	}
+	if in.Strict && !in.Store {
+		return nil, extractOutput{}, memory.Invalidf("strict", "strict refuses a stored batch that would get warnings: it needs store true")
+	}
 	extractor := t.extractor
 	if in.Mode != "" {
 		e, err := t.extractors.Extractor(in.Mode)
@@ -397,7 +517,7 @@ func (t *tools) extract(ctx context.Context, c TokenInfo, in extractInput) (*mcp
 		}
 		extractor = ExtractorOf(e)
 	}
-	cands, err := extractor.Extract(ctx, text, entity, t.store.Now())
+	cands, err := ExtractFor(ctx, extractor, text, entity, speaker, t.store.Now())
 	if err != nil {
 		return nil, extractOutput{}, fmt.Errorf("extract: %w", err)
 	}
@@ -405,15 +525,33 @@ func (t *tools) extract(ctx context.Context, c TokenInfo, in extractInput) (*mcp
 	if out.Candidates == nil {
 		out.Candidates = []Candidate{}
 	}
-	if !in.Store || len(cands) == 0 {
+	if !in.Store {
+		return nil, out, nil
+	}
+	out.Notes = &[]memory.PushNote{}
+	if len(cands) == 0 {
 		return nil, out, nil
 	}
 	nodes := make([]memory.NewNode, len(cands))
 	for i, cand := range cands {
 		nodes[i] = cand.node(extractor.Name())
 	}
-	if out.NodeIDs, err = t.store.Push(ctx, memory.Token(c.Name), c.Scope, nodes); err != nil {
+	res, err := t.store.PushNoted(ctx, memory.Token(c.Name), c.Scope, nodes, memory.PushOptions{Strict: in.Strict})
+	if err != nil {
 		return nil, extractOutput{}, err
 	}
-	return nil, out, nil
+	out.NodeIDs = res.IDs
+	if len(res.Notes) == 0 {
+		return nil, out, nil
+	}
+	out.Notes = &res.Notes
+	// The candidates as JSON, as without notes, then the warnings.
+	raw, err := json.Marshal(out)
+	if err != nil {
+		return nil, extractOutput{}, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{
+		&mcp.TextContent{Text: string(raw)},
+		&mcp.TextContent{Text: "Warnings about the rows written:\n" + notesText(res.Notes)},
+	}}, out, nil
 }

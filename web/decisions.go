@@ -28,7 +28,7 @@ func (s *Server) decisionList(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	mf := memory.DecisionFilter{Scope: filter.Scope, Entity: filter.Entity, Query: filter.Query,
+	mf := memory.DecisionFilter{Scope: filter.Scope, Entity: filter.Entity, State: filter.State, Query: filter.Query,
 		Limit: decisionsPageSize + 1, BeforeID: before}
 	if filter.Lock != "" {
 		locked := filter.Lock == "locked"
@@ -64,6 +64,7 @@ func (s *Server) decisionList(c echo.Context) error {
 		view.Decisions = append(view.Decisions, pages.DecisionListRow{
 			ID: d.ID, Scope: d.Scope, Entity: d.Entity, Key: d.Key, Decision: d.Decision,
 			DecidedBy: d.DecidedBy, DecidedAt: d.DecidedAt, Locked: d.DoNotReopen, Refusals: refusals[d.ID],
+			SupersededBy: d.SupersededBy,
 		})
 	}
 	if isHTMX(c) {
@@ -86,6 +87,7 @@ func parseDecisionsFilter(v url.Values) (pages.DecisionsFilter, int64, error) {
 		Scope:  strings.TrimSpace(v.Get("scope")),
 		Entity: strings.TrimSpace(v.Get("entity")),
 		Lock:   strings.TrimSpace(v.Get("lock")),
+		State:  strings.TrimSpace(v.Get("state")),
 		Query:  strings.TrimSpace(v.Get("q")),
 	}
 	if f.Scope != "" {
@@ -101,6 +103,13 @@ func parseDecisionsFilter(v url.Values) (pages.DecisionsFilter, int64, error) {
 	default:
 		return f, 0, memory.Invalidf("lock", "unknown lock %q: allowed values are locked, open (or none for both)", f.Lock)
 	}
+	switch f.State {
+	case "all":
+		f.State = ""
+	case "", memory.DecisionCurrent, memory.DecisionSuperseded, memory.DecisionReopened:
+	default:
+		return f, 0, memory.Invalidf("state", "unknown state %q: allowed values are current, superseded, reopened, all", f.State)
+	}
 	if n := utf8.RuneCountInString(f.Query); n > 200 {
 		return f, 0, memory.Invalidf("q", "the text search is %d characters long: at most 200 are allowed", n)
 	}
@@ -110,7 +119,7 @@ func parseDecisionsFilter(v url.Values) (pages.DecisionsFilter, int64, error) {
 
 // decisionsURL is the decisions list URL for filter, starting below id before.
 func decisionsURL(f pages.DecisionsFilter, before int64) string {
-	return pages.ListURL("/decisions", map[string]string{"scope": f.Scope, "entity": f.Entity, "lock": f.Lock, "q": f.Query}, before)
+	return pages.ListURL("/decisions", map[string]string{"scope": f.Scope, "entity": f.Entity, "lock": f.Lock, "state": f.State, "q": f.Query}, before)
 }
 
 // decisionShow shows one decision, its lock, the writes it refused and its
@@ -144,7 +153,7 @@ func (s *Server) renderDecision(c echo.Context, status int, d memory.Decision, v
 		ID: d.ID, FactID: d.FactID, Scope: d.Scope, Entity: d.Entity, Key: d.Key, Decision: d.Decision,
 		Alternatives: d.Alternatives, Reasoning: d.Reasoning, DecidedBy: d.DecidedBy, DecidedAt: d.DecidedAt,
 		Locked: d.DoNotReopen, ReopenedAt: d.ReopenedAt, ReopenedBy: d.ReopenedBy, ReopenReason: d.ReopenReason,
-		Version: d.Version, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt,
+		Version: d.Version, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt, SupersededBy: d.SupersededBy,
 	}
 	view.CanEdit = signedInAs(c, auth.RoleReviewer)
 	view.Now = s.now()

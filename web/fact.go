@@ -224,7 +224,7 @@ func (s *Server) renderFact(c echo.Context, status int, f memory.Fact, form page
 }
 
 func factDetailOf(f memory.Fact) pages.FactDetail {
-	return pages.FactDetail{
+	d := pages.FactDetail{
 		ID: f.ID, Scope: f.Scope, Entity: f.Entity, Key: f.Key, Content: f.Content,
 		Durability: string(f.Durability), Category: f.Category, Status: string(f.Status), Source: f.Source,
 		Confidence: f.Confidence, Effective: f.EffectiveConfidence, Importance: f.Importance,
@@ -232,6 +232,24 @@ func factDetailOf(f memory.Fact) pages.FactDetail {
 		ArchivedAt: f.ArchivedAt, ArchiveReason: f.ArchiveReason, SourceNodeID: f.SourceNodeID,
 		ExtractionCount: f.ExtractionCount, Version: f.Version, CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt,
 	}
+	if f.Status == memory.StatusArchived {
+		d.SupersededBy = supersededBy(f.ArchiveReason)
+	}
+	return d
+}
+
+// supersededBy reads the newer fact out of the archive reason "superseded
+// by fact N" that supersession writes; 0 for any other reason.
+func supersededBy(reason string) int64 {
+	rest, ok := strings.CutPrefix(reason, "superseded by fact ")
+	if !ok {
+		return 0
+	}
+	id, err := strconv.ParseInt(rest, 10, 64)
+	if err != nil || id <= 0 {
+		return 0
+	}
+	return id
 }
 
 // The span of the confidence plot.

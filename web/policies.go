@@ -1,10 +1,12 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -41,11 +43,26 @@ func policiesStamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano)
 // renderPolicies renders the policies page; the form of policy formID (when
 // not 0) shows form instead of the policy's own values.
 func (s *Server) renderPolicies(c echo.Context, status int, formID int64, form policiesSubmitted) error {
-	policies, err := s.store.ListPolicies(c.Request().Context())
+	return s.renderPoliciesWith(c, status, formID, form, pages.CategoryForm{})
+}
+
+// renderPoliciesWith is renderPolicies with the category form cat shown
+// again (with its error) when cat.Category is set.
+func (s *Server) renderPoliciesWith(c echo.Context, status int, formID int64, form policiesSubmitted, cat pages.CategoryForm) error {
+	ctx := c.Request().Context()
+	policies, err := s.store.ListPolicies(ctx)
 	if err != nil {
 		return err
 	}
 	view := pages.PoliciesPage{Now: s.now(), CanEdit: signedInAs(c, auth.RoleAdmin)}
+	if view.Categories, err = s.categoryRows(ctx, cat); err != nil {
+		return err
+	}
+	// A refusal about a category without a form of its own is shown above
+	// the table.
+	if cat.Error != "" && !slices.ContainsFunc(view.Categories, func(r pages.CategoryRow) bool { return r.Category == cat.Category && r.Editable }) {
+		view.CategoryAlert = cat.Category + ": " + cat.Error
+	}
 	for _, p := range policies {
 		row := pages.PolicyRow{
 			ID: p.ID, HalfLife: policiesHalfLifeText(p.HalfLife), Anchor: p.Anchor, Floor: policiesFloorText(p.Floor),
@@ -205,4 +222,82 @@ func policiesFloorText(v float64) string {
 		return strconv.FormatFloat(v, 'f', 2, 64)
 	}
 	return s
+}
+
+// categoryRows lists every category with a setting, then the categories in
+// use without one (they accumulate); cat is shown again in its row.
+func (s *Server) categoryRows(ctx context.Context, cat pages.CategoryForm) ([]pages.CategoryRow, error) {
+	settings, err := s.store.CategorySettings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	inUse, err := s.q.ListCategories(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var rows []pages.CategoryRow
+	seen := map[string]bool{}
+	for _, st := range settings {
+		seen[st.Category] = true
+		row := pages.CategoryRow{Category: st.Category, Supersedes: st.Supersedes, Description: st.Description,
+			Listed: true, UpdatedAt: st.UpdatedAt, Editable: st.Category != memory.CategoryDecision}
+		if st.UpdatedBy != nil {
+			row.UpdatedBy = *st.UpdatedBy
+		}
+		rows = append(rows, row)
+	}
+	for _, name := range inUse {
+		if !seen[name] {
+			seen[name] = true
+			rows = append(rows, pages.CategoryRow{Category: name, Editable: name != memory.CategoryDecision})
+		}
+	}
+	slices.SortFunc(rows, func(a, b pages.CategoryRow) int { return strings.Compare(a.Category, b.Category) })
+	for i := range rows {
+		if rows[i].Category == cat.Category {
+			rows[i].Form = cat
+		}
+	}
+	return rows, nil
+}
+
+// categorySave sets whether facts of a category supersede each other on a
+// key (supersedes=true) or accumulate (false), through the engine, which
+// audits it: 303 back to the page, or the page again with the refusal
+// beside the category (422).
+func (s *Server) categorySave(c echo.Context) error {
+	category := c.Param("category")
+	form := pages.CategoryForm{Category: category, Reason: c.FormValue("reason")}
+	refuse := func(msg string) error {
+		form.Error = msg
+		return s.renderPoliciesWith(c, http.StatusUnprocessableEntity, 0, policiesSubmitted{}, form)
+	}
+	if err := checkForm(c); err != nil {
+		var me *memory.Error
+		if errors.As(err, &me) {
+			return refuse(me.Message)
+		}
+		return refuse(err.Error())
+	}
+	var supersedes bool
+	switch v := c.FormValue("supersedes"); v {
+	case "true":
+		supersedes = true
+	case "false":
+	default:
+		return refuse(fmt.Sprintf("unknown choice %q: supersedes is true (a newer fact archives the older ones on its key) or false (facts accumulate)", v))
+	}
+	_, err := s.store.SetCategorySupersedes(c.Request().Context(), actor(c), category, supersedes, form.Reason)
+	var me *memory.Error
+	if errors.As(err, &me) && me.Code == memory.CodeInvalid {
+		return refuse(me.Message)
+	}
+	if err != nil {
+		return err
+	}
+	msg := "Category " + category + " now supersedes: a newer fact on an entity and key archives the older ones from the next write on."
+	if !supersedes {
+		msg = "Category " + category + " now accumulates: facts on the same entity and key stay side by side."
+	}
+	return s.redirectWithFlash(c, "/policies", "ok", msg)
 }

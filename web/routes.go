@@ -133,6 +133,7 @@ func (s *Server) routes() error {
 
 	viewer.GET("/policies", s.policyList)
 	admin.POST("/policies/:id", s.policySave)
+	admin.POST("/policies/categories/:category", s.categorySave)
 
 	viewer.GET("/audit", s.auditList)
 	viewer.GET("/settings", s.settingsShow)

@@ -1,0 +1,324 @@
+package api_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tenurehq/tenure/api"
+	"github.com/tenurehq/tenure/auth"
+	"github.com/tenurehq/tenure/memory"
+)
+
+// liveDoc is the OpenAPI document, decoded, to check live responses
+// against.
+type liveDoc struct {
+	raw map[string]any
+}
+
+func loadLiveDoc(t *testing.T) liveDoc {
+	t.Helper()
+	var raw map[string]any
+	if err := json.Unmarshal(api.OpenAPI(), &raw); err != nil {
+		t.Fatal(err)
+	}
+	return liveDoc{raw: raw}
+}
+
+// resolve follows a local $ref.
+func (d liveDoc) resolve(t *testing.T, ref string) map[string]any {
+	t.Helper()
+	var cur any = d.raw
+	for _, part := range strings.Split(strings.TrimPrefix(ref, "#/"), "/") {
+		m, _ := cur.(map[string]any)
+		cur = m[part]
+	}
+	m, ok := cur.(map[string]any)
+	if !ok {
+		t.Fatalf("$ref %s does not resolve", ref)
+	}
+	return m
+}
+
+// check fails the test unless res, answered to method on the documented
+// path template, is described by the document: its status is among the
+// operation's responses and its JSON body matches the schema given there.
+func (d liveDoc) check(t *testing.T, method, path string, res apiResponse) {
+	t.Helper()
+	paths, _ := d.raw["paths"].(map[string]any)
+	item, _ := paths[path].(map[string]any)
+	op, ok := item[strings.ToLower(method)].(map[string]any)
+	if !ok {
+		t.Fatalf("openapi.json has no %s %s", method, path)
+	}
+	responses, _ := op["responses"].(map[string]any)
+	resp, ok := responses[strconv.Itoa(res.status)].(map[string]any)
+	if !ok {
+		t.Fatalf("%s %s answered %d, which openapi.json does not document; body %s", method, path, res.status, res.body)
+	}
+	if ref, ok := resp["$ref"].(string); ok {
+		resp = d.resolve(t, ref)
+	}
+	content, _ := resp["content"].(map[string]any)
+	media, _ := content["application/json"].(map[string]any)
+	schema, ok := media["schema"].(map[string]any)
+	if !ok {
+		t.Fatalf("%s %s %d documents no JSON body", method, path, res.status)
+	}
+	var body any
+	if err := json.Unmarshal(res.body, &body); err != nil {
+		t.Fatalf("%s %s: body is not JSON: %v", method, path, err)
+	}
+	var problems []string
+	d.validate(t, schema, body, "$", &problems)
+	if len(problems) > 0 {
+		t.Errorf("%s %s %d does not match openapi.json:\n  %s\nbody %s", method, path, res.status,
+			strings.Join(problems, "\n  "), res.body)
+	}
+}
+
+// validate checks v against the subset of JSON Schema the document uses:
+// $ref, type (with null), enum, properties, required, additionalProperties,
+// items, anyOf and format date-time.
+func (d liveDoc) validate(t *testing.T, schema map[string]any, v any, at string, problems *[]string) {
+	t.Helper()
+	if ref, ok := schema["$ref"].(string); ok {
+		d.validate(t, d.resolve(t, ref), v, at, problems)
+		return
+	}
+	fail := func(format string, args ...any) { *problems = append(*problems, at+": "+fmt.Sprintf(format, args...)) }
+	if anyOf, ok := schema["anyOf"].([]any); ok {
+		for _, alt := range anyOf {
+			var sub []string
+			d.validate(t, alt.(map[string]any), v, at, &sub)
+			if len(sub) == 0 {
+				return
+			}
+		}
+		fail("matches none of anyOf")
+		return
+	}
+	if types := schemaTypes(schema["type"]); len(types) > 0 && !slices.Contains(types, jsonType(v)) &&
+		!(jsonType(v) == "integer" && slices.Contains(types, "number")) {
+		fail("is %s, want %s", jsonType(v), strings.Join(types, " or "))
+		return
+	}
+	if enum, ok := schema["enum"].([]any); ok && !slices.ContainsFunc(enum, func(e any) bool { return e == v }) {
+		fail("%v is not one of %v", v, enum)
+	}
+	switch v := v.(type) {
+	case string:
+		if schema["format"] == "date-time" {
+			if _, err := time.Parse(time.RFC3339Nano, v); err != nil {
+				fail("%q is not a date-time", v)
+			}
+		}
+	case []any:
+		if items, ok := schema["items"].(map[string]any); ok {
+			for i, e := range v {
+				d.validate(t, items, e, fmt.Sprintf("%s[%d]", at, i), problems)
+			}
+		}
+	case map[string]any:
+		props, _ := schema["properties"].(map[string]any)
+		for _, r := range asStrings(schema["required"]) {
+			if _, ok := v[r]; !ok {
+				fail("lacks required %s", r)
+			}
+		}
+		for k, e := range v {
+			if p, ok := props[k].(map[string]any); ok {
+				d.validate(t, p, e, at+"."+k, problems)
+				continue
+			}
+			switch extra := schema["additionalProperties"].(type) {
+			case bool:
+				if !extra {
+					fail("has %s, which the schema does not list", k)
+				}
+			case map[string]any:
+				d.validate(t, extra, e, at+"."+k, problems)
+			}
+		}
+	}
+}
+
+func schemaTypes(v any) []string {
+	switch v := v.(type) {
+	case string:
+		return []string{v}
+	case []any:
+		return asStrings(v)
+	}
+	return nil
+}
+
+func asStrings(v any) []string {
+	list, _ := v.([]any)
+	out := make([]string, 0, len(list))
+	for _, e := range list {
+		if s, ok := e.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func jsonType(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case string:
+		return "string"
+	case float64:
+		if v == math.Trunc(v) {
+			return "integer"
+		}
+		return "number"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// TestOpenAPIDescribesLiveResponses holds the document to what the API
+// answers: pushes with notes and a strict refusal, decisions replaced by
+// later ones (superseded_by) and filtered by state, briefs with and without
+// since, an extraction stored with notes, a consolidation run, an import
+// report, and the lists.
+func TestOpenAPIDescribesLiveResponses(t *testing.T) {
+	f := newAPIFixture(t)
+	doc := loadLiveDoc(t)
+	ctx := context.Background()
+	tok := f.newToken(t, "acme", "agent", auth.TokenWriter)
+	const (
+		nodes     = "/api/v1/scopes/{scope}/nodes"
+		decisions = "/api/v1/scopes/{scope}/decisions"
+		decision  = "/api/v1/scopes/{scope}/decisions/{id}"
+		brief     = "/api/v1/scopes/{scope}/context"
+	)
+	live := func(method, template, path string, body any) apiResponse {
+		t.Helper()
+		res := f.call(t, method, path, tok, body)
+		doc.check(t, method, template, res)
+		return res
+	}
+
+	// A decision, reopened and replaced by a later one on its key.
+	var first, second struct {
+		ID           int64  `json:"id"`
+		SupersededBy *int64 `json:"superseded_by"`
+	}
+	live(http.MethodPost, decisions, "/api/v1/scopes/acme/decisions", map[string]any{
+		"entity": "Acme Robotics", "key": "rma_policy", "decision": "Cracked housings are replaced without photos.",
+		"reasoning": "Photos delayed every RMA by a week.",
+	}).decode(t, &first)
+	if _, err := f.store.ReopenDecision(ctx, memory.Human("lead@example.com"), first.ID, "the new contract asks for photos"); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.advance(time.Minute)
+	since := f.clock.now()
+	f.clock.advance(time.Minute)
+	live(http.MethodPost, decisions, "/api/v1/scopes/acme/decisions", map[string]any{
+		"entity": "Acme Robotics", "key": "rma_policy", "decision": "RMAs need two photos of the crack.",
+		"reasoning": "The new contract asks for them.",
+	}).decode(t, &second)
+	live(http.MethodGet, decision, fmt.Sprintf("/api/v1/scopes/acme/decisions/%d", first.ID), nil).decode(t, &first)
+	if first.SupersededBy == nil || *first.SupersededBy != second.ID {
+		t.Errorf("replaced decision superseded_by = %v, want %d", first.SupersededBy, second.ID)
+	}
+	live(http.MethodGet, decisions, "/api/v1/scopes/acme/decisions?state=superseded", nil)
+	live(http.MethodGet, decisions, "/api/v1/scopes/acme/decisions", nil)
+	live(http.MethodGet, decisions, "/api/v1/scopes/acme/decisions?state=old", nil)
+
+	// A push with a note on each row, and the same push refused as strict.
+	var pushed struct {
+		Notes []map[string]any `json:"notes"`
+	}
+	if _, _, err := f.store.CreateFact(ctx, memory.Human("lead@example.com"), memory.NewFact{Scope: "acme", Entity: "Ann",
+		Key: "home_city", Content: "Ann lives in Berlin.", Category: "identity"}); err != nil {
+		t.Fatal(err)
+	}
+	rows := []map[string]any{
+		{"content": "Cracked housings are replaced without photos.", "properties": map[string]any{"entity": "Acme Robotics", "key": "rma_policy"}},
+		{"content": "Ann lives in Berlin.", "properties": map[string]any{"entity": "Ann", "key": "home_city"}},
+		{"content": "Ann likes tea."},
+	}
+	live(http.MethodPost, nodes, "/api/v1/scopes/acme/nodes", map[string]any{"nodes": rows}).decode(t, &pushed)
+	if len(pushed.Notes) != 2 {
+		t.Errorf("push notes = %v, want two", pushed.Notes)
+	}
+	live(http.MethodPost, nodes, "/api/v1/scopes/acme/nodes", map[string]any{"nodes": rows, "strict": true})
+	live(http.MethodPost, nodes, "/api/v1/scopes/acme/nodes", map[string]any{"content": "Ann likes coffee.", "strict": true})
+	live(http.MethodGet, nodes, "/api/v1/scopes/acme/nodes", nil)
+
+	// An extraction stored, with a note on the row that repeats a fact.
+	live(http.MethodPost, "/api/v1/scopes/{scope}/extract", "/api/v1/scopes/acme/extract",
+		map[string]any{"text": "Ann lives in Berlin.", "entity": "Ann", "store": true})
+
+	// Briefs: whole, and only what changed since.
+	var changed struct {
+		Since   *time.Time       `json:"since"`
+		Changes []map[string]any `json:"changes"`
+	}
+	live(http.MethodGet, brief, "/api/v1/scopes/acme/context", nil)
+	live(http.MethodGet, brief, "/api/v1/scopes/acme/context?since="+url.QueryEscape(since.Format(time.RFC3339)), nil).decode(t, &changed)
+	if changed.Since == nil || len(changed.Changes) == 0 {
+		t.Errorf("brief since %s = %+v, want the changes", since, changed)
+	}
+	live(http.MethodGet, brief, "/api/v1/scopes/acme/context?since=yesterday", nil)
+
+	// A consolidation run, an import report, the lists.
+	live(http.MethodPost, "/api/v1/consolidation/runs", "/api/v1/consolidation/runs", nil)
+	live(http.MethodGet, "/api/v1/scopes/{scope}/facts", "/api/v1/scopes/acme/facts", nil)
+	live(http.MethodGet, "/api/v1/consolidation/rejections", "/api/v1/consolidation/rejections", nil)
+	res := f.postImport(t, "?dry_run=true", tok, importFile)
+	doc.check(t, http.MethodPost, "/api/v1/import", res)
+}
+
+// TestLiveDocValidates: the check above finds what it should.
+func TestLiveDocValidates(t *testing.T) {
+	doc := loadLiveDoc(t)
+	note := map[string]any{"$ref": "#/components/schemas/PushNote"}
+	for _, tt := range []struct {
+		body string
+		want string // "" when valid
+	}{
+		{`{"row": 0, "code": "duplicate", "message": "m", "fact_id": 3}`, ""},
+		{`{"row": 0, "code": "duplicate"}`, "lacks required message"},
+		{`{"row": 0, "code": "stale", "message": "m"}`, "is not one of"},
+		{`{"row": 0.5, "code": "duplicate", "message": "m"}`, "is number, want integer"},
+		{`{"row": 0, "code": "duplicate", "message": "m", "extra": 1}`, "has extra"},
+		{`{"row": null, "code": "duplicate", "message": "m"}`, "is null"},
+	} {
+		var v any
+		if err := json.Unmarshal([]byte(tt.body), &v); err != nil {
+			t.Fatal(err)
+		}
+		var problems []string
+		doc.validate(t, note, v, "$", &problems)
+		got := strings.Join(problems, "; ")
+		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+			t.Errorf("validate(%s) = %q, want %q", tt.body, got, tt.want)
+		}
+	}
+	var problems []string
+	var v any
+	_ = json.Unmarshal([]byte(`{"decided_at": "yesterday"}`), &v)
+	doc.validate(t, map[string]any{"$ref": "#/components/schemas/Decision"}, v, "$", &problems)
+	if got := strings.Join(problems, "; "); !strings.Contains(got, "not a date-time") || !strings.Contains(got, "lacks required superseded_by") {
+		t.Errorf("validate(decision) = %q", got)
+	}
+}
