@@ -984,7 +984,20 @@ func planNode(row queries.SelectPendingNodesRow, now time.Time) plan {
 		p.marker = Marker(m)
 	}
 	if p.entity == "" {
-		p.entity = defaultEntity
+		// A row that names no entity is about what its text names first:
+		// "billing-db replication lag is 4 s" about billing-db, "I am
+		// tired" about the user; anything else about "general".
+		switch subj := SubjectOf(row.Content); subj.Kind {
+		case SubjectNamed:
+			p.entity = subj.Name
+		case SubjectFirstPerson, SubjectUser:
+			p.entity = UserEntity
+		default:
+			p.entity = defaultEntity
+		}
+		if _, err := parseEntity(p.entity); err != nil {
+			p.entity = defaultEntity
+		}
 	}
 	if c, ok := props["confidence"].(float64); ok && c >= 0 && c <= 1 {
 		p.confidence = c

@@ -23,18 +23,28 @@ winner AS (
         LIMIT 1
     ) w ON true
 ),
+losers AS (
+    -- One index probe on (entity, key) per touched key: the planner never
+    -- joins the batch's keys against the whole table.
+    SELECT l.id, w.winner_id
+    FROM winner w
+    JOIN LATERAL (
+        SELECT o.id FROM entity_facts o
+        WHERE o.entity_id = w.entity_id AND o.key = w.key AND o.status = 'active'
+          AND o.id <> w.winner_id AND tenure_supersedes(o.category, o.durability)
+          -- A fact that says the same is a duplicate, merged (and
+          -- reinforcing the survivor) rather than superseded.
+          AND lower(btrim(o.content)) <> w.norm
+    ) l ON true
+),
 archived AS (
     UPDATE entity_facts f
     SET status = 'archived', archived_at = @now::timestamptz,
-        archive_reason = 'superseded by fact ' || w.winner_id,
+        archive_reason = 'superseded by fact ' || x.winner_id,
         version = f.version + 1, updated_at = @now::timestamptz
-    FROM winner w
-    WHERE f.entity_id = w.entity_id AND f.key = w.key AND f.status = 'active'
-      AND f.id <> w.winner_id AND tenure_supersedes(f.category, f.durability)
-      -- A fact that says the same is a duplicate, merged (and reinforcing
-      -- the survivor) rather than superseded.
-      AND lower(btrim(f.content)) <> w.norm
-    RETURNING f.id, f.scope, f.content, w.winner_id
+    FROM losers x
+    WHERE f.id = x.id AND f.status = 'active'
+    RETURNING f.id, f.scope, f.content, x.winner_id
 )
 SELECT id, scope, content, winner_id FROM archived ORDER BY id;
 
