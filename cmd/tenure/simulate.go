@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/tenurehq/tenure/migrations"
+	"github.com/tenurehq/tenure/pglocal"
+	"github.com/tenurehq/tenure/quality"
+)
+
+// runSimulate replays the scripted month of agent traffic in a throw-away
+// private cluster and prints the memory-quality report.
+func runSimulate(ctx context.Context, env *environment, args []string) error {
+	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
+	fs.SetOutput(env.stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "Usage: tenure simulate [--days N] [--seed S] [--json]\n\nReplays a scripted month of agent traffic through the API in a throw-away private cluster,\nchecking the context brief and recall every simulated hour, and prints what an agent was told wrongly.")
+		fs.PrintDefaults()
+	}
+	days := fs.Int("days", 30, "simulated days (1 to 90)")
+	seed := fs.Uint64("seed", 1, "random seed of the script")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	if err := parseFlags(fs, args, 0); err != nil {
+		return err
+	}
+	if *days < 1 || *days > 90 {
+		return usagef("simulate: --days must be 1 to 90")
+	}
+	logger := (&baseConfig{logLevel: "warn", logFormat: "text"}).logger(env.stderr)
+	dir, err := os.MkdirTemp("", "tenure-simulate-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	os.Chmod(dir, 0o755)
+	cluster, err := pglocal.Start(ctx, pglocal.Options{DataDir: dir + "/pg", Ephemeral: true, Logger: logger, Getenv: env.getenv,
+		Settings: privateClusterSettings()})
+	if err != nil {
+		return err
+	}
+	defer cluster.Stop(context.WithoutCancel(ctx))
+	pcfg, err := poolConfig(cluster.URL())
+	if err != nil {
+		return err
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
+	if err != nil {
+		return fmt.Errorf("simulate: %w", err)
+	}
+	defer pool.Close()
+	if err := migrations.Up(ctx, pool, logger); err != nil {
+		return err
+	}
+	rep, err := quality.Run(ctx, pool, quality.Options{Days: *days, Seed: *seed, Progress: env.stderr})
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return printJSON(env.stdout, rep)
+	}
+	return quality.WriteMarkdown(env.stdout, rep)
+}
