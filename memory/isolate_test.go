@@ -33,8 +33,10 @@ func identical(n int, content string, confidence float64) []NewNode {
 // them is taken in log space and clamped, so no count of rows can raise
 // PostgreSQL's underflow error. A second wave reinforces the survivor.
 func TestMergeArithmeticNeverUnderflows(t *testing.T) {
+	t.Parallel()
 	for _, c := range []float64{1, 0} {
 		t.Run(fmt.Sprint(c), func(t *testing.T) {
+			t.Parallel()
 			e := newEnv(t)
 			e.pushMany(t, "poison", identical(10_000, "User likes tea", c))
 			run := e.consolidate(t)

@@ -141,6 +141,7 @@ func (e *env) outcome(t *testing.T) string {
 // uninterrupted run, and the work thrown away is bounded: each kill loses at
 // most the one batch it interrupted, at most killBatch rows written per table.
 func TestKilledRunsMakeProgress(t *testing.T) {
+	t.Parallel()
 	const pushed, kills = 30_000, 10
 	rows := mixedRows(pushed)
 	ctx := context.Background()
