@@ -306,9 +306,17 @@ func TestServeWithDatabaseURL(t *testing.T) {
 	if code, body := getBody(t, url+"/readyz"); code != 200 {
 		t.Errorf("GET /readyz = %d %s", code, body)
 	}
-	code, body := getWith(t, signIn(t, url, out.String()), url+"/facts")
+	signedIn := signIn(t, url, out.String())
+	code, body := getWith(t, signedIn, url+"/facts")
 	if code != 200 || !strings.Contains(body, `data-testid="fact-row"`) {
 		t.Errorf("GET /facts = %d, want demo facts listed", code)
+	}
+	// The first start has a history: a first consolidation run and its refusals.
+	if !strings.Contains(out.String(), "First consolidation run:") {
+		t.Errorf("serve --demo printed no first run: %s", out)
+	}
+	if code, body := getWith(t, signedIn, url+"/consolidation/rejections"); code != 200 || !strings.Contains(body, `data-testid="rejection-row"`) {
+		t.Errorf("GET /consolidation/rejections = %d, want the first run's refusals listed", code)
 	}
 	// Neither --metrics-addr nor --metrics-token: no /metrics anywhere.
 	if code, body := getBody(t, url+"/metrics"); code != http.StatusNotFound || strings.Contains(body, "go_goroutines") {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -210,5 +211,15 @@ func loadDemo(ctx context.Context, env *environment, db *database) error {
 		sum.Scopes, sum.Entities, sum.Facts, sum.Archived, sum.Decisions, sum.Obligations, sum.Nodes)
 	fmt.Fprintf(env.stdout, "Demo login: %s  password: %s  (shown once; stored only as a hash)\n",
 		sum.AdminEmail, sum.AdminPassword)
+	// A first consolidation run, so that the console's pages have a history
+	// on the first start: a run's report, its refusals, what it queued.
+	store := memory.NewStore(db.pool, memory.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	run, err := store.Consolidate(ctx, memory.ConsolidateOptions{Trigger: memory.TriggerSchedule})
+	if err != nil {
+		return fmt.Errorf("demo: first consolidation: %w", err)
+	}
+	fmt.Fprintf(env.stdout, "First consolidation run: %d promoted, %d refused, %d superseded.\n",
+		run.Count(memory.PhasePromote, "promoted"), run.TransientRejected+run.ExpiredRejected+run.DecisionLocked,
+		run.Count(memory.PhasePromote, "superseded"))
 	return nil
 }
