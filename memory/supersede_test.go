@@ -148,3 +148,26 @@ func TestImportedStatesSupersede(t *testing.T) {
 		t.Errorf("live state after a newer import = %s, want archived", f.Status)
 	}
 }
+
+// TestImportedDuplicatesMerge: an imported fact that repeats a live one word
+// for word (another created_at, so not "already present") merges into the
+// older of the two instead of standing beside it.
+func TestImportedDuplicatesMerge(t *testing.T) {
+	fx := newFixture(t)
+	ctx := context.Background()
+	live := fx.create(t, bot, NewFact{Scope: "home", Entity: "Mia", Key: "hq", Content: "The office is on Larimer Street.",
+		Category: CategoryObservation})
+	at := fx.clock().Add(-time.Hour)
+	report, err := fx.s.Import(ctx, reviewer, []ImportLine{{Line: 1, Fact: TransferFact{Scope: "home", Entity: "Mia", Key: "hq",
+		Content: "the office is on Larimer Street. ", Durability: "long_term", Category: CategoryObservation,
+		Confidence: pointerTo(0.6), ConfirmedAt: &at, CreatedAt: &at}}}, ImportOptions{})
+	if err != nil || report.Merged != 1 {
+		t.Fatalf("import of a duplicate = %+v, %v; want one merged", report, err)
+	}
+	if n := fx.count(t, `SELECT count(*) FROM entity_facts WHERE status = 'active' AND key = 'hq'`); n != 1 {
+		t.Errorf("%d active facts on the key, want 1", n)
+	}
+	if f := fx.get(t, live.ID); f.Status != StatusActive || f.ExtractionCount != 2 || f.Confidence <= live.Confidence {
+		t.Errorf("survivor = %s, count %d, confidence %v; want active, reinforced by the duplicate", f.Status, f.ExtractionCount, f.Confidence)
+	}
+}

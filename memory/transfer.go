@@ -214,6 +214,9 @@ type ImportReport struct {
 	// Superseded is how many live facts the import archived because a newer
 	// fact on the same key replaced them (imported facts among them).
 	Superseded int `json:"superseded"`
+	// Merged is how many facts were archived as exact duplicates of a live
+	// fact (an imported one, or the live one it repeats).
+	Merged int `json:"merged"`
 	// ByMapping counts the lines by how they gave their axes.
 	ByMapping map[string]int `json:"by_mapping"`
 }
@@ -374,6 +377,26 @@ func (s *Store) Import(ctx context.Context, actor Actor, lines []ImportLine, opt
 		report.Facts = len(write)
 		if err := insertDecisions(ctx, tx, write, ids, entityIDs); err != nil {
 			return err
+		}
+		// An imported fact that repeats a live one word for word merges
+		// into the older of the two, as consolidation merges duplicates.
+		merged, err := q.MergeDuplicatesOf(ctx, queries.MergeDuplicatesOfParams{Ids: ids, Now: now})
+		if err != nil {
+			return fmt.Errorf("merge duplicates: %w", err)
+		}
+		report.Merged = len(merged)
+		if len(merged) > 0 {
+			facts, into := make([]int64, len(merged)), make([]int64, len(merged))
+			for i, m := range merged {
+				facts[i], into[i] = m.ID, m.Survivor
+			}
+			if err := s.audit(ctx, q, auditEntry{
+				actor: actor, action: "fact.merge", targetType: "facts", targetID: strconv.FormatInt(facts[0], 10),
+				after:  map[string]any{"status": "archived", "facts": facts, "merged_into": into},
+				reason: "imported facts that repeat live ones word for word",
+			}); err != nil {
+				return err
+			}
 		}
 		// Imported facts take part in supersession like any other write:
 		// an imported state older than the live one on its key is archived,

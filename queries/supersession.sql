@@ -61,3 +61,50 @@ VALUES (@category, @supersedes, @now::timestamptz, @updated_by)
 ON CONFLICT (category) DO UPDATE
 SET supersedes = excluded.supersedes, updated_at = excluded.updated_at, updated_by = excluded.updated_by
 RETURNING category, supersedes, description, updated_at, updated_by;
+
+-- name: MergeDuplicatesOf :many
+-- MergeDuplicatesOf merges exact duplicates (same entity, key and content
+-- ignoring case and outer space, both active) around the given facts, just
+-- written by a writer that inserts rather than reinforces (import): the
+-- oldest survives, reinforced by the others; the others are archived as
+-- "merged into fact N". It returns each archived fact with its survivor.
+WITH touched AS (
+    SELECT DISTINCT f.entity_id, f.key, md5(lower(btrim(f.content))) AS hash, lower(btrim(f.content)) AS norm
+    FROM entity_facts f
+    WHERE f.id = ANY(@ids::bigint[]) AND f.status = 'active' AND f.category <> 'decision'
+),
+grouped AS (
+    SELECT g.id, g.extraction_count, g.scope,
+        tenure_decayed(g.confidence, g.decay_from, g.decay_half_life, @now::timestamptz) AS c_now,
+        (min(g.id) OVER (PARTITION BY g.entity_id, g.key, t.norm))::bigint AS survivor
+    FROM touched t
+    JOIN entity_facts g ON g.entity_id = t.entity_id AND g.key = t.key
+        AND md5(lower(g.content)) = md5(t.norm) AND lower(btrim(g.content)) = t.norm
+    WHERE g.status = 'active' AND g.category <> 'decision'
+),
+dups AS (
+    SELECT survivor, exp(greatest(sum(ln(greatest(1 - least(greatest(c_now, 0), 1), 1e-12))), -40)) AS keep,
+        sum(extraction_count)::int AS extra
+    FROM grouped
+    WHERE id <> survivor
+    GROUP BY survivor
+),
+archived AS (
+    UPDATE entity_facts f
+    SET status = 'archived', archived_at = @now::timestamptz, archive_reason = 'merged into fact ' || g.survivor,
+        version = f.version + 1, updated_at = @now::timestamptz
+    FROM grouped g
+    WHERE f.id = g.id AND g.id <> g.survivor
+    RETURNING f.id, f.scope, g.survivor
+),
+survivors AS (
+    UPDATE entity_facts f
+    SET confidence = 1 - (1 - g.c_now) * d.keep, confirmed_at = greatest(f.confirmed_at, @now::timestamptz),
+        extraction_count = f.extraction_count + d.extra, version = f.version + 1, updated_at = @now::timestamptz
+    FROM dups d
+    JOIN grouped g ON g.id = d.survivor
+    WHERE f.id = d.survivor
+    RETURNING f.id
+)
+SELECT a.id, a.scope, a.survivor::bigint AS survivor, (SELECT count(*) FROM survivors)::int AS survivors
+FROM archived a ORDER BY a.id;

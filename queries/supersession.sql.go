@@ -42,6 +42,91 @@ func (q *Queries) ListCategorySettings(ctx context.Context) ([]CategorySetting, 
 	return items, nil
 }
 
+const mergeDuplicatesOf = `-- name: MergeDuplicatesOf :many
+WITH touched AS (
+    SELECT DISTINCT f.entity_id, f.key, md5(lower(btrim(f.content))) AS hash, lower(btrim(f.content)) AS norm
+    FROM entity_facts f
+    WHERE f.id = ANY($1::bigint[]) AND f.status = 'active' AND f.category <> 'decision'
+),
+grouped AS (
+    SELECT g.id, g.extraction_count, g.scope,
+        tenure_decayed(g.confidence, g.decay_from, g.decay_half_life, $2::timestamptz) AS c_now,
+        (min(g.id) OVER (PARTITION BY g.entity_id, g.key, t.norm))::bigint AS survivor
+    FROM touched t
+    JOIN entity_facts g ON g.entity_id = t.entity_id AND g.key = t.key
+        AND md5(lower(g.content)) = md5(t.norm) AND lower(btrim(g.content)) = t.norm
+    WHERE g.status = 'active' AND g.category <> 'decision'
+),
+dups AS (
+    SELECT survivor, exp(greatest(sum(ln(greatest(1 - least(greatest(c_now, 0), 1), 1e-12))), -40)) AS keep,
+        sum(extraction_count)::int AS extra
+    FROM grouped
+    WHERE id <> survivor
+    GROUP BY survivor
+),
+archived AS (
+    UPDATE entity_facts f
+    SET status = 'archived', archived_at = $2::timestamptz, archive_reason = 'merged into fact ' || g.survivor,
+        version = f.version + 1, updated_at = $2::timestamptz
+    FROM grouped g
+    WHERE f.id = g.id AND g.id <> g.survivor
+    RETURNING f.id, f.scope, g.survivor
+),
+survivors AS (
+    UPDATE entity_facts f
+    SET confidence = 1 - (1 - g.c_now) * d.keep, confirmed_at = greatest(f.confirmed_at, $2::timestamptz),
+        extraction_count = f.extraction_count + d.extra, version = f.version + 1, updated_at = $2::timestamptz
+    FROM dups d
+    JOIN grouped g ON g.id = d.survivor
+    WHERE f.id = d.survivor
+    RETURNING f.id
+)
+SELECT a.id, a.scope, a.survivor::bigint AS survivor, (SELECT count(*) FROM survivors)::int AS survivors
+FROM archived a ORDER BY a.id
+`
+
+type MergeDuplicatesOfParams struct {
+	Ids []int64
+	Now time.Time
+}
+
+type MergeDuplicatesOfRow struct {
+	ID        int64
+	Scope     string
+	Survivor  int64
+	Survivors int32
+}
+
+// MergeDuplicatesOf merges exact duplicates (same entity, key and content
+// ignoring case and outer space, both active) around the given facts, just
+// written by a writer that inserts rather than reinforces (import): the
+// oldest survives, reinforced by the others; the others are archived as
+// "merged into fact N". It returns each archived fact with its survivor.
+func (q *Queries) MergeDuplicatesOf(ctx context.Context, arg MergeDuplicatesOfParams) ([]MergeDuplicatesOfRow, error) {
+	rows, err := q.db.Query(ctx, mergeDuplicatesOf, arg.Ids, arg.Now)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []MergeDuplicatesOfRow{}
+	for rows.Next() {
+		var i MergeDuplicatesOfRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Scope,
+			&i.Survivor,
+			&i.Survivors,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const setCategorySupersedes = `-- name: SetCategorySupersedes :one
 INSERT INTO category_settings (category, supersedes, updated_at, updated_by)
 VALUES ($1, $2, $3::timestamptz, $4)
