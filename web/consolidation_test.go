@@ -397,22 +397,8 @@ func TestConsolidationJobs(t *testing.T) {
 // overview.
 func TestSetAsideRowsShown(t *testing.T) {
 	f := newFixture(t, false)
-	ctx := context.Background()
-	for _, sql := range []string{
-		`CREATE FUNCTION test_poison() RETURNS trigger LANGUAGE plpgsql AS $$
-		BEGIN
-			IF NEW.scope = 'poison' THEN RAISE EXCEPTION 'poisoned row'; END IF;
-			RETURN NEW;
-		END $$`,
-		`CREATE TRIGGER test_poison BEFORE INSERT ON entity_facts FOR EACH ROW EXECUTE FUNCTION test_poison()`,
-	} {
-		if _, err := f.pool.Exec(ctx, sql); err != nil {
-			t.Fatal(err)
-		}
-	}
+	bad := pushPoisoned(t, f)
 	at := now.Add(-time.Hour)
-	wmPush(t, f, at, "clean", memory.NewNode{Content: "Acme prefers email."})
-	bad := wmPush(t, f, at, "poison", memory.NewNode{Content: "Globex prefers phone."})
 	run := wmConsolidate(t, f, at)
 	if run.Status != memory.RunPartial || run.SetAside != 1 {
 		t.Fatalf("run = %s with %d set aside, want partial with 1", run.Status, run.SetAside)
@@ -444,4 +430,26 @@ func TestSetAsideRowsShown(t *testing.T) {
 	if got := strings.TrimSpace(doc.Find(`[data-testid="stat-set-aside"]`).Text()); !strings.HasPrefix(got, "1") {
 		t.Errorf("overview set-aside stat = %q, want 1", got)
 	}
+}
+
+// pushPoisoned makes every fact written into scope "poison" fail in
+// PostgreSQL (a trigger raises), then pushes one row into a clean scope and
+// one into the poisoned one, an hour ago; it returns the poisoned row's id.
+func pushPoisoned(t *testing.T, f fixture) []int64 {
+	t.Helper()
+	for _, sql := range []string{
+		`CREATE FUNCTION test_poison() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN
+			IF NEW.scope = 'poison' THEN RAISE EXCEPTION 'poisoned row'; END IF;
+			RETURN NEW;
+		END $$`,
+		`CREATE TRIGGER test_poison BEFORE INSERT ON entity_facts FOR EACH ROW EXECUTE FUNCTION test_poison()`,
+	} {
+		if _, err := f.pool.Exec(context.Background(), sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := now.Add(-time.Hour)
+	wmPush(t, f, at, "clean", memory.NewNode{Content: "Acme prefers email."})
+	return wmPush(t, f, at, "poison", memory.NewNode{Content: "Globex prefers phone."})
 }

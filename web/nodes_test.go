@@ -376,21 +376,8 @@ func wmPtr[T any](v T) *T { return &v }
 func TestSetAsideRowsOnWorkingPage(t *testing.T) {
 	f := newFixture(t, false)
 	ctx := context.Background()
-	for _, sql := range []string{
-		`CREATE FUNCTION test_poison() RETURNS trigger LANGUAGE plpgsql AS $$
-		BEGIN
-			IF NEW.scope = 'poison' THEN RAISE EXCEPTION 'poisoned row'; END IF;
-			RETURN NEW;
-		END $$`,
-		`CREATE TRIGGER test_poison BEFORE INSERT ON entity_facts FOR EACH ROW EXECUTE FUNCTION test_poison()`,
-	} {
-		if _, err := f.pool.Exec(ctx, sql); err != nil {
-			t.Fatal(err)
-		}
-	}
+	bad := pushPoisoned(t, f)
 	at := now.Add(-time.Hour)
-	wmPush(t, f, at, "clean", memory.NewNode{Content: "Acme prefers email."})
-	bad := wmPush(t, f, at, "poison", memory.NewNode{Content: "Globex prefers phone."})
 	if run := wmConsolidate(t, f, at); run.SetAside != 1 {
 		t.Fatalf("run set %d rows aside, want 1", run.SetAside)
 	}
