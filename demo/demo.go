@@ -93,7 +93,7 @@ func (l *loader) load() (Summary, error) {
 		l.sum.Scopes++
 	}
 	// Newer states, moods and identities on a key have superseded the older
-	// ones, as every writer of facts leaves them.
+	// ones, as every writer of facts leaves them; exact repeats have merged.
 	var ids []int64
 	rows, err := l.tx.Query(l.ctx, `SELECT id FROM entity_facts WHERE status = 'active'`)
 	if err != nil {
@@ -102,6 +102,10 @@ func (l *loader) load() (Summary, error) {
 	ids, err = pgx.CollectRows(rows, pgx.RowTo[int64])
 	if err != nil {
 		return Summary{}, fmt.Errorf("demo: facts: %w", err)
+	}
+	// Facts observed again word for word have merged into the first.
+	if _, err := l.q.MergeDuplicatesOf(l.ctx, queries.MergeDuplicatesOfParams{Ids: ids, Now: l.now}); err != nil {
+		return Summary{}, fmt.Errorf("demo: merge duplicates: %w", err)
 	}
 	superseded, err := l.q.SupersedeFacts(l.ctx, queries.SupersedeFactsParams{Ids: ids, Now: l.now})
 	if err != nil {
