@@ -61,6 +61,12 @@ At the start of a turn call context: it lists settled decisions (never reopen th
 Use recall to search memory. Use remember to write what you notice as working rows; consolidation later decides what becomes a lasting fact: mark passing states "transient" so they never harden.
 Use record_decision for decisions, with their reasoning; a locked decision refuses writes on its key.`
 
+// readerInstructions are the instructions for a reader token, which may not
+// write.
+const readerInstructions = `Tenure is your long-term memory for one scope (set by your token). Your token is a reader token: you may read memory, not write it.
+At the start of a turn call context: it lists settled decisions (never reopen them), obligations due soon, current states and the facts you know best.
+Use recall to search memory and list_decisions to see the decisions with their reasoning.`
+
 // NewHandler returns the MCP endpoint: streamable HTTP, stateless (every
 // request stands alone, so any replica can serve any request), answering
 // 401 to requests without a valid bearer token. Mount it at /mcp.
@@ -72,18 +78,38 @@ func NewHandler(store *memory.Store, tokens TokenAuth, logger *slog.Logger, opts
 	for _, o := range opts {
 		o(&cfg)
 	}
-	server := mcp.NewServer(&mcp.Implementation{Name: "tenure", Title: "Tenure memory", Version: "1"},
-		&mcp.ServerOptions{Instructions: instructions, Logger: logger})
-	t := &tools{store: store, logger: logger, extractor: cfg.extractor, extractors: cfg.extractors}
-	t.register(server)
-	if cfg.timeout > 0 {
-		server.AddReceivingMiddleware(bounded(cfg.timeout, api.ExtractTimeout(cfg.timeout, cfg.extractors)))
+	llm := cfg.extractors.Settings().LLMConfigured || cfg.extractor.Name() != extract.ModeRules
+	t := &tools{store: store, logger: logger, extractor: cfg.extractor, extractors: cfg.extractors, llm: llm}
+	newServer := func(reader bool) *mcp.Server {
+		text := instructions
+		if reader {
+			text = readerInstructions
+		}
+		server := mcp.NewServer(&mcp.Implementation{Name: "tenure", Title: "Tenure memory", Version: "1"},
+			&mcp.ServerOptions{Instructions: text, Logger: logger})
+		t.register(server, reader)
+		if reader {
+			server.AddReceivingMiddleware(t.refuseWrites)
+		}
+		if cfg.timeout > 0 {
+			server.AddReceivingMiddleware(bounded(cfg.timeout, api.ExtractTimeout(cfg.timeout, cfg.extractors)))
+		}
+		return server
+	}
+	// A reader token gets a server with only the tools it may call (every
+	// request stands alone, so the server is chosen per request).
+	writer, reader := newServer(false), newServer(true)
+	serverFor := func(r *http.Request) *mcp.Server {
+		if c, ok := r.Context().Value(callerKey{}).(TokenInfo); ok && !c.Reader() {
+			return writer
+		}
+		return reader
 	}
 	// The SDK's DNS-rebinding guard refuses loopback connections with another
 	// Host, which is every request behind a reverse proxy on the same machine.
 	// It protects servers that trust any local caller; this one trusts no
 	// request without a bearer token, which a rebound page does not have.
-	streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
+	streamable := mcp.NewStreamableHTTPHandler(serverFor,
 		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: logger, DisableLocalhostProtection: true})
 	// The SDK hands tool handlers the TokenInfo its own middleware puts in
 	// the request; this one only carries over the caller authenticated below.

@@ -25,6 +25,7 @@ type tools struct {
 	logger     *slog.Logger
 	extractor  Extractor
 	extractors *extract.Set
+	llm        bool // the extract tool may call an LLM endpoint
 }
 
 // Tool names.
@@ -44,26 +45,55 @@ const (
 	maxEntityNameLength = 200
 )
 
-func (t *tools) register(s *mcp.Server) {
-	addTool(t, s, &mcp.Tool{
-		Name:  toolRemember,
-		Title: "Remember",
-		Description: "Write one working-memory row (content) or a batch (rows, at most 1000) to your scope. " +
-			"Consolidation later turns durable rows into long-term facts. Give durability \"transient\" for what is true now " +
-			"but will soon be wrong (\"is in a meeting\"): such rows are never promoted. Importance is a separate axis. " +
-			"One invalid row refuses the whole batch and nothing is written. The answer warns, row by row, of what will not " +
-			"become a new fact: a row on the entity and key of a locked decision (consolidation will refuse it; the decision " +
-			"and its reasoning are given) and a row repeating a live fact word for word (it only reinforces that fact). " +
-			"With strict true such a batch is refused whole and nothing is written.",
-		Annotations: &mcp.ToolAnnotations{Title: "Remember"},
-	}, true, t.remember)
+// writeTools are the tools only a writer token may call; a reader's server
+// does not list them, and refuses them by name (refuseWrites). extract
+// writes only with store, which its handler refuses to readers.
+var writeTools = map[string]bool{toolRemember: true, toolRecordDecision: true, toolUpgrade: true}
+
+// Tool annotations tell a client what a call may do before it makes it.
+// Every tool works on this server's database only, so openWorldHint is false,
+// except extract's when the server has an LLM endpoint (mode llm sends the
+// text to it). A read tool changes nothing. remember and record_decision only
+// add rows (a new decision on a key replaces the current one, which is kept,
+// superseded), so they are not destructive, and not idempotent: each call
+// adds a row. upgrade_durability is idempotent (setting a marker twice is
+// setting it once) and destructive: "expired" retires a row, which the next
+// cleanup deletes. extract adds rows only with store; for a reader token,
+// which cannot store, it is read-only.
+func annotations(title string, readOnly, destructive, idempotent, openWorld bool) *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{
+		Title:           title,
+		ReadOnlyHint:    readOnly,
+		DestructiveHint: &destructive,
+		IdempotentHint:  idempotent,
+		OpenWorldHint:   &openWorld,
+	}
+}
+
+// register adds the tools to s: all of them, or for reader tokens only those
+// that read.
+func (t *tools) register(s *mcp.Server, reader bool) {
+	if !reader {
+		addTool(t, s, &mcp.Tool{
+			Name:  toolRemember,
+			Title: "Remember",
+			Description: "Write one working-memory row (content) or a batch (rows, at most 1000) to your scope. " +
+				"Consolidation later turns durable rows into long-term facts. Give durability \"transient\" for what is true now " +
+				"but will soon be wrong (\"is in a meeting\"): such rows are never promoted. Importance is a separate axis. " +
+				"One invalid row refuses the whole batch and nothing is written. The answer warns, row by row, of what will not " +
+				"become a new fact: a row on the entity and key of a locked decision (consolidation will refuse it; the decision " +
+				"and its reasoning are given) and a row repeating a live fact word for word (it only reinforces that fact). " +
+				"With strict true such a batch is refused whole and nothing is written.",
+			Annotations: annotations("Remember", false, false, false, false),
+		}, true, t.remember)
+	}
 	addTool(t, s, &mcp.Tool{
 		Name:  toolRecall,
 		Title: "Recall",
 		Description: "Search long-term memory of your scope: facts ranked by full-text relevance times their confidence now " +
 			"(confidence decays with time). Query uses web search syntax (\"exact phrase\", -word, or); without a query the " +
 			"most confident facts come first. Decisions come with their reasoning.",
-		Annotations: &mcp.ToolAnnotations{Title: "Recall", ReadOnlyHint: true},
+		Annotations: annotations("Recall", true, false, true, false),
 	}, false, t.recall)
 	addTool(t, s, &mcp.Tool{
 		Name:  toolContext,
@@ -73,42 +103,74 @@ func (t *tools) register(s *mcp.Server) {
 			"current short-term states, then the most confident durable facts. Later in a long session, pass since (the " +
 			"time of your last brief) to get only what changed after it: new facts, facts superseded or archived, " +
 			"decisions recorded, reopened or locked again.",
-		Annotations: &mcp.ToolAnnotations{Title: "Context brief", ReadOnlyHint: true},
+		Annotations: annotations("Context brief", true, false, true, false),
 	}, false, t.contextBrief)
-	addTool(t, s, &mcp.Tool{
-		Name:  toolRecordDecision,
-		Title: "Record decision",
-		Description: "Record a decision with its reasoning and the alternatives rejected. By default it is locked " +
-			"(do_not_reopen): no agent may then write on the same entity and key; only a reviewer can reopen it. " +
-			"Recording over a locked decision is refused with the decision's id and reasoning.",
-		Annotations: &mcp.ToolAnnotations{Title: "Record decision"},
-	}, true, t.recordDecision)
-	addTool(t, s, &mcp.Tool{
-		Name:  toolUpgrade,
-		Title: "Set a row's durability marker",
-		Description: "Set the durability marker of one working row of your scope: \"durable\" promotes it (consolidation " +
-			"may then make it a fact), \"expired\" retires it (pruned at the next cleanup), \"transient\" holds it back. " +
-			"Every other property of the row is kept.",
-		Annotations: &mcp.ToolAnnotations{Title: "Set durability marker", IdempotentHint: true},
-	}, true, t.upgradeDurability)
+	if !reader {
+		addTool(t, s, &mcp.Tool{
+			Name:  toolRecordDecision,
+			Title: "Record decision",
+			Description: "Record a decision with its reasoning and the alternatives rejected. By default it is locked " +
+				"(do_not_reopen): no agent may then write on the same entity and key; only a reviewer can reopen it. " +
+				"Recording over a locked decision is refused with the decision's id and reasoning. " +
+				"A decision on a key that has an open one replaces it; the replaced decision is kept, superseded.",
+			Annotations: annotations("Record decision", false, false, false, false),
+		}, true, t.recordDecision)
+		addTool(t, s, &mcp.Tool{
+			Name:  toolUpgrade,
+			Title: "Set a row's durability marker",
+			Description: "Set the durability marker of one working row of your scope: \"durable\" promotes it (consolidation " +
+				"may then make it a fact), \"expired\" retires it (it is deleted at the next cleanup and never becomes a fact), " +
+				"\"transient\" holds it back. Every other property of the row is kept.",
+			Annotations: annotations("Set durability marker", false, true, true, false),
+		}, true, t.upgradeDurability)
+	}
 	addTool(t, s, &mcp.Tool{
 		Name:  toolListDecisions,
 		Title: "List decisions",
 		Description: "List the decisions of your scope, newest first, optionally for one entity, only locked (or only reopened) ones, " +
 			"by state (current, superseded: replaced by a later decision on the same key, reopened), or matching a text. " +
 			"A replaced decision says which decision replaced it.",
-		Annotations: &mcp.ToolAnnotations{Title: "List decisions", ReadOnlyHint: true},
+		Annotations: annotations("List decisions", true, false, true, false),
 	}, false, t.listDecisions)
-	addTool(t, s, &mcp.Tool{
-		Name:  toolExtract,
-		Title: "Extract facts",
-		Description: "Turn a text into candidate facts, each classified on both axes (durability and category) with the " +
-			"classifier's reason. \"I\", \"me\" and \"my\" are the speaker (by default the name they introduce " +
-			"themselves with, else the user). With store true, the candidates are written as working rows (their axes " +
+	desc := "Turn a text into candidate facts, each classified on both axes (durability and category) with the " +
+		"classifier's reason. \"I\", \"me\" and \"my\" are the speaker (by default the name they introduce " +
+		"themselves with, else the user). "
+	if reader {
+		desc += "Your token is a reader token: it may not store the candidates (store true is refused)."
+	} else {
+		desc += "With store true, the candidates are written as working rows (their axes " +
 			"in the rows' properties) so consolidation's gates decide what becomes a fact, with the warnings remember gives; " +
-			"strict true then refuses the write when any candidate would get one.",
-		Annotations: &mcp.ToolAnnotations{Title: "Extract facts"},
+			"strict true then refuses the write when any candidate would get one."
+	}
+	if t.llm {
+		desc += " Mode rules runs offline; mode llm sends the text to the LLM endpoint configured on this server, outside Tenure."
+	} else {
+		desc += " It runs offline: this server has no LLM endpoint for mode llm."
+	}
+	addTool(t, s, &mcp.Tool{
+		Name:        toolExtract,
+		Title:       "Extract facts",
+		Description: desc,
+		Annotations: annotations("Extract facts", reader, false, false, t.llm),
 	}, false, t.extract)
+}
+
+// refuseWrites answers a reader's call of a write tool, which its server does
+// not list, with the same tool error as a refused write (errReader) rather
+// than the SDK's "unknown tool".
+func (t *tools) refuseWrites(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		call, ok := req.(*mcp.CallToolRequest)
+		if !ok || call.Params == nil || !writeTools[call.Params.Name] {
+			return next(ctx, method, req)
+		}
+		c, err := callerOf(call)
+		if err != nil {
+			return nil, err
+		}
+		err = t.toolError(call.Params.Name, c, errReader(c, call.Params.Name))
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}, nil
+	}
 }
 
 // addTool adds a tool whose handler gets the caller, refuses reader tokens
