@@ -301,7 +301,7 @@ func TestRemember(t *testing.T) {
 		msg = callError(t, cs, "remember", map[string]any{"rows": []map[string]any{
 			{"content": "fine"}, {"content": "bad", "metadata": map[string]any{"durability": "permanent"}},
 		}})
-		if !strings.Contains(msg, "nodes[1]") || !strings.Contains(msg, "durable, transient, expired") {
+		if !strings.Contains(msg, "rows[1].metadata.durability") || strings.Contains(msg, "nodes") || !strings.Contains(msg, "durable, transient, expired") {
 			t.Errorf("batch error = %q, want the row and the allowed values", msg)
 		}
 		if after := f.count(t, `SELECT count(*) FROM memory_nodes`); after != before {

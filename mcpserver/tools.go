@@ -73,6 +73,7 @@ func annotations(title string, readOnly, destructive, idempotent, openWorld bool
 // register adds the tools to s: all of them, or for reader tokens only those
 // that read.
 func (t *tools) register(s *mcp.Server, reader bool) {
+	s.AddReceivingMiddleware(advertise(listedSchemas()))
 	if !reader {
 		addTool(t, s, &mcp.Tool{
 			Name:  toolRemember,
@@ -248,7 +249,7 @@ func (t *tools) toolError(tool string, c TokenInfo, err error) error {
 
 type rememberRow struct {
 	Content    string         `json:"content,omitempty" jsonschema:"the text to remember (at most 10000 characters)"`
-	Durability string         `json:"durability,omitempty" jsonschema:"the durability marker: durable (default: a lasting fact), transient (true now, wrong soon: never promoted) or expired"`
+	Durability string         `json:"durability,omitempty" jsonschema:"the working row's marker, not the fact's durability (that is properties.fact_durability): durable (default: may become a fact), transient (true now, wrong soon: never promoted) or expired (retired: never promoted, deleted at the next cleanup)"`
 	Metadata   map[string]any `json:"metadata,omitempty" jsonschema:"free-form metadata kept with the row; metadata.durability may carry the marker too (the durability argument wins)"`
 	Importance *float64       `json:"importance,omitempty" jsonschema:"how much the row matters now, 0 to 1 (default 0.5); not durability"`
 	TTLSeconds *int32         `json:"ttl_seconds,omitempty" jsonschema:"prune the row once it is this many seconds old (1 to 31536000)"`
@@ -290,7 +291,7 @@ func (t *tools) remember(ctx context.Context, c TokenInfo, in rememberInput) (*m
 	}
 	res, err := t.store.PushNoted(ctx, memory.Token(c.Name), c.Scope, nodes, memory.PushOptions{Strict: in.Strict})
 	if err != nil {
-		return nil, rememberOutput{}, err
+		return nil, rememberOutput{}, batchError(err, "rows", len(nodes))
 	}
 	out := rememberOutput{IDs: res.IDs, Scope: c.Scope, Notes: res.Notes}
 	if out.IDs == nil {
@@ -358,7 +359,7 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 type recallInput struct {
 	Query      string `json:"query,omitempty" jsonschema:"what to look for, in web search syntax; empty lists the most confident facts"`
 	Category   string `json:"category,omitempty" jsonschema:"only facts of this category (observation, preference, identity, mood, decision, routine, state, obligation, ...)"`
-	Durability string `json:"durability,omitempty" jsonschema:"only facts of this durability: permanent, long_term, short_term or ephemeral"`
+	Durability string `json:"durability,omitempty" jsonschema:"only facts of this durability (how long the fact persists, not a working row's marker): permanent, long_term, short_term or ephemeral"`
 	Entity     string `json:"entity,omitempty" jsonschema:"only facts about the entity with this exact name"`
 	Limit      int    `json:"limit,omitempty" jsonschema:"how many facts, 1 to 100 (default 10)"`
 }
@@ -377,7 +378,7 @@ func (t *tools) recall(ctx context.Context, c TokenInfo, in recallInput) (*mcp.C
 	if res == nil {
 		res = []memory.RecallResult{}
 	}
-	return nil, recallOutput{Results: res}, nil
+	return textResult(recallText(res, t.store.Now())), recallOutput{Results: res}, nil
 }
 
 // context
@@ -451,7 +452,7 @@ func (t *tools) recordDecision(ctx context.Context, c TokenInfo, in recordDecisi
 
 type upgradeInput struct {
 	NodeID     int64  `json:"node_id" jsonschema:"the id of the working row, as remember returned it"`
-	Durability string `json:"durability" jsonschema:"the new marker: durable, transient or expired"`
+	Durability string `json:"durability" jsonschema:"the working row's new marker, not a fact's durability: durable (promote), transient (hold back) or expired (retire)"`
 }
 
 type upgradeOutput struct {
@@ -600,7 +601,7 @@ func (t *tools) extract(ctx context.Context, c TokenInfo, in extractInput) (*mcp
 	}
 	res, err := t.store.PushNoted(ctx, memory.Token(c.Name), c.Scope, nodes, memory.PushOptions{Strict: in.Strict})
 	if err != nil {
-		return nil, extractOutput{}, err
+		return nil, extractOutput{}, batchError(err, "candidates", len(nodes))
 	}
 	out.NodeIDs = res.IDs
 	if len(res.Notes) == 0 {

@@ -1,0 +1,207 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tenurehq/tenure/extract"
+	"github.com/tenurehq/tenure/memory"
+)
+
+// Bounds the engine enforces but does not export; the tests check each
+// against the engine's refusals so that they cannot drift.
+const (
+	maxRecallLimit    = 100             // memory's maxRecallLimit
+	maxDecisionsLimit = 500             // memory's maxDecisionsPage
+	maxTTLSeconds     = 365 * 24 * 3600 // memory's maxTTL: one year
+	maxContentLength  = 10000           // memory's limit on a row's content
+)
+
+// inputSchemas are the input schemas the tools are listed with: those the
+// SDK infers from the input structs, with every closed vocabulary an enum
+// and every number bounded, the values taken from the engine's own. The SDK
+// validates arguments against the inferred schemas (types, required and
+// unknown arguments); the engine checks the values and its refusals name the
+// argument, the value and what is allowed, which a schema validator's do not.
+func inputSchemas() (map[string]*jsonschema.Schema, error) {
+	out := map[string]*jsonschema.Schema{}
+	add := func(name string, s *jsonschema.Schema, err error, adjust func(s *jsonschema.Schema)) error {
+		if err != nil {
+			return fmt.Errorf("%s input schema: %w", name, err)
+		}
+		adjust(s)
+		out[name] = s
+		return nil
+	}
+	markers := enumOf(memory.Markers())
+	durabilities := enumOf(memory.Durabilities())
+
+	s, err := jsonschema.For[rememberInput](nil)
+	if err := add(toolRemember, s, err, func(s *jsonschema.Schema) {
+		rowSchema(s, markers, durabilities)
+		if rows := s.Properties["rows"]; rows != nil {
+			rows.MinItems, rows.MaxItems = intp(1), intp(memory.MaxPushBatch)
+			if rows.Items != nil {
+				rowSchema(rows.Items, markers, durabilities)
+			}
+		}
+	}); err != nil {
+		return nil, err
+	}
+
+	s, err = jsonschema.For[recallInput](nil)
+	if err := add(toolRecall, s, err, func(s *jsonschema.Schema) {
+		setEnum(s, "durability", durabilities)
+		setRange(s, "limit", 1, maxRecallLimit)
+	}); err != nil {
+		return nil, err
+	}
+
+	s, err = jsonschema.For[contextInput](nil)
+	if err := add(toolContext, s, err, func(s *jsonschema.Schema) {
+		setEnum(s, "format", []any{"text", "json"})
+		setRange(s, "budget", memory.MinBriefBudget, memory.MaxBriefBudget)
+		if p := s.Properties["since"]; p != nil {
+			p.Format = "date-time"
+		}
+	}); err != nil {
+		return nil, err
+	}
+
+	s, err = jsonschema.For[recordDecisionInput](nil)
+	if err := add(toolRecordDecision, s, err, func(s *jsonschema.Schema) {
+		if p := s.Properties["decided_at"]; p != nil {
+			p.Format = "date-time"
+		}
+	}); err != nil {
+		return nil, err
+	}
+
+	s, err = jsonschema.For[upgradeInput](nil)
+	if err := add(toolUpgrade, s, err, func(s *jsonschema.Schema) {
+		setEnum(s, "durability", markers)
+		setMin(s, "node_id", 1)
+	}); err != nil {
+		return nil, err
+	}
+
+	s, err = jsonschema.For[listDecisionsInput](nil)
+	if err := add(toolListDecisions, s, err, func(s *jsonschema.Schema) {
+		setEnum(s, "state", []any{memory.DecisionCurrent, memory.DecisionSuperseded, memory.DecisionReopened})
+		setRange(s, "limit", 1, maxDecisionsLimit)
+		setMin(s, "before_id", 0)
+	}); err != nil {
+		return nil, err
+	}
+
+	s, err = jsonschema.For[extractInput](nil)
+	if err := add(toolExtract, s, err, func(s *jsonschema.Schema) {
+		setEnum(s, "mode", []any{extract.ModeRules, extract.ModeLLM})
+		if p := s.Properties["text"]; p != nil {
+			p.MaxLength = intp(maxExtractText)
+		}
+		if p := s.Properties["entity"]; p != nil {
+			p.MaxLength = intp(maxEntityNameLength)
+		}
+	}); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// rowSchema bounds the fields of one working row (remember's single row, or
+// an item of rows) and describes the properties consolidation reads.
+func rowSchema(s *jsonschema.Schema, markers, durabilities []any) {
+	setEnum(s, "durability", markers)
+	setRange(s, "importance", 0.0, 1.0)
+	setRange(s, "ttl_seconds", 1, maxTTLSeconds)
+	if p := s.Properties["content"]; p != nil {
+		p.MaxLength = intp(maxContentLength)
+	}
+	p := s.Properties["properties"]
+	if p == nil {
+		return
+	}
+	if p.Properties == nil {
+		p.Properties = map[string]*jsonschema.Schema{}
+	}
+	p.Properties["entity"] = &jsonschema.Schema{Type: "string", Description: "who or what the fact is about"}
+	p.Properties["key"] = &jsonschema.Schema{Type: "string", Description: "the attribute the fact sets, a short slug such as lives_in"}
+	p.Properties["category"] = &jsonschema.Schema{Type: "string", Description: "the fact's category (observation, preference, identity, mood, decision, routine, state, obligation, ...)"}
+	p.Properties["fact_durability"] = &jsonschema.Schema{Type: "string", Enum: durabilities,
+		Description: "the durability of the fact this row becomes (how long it persists), not the row's marker"}
+	p.Properties["confidence"] = &jsonschema.Schema{Type: "number", Minimum: floatp(0), Maximum: floatp(1),
+		Description: "how sure the fact is, 0 to 1"}
+	p.Properties["deadline"] = &jsonschema.Schema{Type: "string", Format: "date-time", Description: "an RFC 3339 time: when an obligation is due"}
+}
+
+// setEnum makes property name of s one of values.
+func setEnum(s *jsonschema.Schema, name string, values []any) {
+	if p := s.Properties[name]; p != nil {
+		p.Enum = values
+	}
+}
+
+// setRange bounds the number property name of s to [lo, hi].
+func setRange[N int | int64 | float64](s *jsonschema.Schema, name string, lo, hi N) {
+	if p := s.Properties[name]; p != nil {
+		p.Minimum, p.Maximum = floatp(float64(lo)), floatp(float64(hi))
+	}
+}
+
+// setMin bounds the number property name of s from below.
+func setMin(s *jsonschema.Schema, name string, lo float64) {
+	if p := s.Properties[name]; p != nil {
+		p.Minimum = floatp(lo)
+	}
+}
+
+func enumOf[T ~string](values []T) []any {
+	out := make([]any, len(values))
+	for i, v := range values {
+		out[i] = string(v)
+	}
+	return out
+}
+
+func intp(n int) *int           { return &n }
+func floatp(f float64) *float64 { return &f }
+
+// advertise lists each tool with its bounded input schema (inputSchemas),
+// leaving the server's own tools untouched.
+func advertise(schemas map[string]*jsonschema.Schema) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			list, ok := res.(*mcp.ListToolsResult)
+			if err != nil || !ok || list == nil {
+				return res, err
+			}
+			copied := *list
+			copied.Tools = make([]*mcp.Tool, len(list.Tools))
+			for i, tool := range list.Tools {
+				if s, ok := schemas[tool.Name]; ok && tool != nil {
+					c := *tool
+					c.InputSchema = s
+					tool = &c
+				}
+				copied.Tools[i] = tool
+			}
+			return &copied, nil
+		}
+	}
+}
+
+// listedSchemas are inputSchemas, built once; they derive from static types
+// and the engine's constants, so an error is a programming error.
+var listedSchemas = sync.OnceValue(func() map[string]*jsonschema.Schema {
+	s, err := inputSchemas()
+	if err != nil {
+		panic(err)
+	}
+	return s
+})
