@@ -30,7 +30,7 @@ func (s *Store) CategorySettings(ctx context.Context) ([]CategorySetting, error)
 	out := make([]CategorySetting, len(rows))
 	for i, r := range rows {
 		out[i] = CategorySetting{Category: r.Category, Supersedes: r.Supersedes, Description: r.Description,
-			UpdatedAt: r.UpdatedAt, UpdatedBy: r.UpdatedBy, Listed: true}
+			UpdatedAt: r.UpdatedAt, UpdatedBy: r.UpdatedBy}
 	}
 	return out, nil
 }
@@ -69,7 +69,7 @@ func (s *Store) SetCategorySupersedes(ctx context.Context, actor Actor, category
 			return fmt.Errorf("set category: %w", err)
 		}
 		out = CategorySetting{Category: r.Category, Supersedes: r.Supersedes, Description: r.Description,
-			UpdatedAt: r.UpdatedAt, UpdatedBy: r.UpdatedBy, Listed: true}
+			UpdatedAt: r.UpdatedAt, UpdatedBy: r.UpdatedBy}
 		return s.audit(ctx, q, auditEntry{
 			actor: actor, action: "category.update", targetType: "category", targetID: category,
 			before: map[string]any{"supersedes": was}, after: map[string]any{"supersedes": supersedes}, reason: reason,

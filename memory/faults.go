@@ -58,11 +58,15 @@ func (s *Store) ListFaults(ctx context.Context, f FaultFilter) ([]Fault, error) 
 	}
 	out := make([]Fault, len(rows))
 	for i, r := range rows {
-		out[i] = Fault{NodeID: r.NodeID, Scope: r.Scope, Phase: int(r.Phase), Error: r.Error,
-			Attempts: int(r.Attempts), FirstFailedAt: r.FirstFailedAt, LastFailedAt: r.LastFailedAt,
-			RetryAt: r.RetryAt, RunID: r.RunID, Content: r.Content}
+		out[i] = newFault(r)
 	}
 	return out, nil
+}
+
+func newFault(r queries.ListFaultsRow) Fault {
+	return Fault{NodeID: r.NodeID, Scope: r.Scope, Phase: int(r.Phase), Error: r.Error,
+		Attempts: int(r.Attempts), FirstFailedAt: r.FirstFailedAt, LastFailedAt: r.LastFailedAt,
+		RetryAt: r.RetryAt, RunID: r.RunID, Content: r.Content}
 }
 
 // FaultsOf returns the set-aside state of the given rows, by node id.
@@ -76,9 +80,7 @@ func (s *Store) FaultsOf(ctx context.Context, ids []int64) (map[int64]Fault, err
 		return nil, fmt.Errorf("faults: %w", err)
 	}
 	for _, r := range rows {
-		out[r.NodeID] = Fault{NodeID: r.NodeID, Scope: r.Scope, Phase: int(r.Phase), Error: r.Error,
-			Attempts: int(r.Attempts), FirstFailedAt: r.FirstFailedAt, LastFailedAt: r.LastFailedAt,
-			RetryAt: r.RetryAt, RunID: r.RunID}
+		out[r.NodeID] = newFault(queries.ListFaultsRow(r))
 	}
 	return out, nil
 }
@@ -119,9 +121,9 @@ func (s *Store) RetryFaults(ctx context.Context, actor Actor, scope string, ids 
 		if err != nil {
 			return fmt.Errorf("faults: %w", err)
 		}
-		byID := make(map[int64]queries.ConsolidationFault, len(faults))
+		byID := make(map[int64]queries.GetFaultsRow, len(faults))
 		for _, f := range faults {
-			byID[f.NodeID] = queries.ConsolidationFault(f)
+			byID[f.NodeID] = f
 		}
 		for _, id := range ids {
 			f, ok := byID[id]

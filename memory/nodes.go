@@ -150,6 +150,32 @@ func (s *Store) pushTx(ctx context.Context, actor Actor, scope string, nodes []N
 	})
 }
 
+// markerOf is the marker a pushed row gives: the durability argument, else
+// metadata.durability, else none (""). Every value it could come from must
+// be valid: a typo never slips past the gate.
+func markerOf(n NewNode) (Marker, error) {
+	var marker Marker
+	if v, ok := n.Metadata["durability"]; ok {
+		str, isString := v.(string)
+		if !isString {
+			return "", Invalidf("metadata.durability", "metadata.durability must be a string: allowed values are durable, transient, expired")
+		}
+		m, err := ParseMarker(str)
+		if err != nil {
+			return "", prefixField(err, "metadata")
+		}
+		marker = m
+	}
+	if n.Durability != "" {
+		m, err := ParseMarker(n.Durability)
+		if err != nil {
+			return "", err
+		}
+		marker = m
+	}
+	return marker, nil
+}
+
 // prefixField puts the row's position in front of a validation error's field.
 func prefixField(err error, prefix string) error {
 	if e, ok := err.(*Error); ok {
@@ -209,24 +235,9 @@ func nodeProperties(n NewNode) (json.RawMessage, error) {
 	if err := validateGuidance(props); err != nil {
 		return nil, err
 	}
-	var marker Marker
-	if v, ok := n.Metadata["durability"]; ok {
-		str, isString := v.(string)
-		if !isString {
-			return nil, Invalidf("metadata.durability", "metadata.durability must be a string: allowed values are durable, transient, expired")
-		}
-		m, err := ParseMarker(str)
-		if err != nil {
-			return nil, prefixField(err, "metadata")
-		}
-		marker = m
-	}
-	if n.Durability != "" {
-		m, err := ParseMarker(n.Durability)
-		if err != nil {
-			return nil, err
-		}
-		marker = m
+	marker, err := markerOf(n)
+	if err != nil {
+		return nil, err
 	}
 	if marker != "" {
 		props["durability"] = string(marker)

@@ -87,7 +87,9 @@ func (s *Store) pushNotes(ctx context.Context, q *queries.Queries, scope string,
 		entity, _ := n.Properties["entity"].(string)
 		key, _ := n.Properties["key"].(string)
 		entity, key = strings.TrimSpace(entity), strings.TrimSpace(key)
-		if entity == "" || key == "" || !durableMarker(n) {
+		// Only rows consolidation may promote: no marker, or durable (the
+		// batch is validated, so markerOf cannot fail here).
+		if m, _ := markerOf(n); entity == "" || key == "" || (m != "" && m != MarkerDurable) {
 			continue
 		}
 		p.Rows = append(p.Rows, int32(i))
@@ -115,14 +117,4 @@ func (s *Store) pushNotes(ctx context.Context, q *queries.Queries, scope string,
 			"this row repeats live fact %d word for word: consolidation will reinforce that fact, not add one", r.FactID)})
 	}
 	return notes, nil
-}
-
-// durableMarker says whether a row will be promoted at all: no marker, or
-// durable, given as the argument or in metadata.
-func durableMarker(n NewNode) bool {
-	m := n.Durability
-	if m == "" {
-		m, _ = n.Metadata["durability"].(string)
-	}
-	return m == "" || Marker(m) == MarkerDurable
 }

@@ -12,11 +12,14 @@ ORDER BY f.node_id
 LIMIT @page_size;
 
 -- name: GetFaults :many
--- GetFaults returns the failures recorded for the given rows.
-SELECT node_id, scope, phase, error, attempts, first_failed_at, last_failed_at, retry_at, run_id
-FROM consolidation_faults
-WHERE node_id = ANY(@node_ids::bigint[])
-ORDER BY node_id;
+-- GetFaults returns the failures recorded for the given rows, in the
+-- columns of ListFaults.
+SELECT f.node_id, f.scope, f.phase, f.error, f.attempts, f.first_failed_at, f.last_failed_at,
+    f.retry_at, f.run_id, n.content
+FROM consolidation_faults f
+JOIN memory_nodes n ON n.id = f.node_id
+WHERE f.node_id = ANY(@node_ids::bigint[])
+ORDER BY f.node_id;
 
 -- name: RetryFaults :many
 -- RetryFaults forgets the failures of rows of scopes a person chose to retry:

@@ -11,22 +11,38 @@ import (
 )
 
 const getFaults = `-- name: GetFaults :many
-SELECT node_id, scope, phase, error, attempts, first_failed_at, last_failed_at, retry_at, run_id
-FROM consolidation_faults
-WHERE node_id = ANY($1::bigint[])
-ORDER BY node_id
+SELECT f.node_id, f.scope, f.phase, f.error, f.attempts, f.first_failed_at, f.last_failed_at,
+    f.retry_at, f.run_id, n.content
+FROM consolidation_faults f
+JOIN memory_nodes n ON n.id = f.node_id
+WHERE f.node_id = ANY($1::bigint[])
+ORDER BY f.node_id
 `
 
-// GetFaults returns the failures recorded for the given rows.
-func (q *Queries) GetFaults(ctx context.Context, nodeIds []int64) ([]ConsolidationFault, error) {
+type GetFaultsRow struct {
+	NodeID        int64
+	Scope         string
+	Phase         int16
+	Error         string
+	Attempts      int32
+	FirstFailedAt time.Time
+	LastFailedAt  time.Time
+	RetryAt       *time.Time
+	RunID         *int64
+	Content       string
+}
+
+// GetFaults returns the failures recorded for the given rows, in the
+// columns of ListFaults.
+func (q *Queries) GetFaults(ctx context.Context, nodeIds []int64) ([]GetFaultsRow, error) {
 	rows, err := q.db.Query(ctx, getFaults, nodeIds)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []ConsolidationFault{}
+	items := []GetFaultsRow{}
 	for rows.Next() {
-		var i ConsolidationFault
+		var i GetFaultsRow
 		if err := rows.Scan(
 			&i.NodeID,
 			&i.Scope,
@@ -37,6 +53,7 @@ func (q *Queries) GetFaults(ctx context.Context, nodeIds []int64) ([]Consolidati
 			&i.LastFailedAt,
 			&i.RetryAt,
 			&i.RunID,
+			&i.Content,
 		); err != nil {
 			return nil, err
 		}

@@ -19,12 +19,13 @@ func runSimulate(ctx context.Context, env *environment, args []string) error {
 	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
 	fs.SetOutput(env.stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: tenure simulate [--days N] [--seed S] [--json]\n\nReplays a scripted month of agent traffic through the API in a throw-away private cluster,\nchecking the context brief and recall every simulated hour, and prints what an agent was told wrongly.")
+		fmt.Fprintln(fs.Output(), "Usage: tenure simulate [--days N] [--seed S] [--json]\n\nReplays a scripted month of agent traffic through the API in a throw-away private cluster\n(or the empty database at DATABASE_URL), checking the context brief and recall every simulated\nhour, and prints what an agent was told wrongly.")
 		fs.PrintDefaults()
 	}
 	days := fs.Int("days", 30, "simulated days (1 to 90)")
 	seed := fs.Uint64("seed", 1, "random seed of the script")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	databaseURL := fs.String("database-url", envOr(env.getenv, "DATABASE_URL", ""), "PostgreSQL URL of an empty database (env DATABASE_URL); empty starts a private cluster")
 	if err := parseFlags(fs, args, 0); err != nil {
 		return err
 	}
@@ -32,19 +33,23 @@ func runSimulate(ctx context.Context, env *environment, args []string) error {
 		return usagef("simulate: --days must be 1 to 90")
 	}
 	logger := (&baseConfig{logLevel: "warn", logFormat: "text"}).logger(env.stderr)
-	dir, err := os.MkdirTemp("", "tenure-simulate-")
-	if err != nil {
-		return err
+	url := *databaseURL
+	if url == "" {
+		dir, err := os.MkdirTemp("", "tenure-simulate-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		os.Chmod(dir, 0o755)
+		cluster, err := pglocal.Start(ctx, pglocal.Options{DataDir: dir + "/pg", Ephemeral: true, Logger: logger, Getenv: env.getenv,
+			Settings: privateClusterSettings()})
+		if err != nil {
+			return err
+		}
+		defer cluster.Stop(context.WithoutCancel(ctx))
+		url = cluster.URL()
 	}
-	defer os.RemoveAll(dir)
-	os.Chmod(dir, 0o755)
-	cluster, err := pglocal.Start(ctx, pglocal.Options{DataDir: dir + "/pg", Ephemeral: true, Logger: logger, Getenv: env.getenv,
-		Settings: privateClusterSettings()})
-	if err != nil {
-		return err
-	}
-	defer cluster.Stop(context.WithoutCancel(ctx))
-	pcfg, err := poolConfig(cluster.URL())
+	pcfg, err := poolConfig(url)
 	if err != nil {
 		return err
 	}
