@@ -51,7 +51,7 @@ func (h *handlers) decisionCreate(c echo.Context) error {
 // decisionList lists the scope's decisions, newest first, filtered by
 // entity, lock, state (current, superseded, reopened) and text.
 func (h *handlers) decisionList(c echo.Context) error {
-	q, err := newQuery(c, "entity", "locked", "state", "q", "limit", "cursor")
+	q, err := newQuery(c, "entity", "locked", "state", "query", "q", "limit", "cursor")
 	if err != nil {
 		return err
 	}
@@ -69,12 +69,13 @@ func (h *handlers) decisionList(c echo.Context) error {
 	if f.State, err = q.text("state", 20); err != nil {
 		return err
 	}
-	if f.Query, err = q.text("q", 200); err != nil {
+	var used string
+	if f.Query, used, err = q.renamed("query", "q", 200); err != nil {
 		return err
 	}
 	rows, err := h.store.ListDecisions(c.Request().Context(), f)
 	if err != nil {
-		return err
+		return asField(err, "query", used)
 	}
 	return c.JSON(http.StatusOK, paginate(rows, limit, fetchSize(limit),
 		func(d memory.Decision) int64 { return d.ID }, newDecisionJSON))

@@ -14,7 +14,7 @@ import (
 // durability, entity name, status (active by default, archived or all) and
 // text, one keyset page at a time.
 func (h *handlers) factList(c echo.Context) error {
-	q, err := newQuery(c, "category", "durability", "entity", "status", "q", "limit", "cursor")
+	q, err := newQuery(c, "category", "durability", "entity", "status", "query", "q", "limit", "cursor")
 	if err != nil {
 		return err
 	}
@@ -54,7 +54,7 @@ func (h *handlers) factList(c echo.Context) error {
 		}
 		p.Status = &status
 	}
-	if s, err := q.text("q", 200); err != nil {
+	if s, _, err := q.renamed("query", "q", 200); err != nil {
 		return err
 	} else if s != "" {
 		p.Query = &s

@@ -207,6 +207,7 @@ func TestFactList(t *testing.T) {
 		{"?durability=ephemeral", "Ann is cheerful"},
 		{"?entity=Bob", "Bob is travelling; Bob is Bob"},
 		{"?entity=Nobody", ""},
+		{"?query=tea", "Ann likes tea"},
 		{"?q=tea", "Ann likes tea"},
 		{"?status=archived", ""},
 		{"?status=all&entity=Ann&category=observation", "Ann lives in Berlin"},

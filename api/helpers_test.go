@@ -120,6 +120,12 @@ type apiResponse struct {
 // and as JSON otherwise.
 func (f *apiFixture) call(t *testing.T, method, path, token string, body any) apiResponse {
 	t.Helper()
+	return f.callWith(t, method, path, token, body, nil)
+}
+
+// callWith is call with extra request headers.
+func (f *apiFixture) callWith(t *testing.T, method, path, token string, body any, headers map[string]string) apiResponse {
+	t.Helper()
 	var r io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -143,6 +149,9 @@ func (f *apiFixture) call(t *testing.T, method, path, token string, body any) ap
 	}
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
 	}
 	res, err := f.srv.Client().Do(req)
 	if err != nil {

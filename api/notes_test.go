@@ -232,7 +232,7 @@ func TestContextSince(t *testing.T) {
 		States []any  `json:"states"`
 		Text   string `json:"text"`
 	}
-	q := "/api/v1/scopes/acme/context?since=" + url.QueryEscape(since.In(time.FixedZone("CEST", 2*3600)).Format(time.RFC3339))
+	q := "/api/v1/scopes/acme/context?format=json&since=" + url.QueryEscape(since.In(time.FixedZone("CEST", 2*3600)).Format(time.RFC3339))
 	res := f.call(t, http.MethodGet, q, tok, nil)
 	res.wantStatus(t, http.StatusOK)
 	res.decode(t, &b)
@@ -258,11 +258,11 @@ func TestContextSince(t *testing.T) {
 	if !strings.Contains(string(res.body), "Nothing changed.") {
 		t.Errorf("brief since now = %q, want Nothing changed.", res.body)
 	}
-	res = f.call(t, http.MethodGet, "/api/v1/scopes/acme/context?since="+url.QueryEscape(f.clock.now().Format(time.RFC3339)), tok, nil)
+	res = f.call(t, http.MethodGet, "/api/v1/scopes/acme/context?format=json&since="+url.QueryEscape(f.clock.now().Format(time.RFC3339)), tok, nil)
 	if !strings.Contains(string(res.body), `"changes":[]`) {
 		t.Errorf("brief since now = %s, want an empty changes list", res.body)
 	}
-	res = f.call(t, http.MethodGet, "/api/v1/scopes/acme/context", tok, nil)
+	res = f.call(t, http.MethodGet, "/api/v1/scopes/acme/context?format=json", tok, nil)
 	if strings.Contains(string(res.body), `"changes"`) || strings.Contains(string(res.body), `"since"`) || !strings.Contains(string(res.body), `"confirmed_at"`) {
 		t.Errorf("brief without since = %s, want no changes nor since, and confirmed_at on items", res.body)
 	}

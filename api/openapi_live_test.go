@@ -273,8 +273,8 @@ func TestOpenAPIDescribesLiveResponses(t *testing.T) {
 		Since   *time.Time       `json:"since"`
 		Changes []map[string]any `json:"changes"`
 	}
-	live(http.MethodGet, brief, "/api/v1/scopes/acme/context", nil)
-	live(http.MethodGet, brief, "/api/v1/scopes/acme/context?since="+url.QueryEscape(since.Format(time.RFC3339)), nil).decode(t, &changed)
+	live(http.MethodGet, brief, "/api/v1/scopes/acme/context?format=json", nil)
+	live(http.MethodGet, brief, "/api/v1/scopes/acme/context?format=json&since="+url.QueryEscape(since.Format(time.RFC3339)), nil).decode(t, &changed)
 	if changed.Since == nil || len(changed.Changes) == 0 {
 		t.Errorf("brief since %s = %+v, want the changes", since, changed)
 	}

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"errors"
 	"net/url"
 	"slices"
 	"strconv"
@@ -59,6 +60,35 @@ func (q query) text(name string, max int) (string, error) {
 		return "", memory.Invalidf(name, "is %d characters long: at most %d are allowed", n, max)
 	}
 	return s, nil
+}
+
+// renamed reads a parameter that has an older, deprecated name: name, or
+// old when only that is given (both is refused). It returns the value and
+// the name the caller used, so that an error about the value names what was
+// sent.
+func (q query) renamed(name, old string, max int) (value, used string, err error) {
+	used = name
+	if q.values.Has(old) {
+		if q.values.Has(name) {
+			return "", old, memory.Invalidf(old, "%s is the deprecated name of %s: give %s only", old, name, name)
+		}
+		used = old
+	}
+	value, err = q.text(used, max)
+	return value, used, err
+}
+
+// asField names an engine error about field as the caller's parameter
+// used, when the two differ (a deprecated name, or a name of the API for
+// what the engine calls otherwise).
+func asField(err error, field, used string) error {
+	var me *memory.Error
+	if field != used && errors.As(err, &me) && me.Field == field {
+		renamed := *me
+		renamed.Field = used
+		return &renamed
+	}
+	return err
 }
 
 // intRange returns a whole-number parameter in [lo, hi], or def when absent.

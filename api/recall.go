@@ -1,7 +1,6 @@
 package api
 
 import (
-	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -34,12 +33,13 @@ type recallResultJSON struct {
 // web search syntax) times their effective confidence; without q, by
 // effective confidence alone.
 func (h *handlers) recall(c echo.Context) error {
-	q, err := newQuery(c, "q", "category", "durability", "entity", "limit")
+	q, err := newQuery(c, "query", "q", "category", "durability", "entity", "limit")
 	if err != nil {
 		return err
 	}
 	rq := memory.RecallQuery{Scope: c.Param("scope")}
-	if rq.Query, err = q.text("q", 1000); err != nil {
+	var used string
+	if rq.Query, used, err = q.renamed("query", "q", 1000); err != nil {
 		return err
 	}
 	if rq.Category, err = q.text("category", 40); err != nil {
@@ -55,14 +55,8 @@ func (h *handlers) recall(c echo.Context) error {
 		return err
 	}
 	results, err := h.store.Recall(c.Request().Context(), rq)
-	var me *memory.Error
-	if errors.As(err, &me) && me.Field == "query" {
-		renamed := *me
-		renamed.Field = "q"
-		return &renamed
-	}
 	if err != nil {
-		return err
+		return asField(err, "query", used)
 	}
 	out := recallJSON{Query: rq.Query, Results: make([]recallResultJSON, len(results))}
 	for i, r := range results {
@@ -162,8 +156,8 @@ func parseSince(s string) (*time.Time, error) {
 // contextShow answers with the scope's context brief: locked decisions
 // first, then obligations, current states and the most confident durable
 // facts, never over budget characters (default 4,000). With since, only
-// what changed after that time. With format=text it is the plain-text block
-// to paste into a prompt.
+// what changed after that time. It is the plain-text block to paste into a
+// prompt, as over MCP, unless JSON is asked for (briefFormat).
 func (h *handlers) contextShow(c echo.Context) error {
 	q, err := newQuery(c, "budget", "entity", "since", "format")
 	if err != nil {
@@ -186,12 +180,9 @@ func (h *handlers) contextShow(c echo.Context) error {
 	if o.Since, err = parseSince(since); err != nil {
 		return err
 	}
-	format, err := q.text("format", 10)
+	format, err := briefFormat(c, q)
 	if err != nil {
 		return err
-	}
-	if format != "" && format != "json" && format != "text" {
-		return memory.Invalidf("format", "unknown format %q: allowed values are json (the default), text", format)
 	}
 	b, err := h.store.ContextBrief(c.Request().Context(), o)
 	if err != nil {
@@ -201,4 +192,26 @@ func (h *handlers) contextShow(c echo.Context) error {
 		return c.String(http.StatusOK, b.Text())
 	}
 	return c.JSON(http.StatusOK, newBriefJSON(b))
+}
+
+// briefFormat is how a brief is answered: text, the default on every
+// surface, or json when the format parameter says so or, without it, when
+// the Accept header names application/json and not text/plain.
+func briefFormat(c echo.Context, q query) (string, error) {
+	format, err := q.text("format", 10)
+	if err != nil {
+		return "", err
+	}
+	switch format {
+	case "text", "json":
+		return format, nil
+	case "":
+	default:
+		return "", memory.Invalidf("format", "unknown format %q: allowed values are text (the default), json", format)
+	}
+	accept := strings.ToLower(c.Request().Header.Get(echo.HeaderAccept))
+	if strings.Contains(accept, echo.MIMEApplicationJSON) && !strings.Contains(accept, "text/plain") {
+		return "json", nil
+	}
+	return "text", nil
 }

@@ -29,12 +29,12 @@ func TestRecall(t *testing.T) {
 		Query   string   `json:"query"`
 		Results []result `json:"results"`
 	}
-	f.call(t, http.MethodGet, "/api/v1/scopes/home/recall?q=Berlin", token, nil).decode(t, &out)
+	f.call(t, http.MethodGet, "/api/v1/scopes/home/recall?query=Berlin", token, nil).decode(t, &out)
 	if len(out.Results) != 2 || out.Results[0].Fact.Content != "Ann lives in Berlin" || out.Results[0].EffectiveConfidence != 0.9 ||
 		out.Results[0].Decision != nil || out.Results[0].Score < out.Results[1].Score {
 		t.Errorf("recall Berlin = %+v, want Ann's fact first, with its effective confidence", out.Results)
 	}
-	f.call(t, http.MethodGet, "/api/v1/scopes/home/recall?q=Berlin&entity=Bob&category=preference&durability=long_term&limit=5", token, nil).decode(t, &out)
+	f.call(t, http.MethodGet, "/api/v1/scopes/home/recall?query=Berlin&entity=Bob&category=preference&durability=long_term&limit=5", token, nil).decode(t, &out)
 	if len(out.Results) != 1 || out.Results[0].Fact.Entity != "Bob" {
 		t.Errorf("filtered recall = %+v, want Bob's fact", out.Results)
 	}
@@ -43,7 +43,18 @@ func TestRecall(t *testing.T) {
 		out.Results[0].Decision.Reasoning != "We already run PostgreSQL" {
 		t.Errorf("recall postgresql = %+v, want the decision with its reasoning", out.Results)
 	}
-	for _, bad := range []struct{ query, field string }{{"?limit=101", "limit"}, {"?durability=forever", "durability"}, {"?category=Bad!", "category"}} {
+	// q is query's deprecated name: still accepted, and named in errors
+	// when it is what the caller sent.
+	var old struct {
+		Results []result `json:"results"`
+	}
+	f.call(t, http.MethodGet, "/api/v1/scopes/home/recall?q=Berlin", token, nil).decode(t, &old)
+	if len(old.Results) != 2 {
+		t.Errorf("recall ?q=Berlin = %d results, want the 2 of ?query=Berlin", len(old.Results))
+	}
+	long := strings.Repeat("x", 1001)
+	for _, bad := range []struct{ query, field string }{{"?limit=101", "limit"}, {"?durability=forever", "durability"}, {"?category=Bad!", "category"},
+		{"?query=" + long, "query"}, {"?q=" + long, "q"}, {"?q=a&query=b", "q"}} {
 		e := f.call(t, http.MethodGet, "/api/v1/scopes/home/recall"+bad.query, token, nil).wantError(t, http.StatusBadRequest, "invalid")
 		if e.Error.Field != bad.field {
 			t.Errorf("recall%s field = %q, want %q", bad.query, e.Error.Field, bad.field)
@@ -75,7 +86,7 @@ func TestContextBrief(t *testing.T) {
 		Text   string                     `json:"text"`
 	}
 	var b brief
-	f.call(t, http.MethodGet, "/api/v1/scopes/home/context", token, nil).decode(t, &b)
+	f.call(t, http.MethodGet, "/api/v1/scopes/home/context?format=json", token, nil).decode(t, &b)
 	if b.Budget != 4000 || b.Used > 4000 || utf8.RuneCountInString(b.Text) != b.Used {
 		t.Errorf("brief budget %d used %d (text %d), want the default 4000 and never over", b.Budget, b.Used, utf8.RuneCountInString(b.Text))
 	}
@@ -86,7 +97,7 @@ func TestContextBrief(t *testing.T) {
 	for _, budget := range []int{200, 300, 1000} {
 		t.Run(fmt.Sprint("budget ", budget), func(t *testing.T) {
 			var b brief
-			f.call(t, http.MethodGet, fmt.Sprintf("/api/v1/scopes/home/context?budget=%d", budget), token, nil).decode(t, &b)
+			f.call(t, http.MethodGet, fmt.Sprintf("/api/v1/scopes/home/context?format=json&budget=%d", budget), token, nil).decode(t, &b)
 			if b.Used > budget || utf8.RuneCountInString(b.Text) > budget || !b.Truncated {
 				t.Errorf("brief within %d: used %d, text %d runes, truncated %v; want within budget and truncated", budget, b.Used, utf8.RuneCountInString(b.Text), b.Truncated)
 			}
@@ -111,6 +122,32 @@ func TestContextBrief(t *testing.T) {
 			}
 		})
 	}
+	// Text by default, as over MCP; JSON on request, by format or Accept.
+	for _, tt := range []struct {
+		name, query, accept string
+		json                bool
+	}{
+		{"default", "", "", false},
+		{"any type", "", "*/*", false},
+		{"text and json accepted", "", "application/json, text/plain, */*", false},
+		{"json accepted", "", "application/json", true},
+		{"format json", "?format=json", "text/plain", true},
+		{"format text", "?format=text", "application/json", false},
+	} {
+		res := f.callWith(t, http.MethodGet, "/api/v1/scopes/home/context"+tt.query, token, nil, map[string]string{"Accept": tt.accept})
+		res.wantStatus(t, http.StatusOK)
+		ct := res.header.Get("Content-Type")
+		if tt.json {
+			var got brief
+			res.decode(t, &got)
+			if !strings.HasPrefix(ct, "application/json") || got.Text != b.Text {
+				t.Errorf("%s: Content-Type %q, text %q; want JSON with the brief", tt.name, ct, got.Text)
+			}
+		} else if !strings.HasPrefix(ct, "text/plain") || string(res.body) != b.Text {
+			t.Errorf("%s: Content-Type %q, body %q; want the brief as text", tt.name, ct, res.body)
+		}
+	}
+
 	for _, bad := range []struct{ query, field string }{{"?budget=10", "budget"}, {"?budget=lots", "budget"}, {"?format=xml", "format"}} {
 		e := f.call(t, http.MethodGet, "/api/v1/scopes/home/context"+bad.query, token, nil).wantError(t, http.StatusBadRequest, "invalid")
 		if e.Error.Field != bad.field {

@@ -46,7 +46,7 @@ func TestRefusalsNameWhatIsAllowed(t *testing.T) {
 		{"bad budget", http.MethodGet, "/api/v1/scopes/acme/context?budget=abc", writer, nil,
 			400, "invalid", "budget", "200 to 100000"},
 		{"unknown context format", http.MethodGet, "/api/v1/scopes/acme/context?format=xml", writer, nil,
-			400, "invalid", "format", "allowed values are json (the default), text"},
+			400, "invalid", "format", "allowed values are text (the default), json"},
 		{"bad run filter", http.MethodGet, "/api/v1/consolidation/rejections?run=abc", writer, nil,
 			400, "invalid", "run", "use the id of a consolidation run"},
 		{"reader writes", http.MethodPost, "/api/v1/scopes/acme/nodes", reader, map[string]any{"content": "x"},

@@ -567,8 +567,10 @@ func (g *generator) plausible(field string) string {
 		return g.pick("200", "1000", "4000")
 	case "format":
 		return q(g.pick("text", "json"))
-	case "node_id", "before_id":
+	case "node_id":
 		return g.rawID(g.nodes)
+	case "cursor":
+		return q(g.rawID(g.facts))
 	case "scope":
 		return q(robustScope)
 	case "data_type":
@@ -870,11 +872,11 @@ func (g *generator) apiProbe(writer, reader string) probe {
 		p.kind, p.path = "decision create", scope+"/decisions"
 		body("entity", "entity_kind?", "key", "decision", "alternatives?", "reasoning", "decided_by?", "decided_at?", "do_not_reopen?")
 	case n < 53:
-		p.kind, p.path = "facts list", scope+"/facts"+g.query("category", "durability", "entity", "status", "q", "limit", "cursor")
+		p.kind, p.path = "facts list", scope+"/facts"+g.query("category", "durability", "entity", "status", "query", "q", "limit", "cursor")
 	case n < 60:
-		p.kind, p.path = "decisions list", scope+"/decisions"+g.query("entity", "locked", "q", "limit", "cursor")
+		p.kind, p.path = "decisions list", scope+"/decisions"+g.query("entity", "locked", "query", "q", "limit", "cursor")
 	case n < 68:
-		p.kind, p.path = "recall", scope+"/recall"+g.query("q", "category", "durability", "entity", "limit")
+		p.kind, p.path = "recall", scope+"/recall"+g.query("query", "q", "category", "durability", "entity", "limit")
 	case n < 73:
 		p.kind, p.path = "context", scope+"/context"+g.query("budget", "entity", "format")
 	case n < 77:
@@ -911,8 +913,8 @@ func (g *generator) mcpProbe(token string) probe {
 		"recall":             {"query?", "category?", "durability?", "entity?", "limit?"},
 		"context":            {"budget?", "format?", "entity?"},
 		"record_decision":    {"entity", "key", "decision", "reasoning", "alternatives?", "decided_by?", "decided_at?", "do_not_reopen?"},
-		"upgrade_durability": {"node_id", "durability"},
-		"list_decisions":     {"entity?", "locked?", "query?", "limit?", "before_id?"},
+		"set_durability": {"node_id", "durability"},
+		"list_decisions":     {"entity?", "locked?", "query?", "limit?", "cursor?"},
 		"extract":            {"text", "entity?", "store?", "mode?"},
 	}
 	names := slices.Sorted(maps.Keys(tools))

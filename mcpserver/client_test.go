@@ -29,7 +29,7 @@ var wantHints = map[string]hints{
 	"recall":             {readOnly: true, destructive: false, idempotent: true, openWorld: false},
 	"context":            {readOnly: true, destructive: false, idempotent: true, openWorld: false},
 	"record_decision":    {readOnly: false, destructive: false, idempotent: false, openWorld: false},
-	"upgrade_durability": {readOnly: false, destructive: true, idempotent: true, openWorld: false},
+	"set_durability": {readOnly: false, destructive: true, idempotent: true, openWorld: false},
 	"list_decisions":     {readOnly: true, destructive: false, idempotent: true, openWorld: false},
 	"extract":            {readOnly: false, destructive: false, idempotent: false, openWorld: false},
 }
@@ -125,7 +125,7 @@ func TestDesktopAgent(t *testing.T) {
 	}
 
 	tools := listTools(t, writer)
-	if got, want := names(tools), []string{"context", "extract", "list_decisions", "recall", "record_decision", "remember", "upgrade_durability"}; !slices.Equal(got, want) {
+	if got, want := names(tools), []string{"context", "extract", "list_decisions", "recall", "record_decision", "remember", "set_durability"}; !slices.Equal(got, want) {
 		t.Errorf("writer tools = %v, want %v", got, want)
 	}
 	for name, tool := range tools {
@@ -171,7 +171,7 @@ func TestDesktopAgent(t *testing.T) {
 
 	// A reader calling a write tool it was not shown is refused by name,
 	// as a tool error the agent can read.
-	for _, name := range []string{"remember", "record_decision", "upgrade_durability"} {
+	for _, name := range []string{"remember", "record_decision", "set_durability"} {
 		msg := callError(t, reader, name, map[string]any{"content": "Ann moved to Munich"})
 		if want := `token "dashboard" is a reader token: it may call recall, context, list_decisions and extract (without store), not ` + name; !strings.Contains(msg, want) {
 			t.Errorf("%s by a reader: error = %q, want %q", name, msg, want)

@@ -81,8 +81,8 @@ func inputSchemas() (map[string]*jsonschema.Schema, error) {
 		return nil, err
 	}
 
-	s, err = jsonschema.For[upgradeInput](nil)
-	if err := add(toolUpgrade, s, err, func(s *jsonschema.Schema) {
+	s, err = jsonschema.For[setDurabilityInput](nil)
+	if err := add(toolSetDurability, s, err, func(s *jsonschema.Schema) {
 		setEnum(s, "durability", markers)
 		setMin(s, "node_id", 1)
 	}); err != nil {
@@ -94,6 +94,12 @@ func inputSchemas() (map[string]*jsonschema.Schema, error) {
 		setEnum(s, "state", []any{memory.DecisionCurrent, memory.DecisionSuperseded, memory.DecisionReopened})
 		setRange(s, "limit", 1, maxDecisionsLimit)
 		setMin(s, "before_id", 0)
+		if p := s.Properties["before_id"]; p != nil {
+			p.Deprecated = true
+		}
+		if p := s.Properties["cursor"]; p != nil {
+			p.Pattern = "^[1-9][0-9]{0,18}$"
+		}
 	}); err != nil {
 		return nil, err
 	}

@@ -52,7 +52,7 @@ func TestSchemasBounded(t *testing.T) {
 		{"remember", "rows.durability", markers},
 		{"remember", "properties.fact_durability", durabilities},
 		{"recall", "durability", durabilities},
-		{"upgrade_durability", "durability", markers},
+		{"set_durability", "durability", markers},
 		{"context", "format", []string{"text", "json"}},
 		{"extract", "mode", []string{"rules", "llm"}},
 		{"list_decisions", "state", []string{"current", "superseded", "reopened"}},

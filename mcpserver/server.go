@@ -94,6 +94,8 @@ func NewHandler(store *memory.Store, tokens TokenAuth, logger *slog.Logger, opts
 		if cfg.timeout > 0 {
 			server.AddReceivingMiddleware(bounded(cfg.timeout, api.ExtractTimeout(cfg.timeout, cfg.extractors)))
 		}
+		// Outermost, so that every other layer sees a tool's name now.
+		server.AddReceivingMiddleware(renames)
 		return server
 	}
 	// A reader token gets a server with only the tools it may call (every

@@ -175,7 +175,7 @@ func TestToolsListed(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	want := []string{"context", "extract", "list_decisions", "recall", "record_decision", "remember", "upgrade_durability"}
+	want := []string{"context", "extract", "list_decisions", "recall", "record_decision", "remember", "set_durability"}
 	if !slices.Equal(names, want) {
 		t.Errorf("tools = %v, want %v", names, want)
 	}
@@ -329,7 +329,7 @@ func TestReaderTokenOnlyReads(t *testing.T) {
 	writes := map[string]map[string]any{
 		"remember":           {"content": "Ann lives in Berlin"},
 		"record_decision":    {"entity": "backend", "key": "db", "decision": "Use PostgreSQL", "reasoning": "We run it"},
-		"upgrade_durability": {"node_id": 1, "durability": "durable"},
+		"set_durability": {"node_id": 1, "durability": "durable"},
 		"extract":            {"text": "Ann lives in Berlin.", "store": true},
 	}
 	for name, args := range writes {
@@ -479,10 +479,11 @@ func TestRecordAndListDecisions(t *testing.T) {
 		"reasoning": "Server-rendered pages", "do_not_reopen": false}, &open)
 	var list struct {
 		Decisions    []memory.Decision `json:"decisions"`
+		NextCursor   string            `json:"next_cursor"`
 		NextBeforeID int64             `json:"next_before_id"`
 	}
 	call(t, cs, "list_decisions", map[string]any{}, &list)
-	if len(list.Decisions) != 2 || list.Decisions[0].ID != open.ID || list.NextBeforeID != 0 {
+	if len(list.Decisions) != 2 || list.Decisions[0].ID != open.ID || list.NextCursor != "" {
 		t.Errorf("list_decisions = %+v, want both, newest first, no next page", list)
 	}
 	call(t, cs, "list_decisions", map[string]any{"locked": true, "entity": "backend"}, &list)
@@ -490,12 +491,25 @@ func TestRecordAndListDecisions(t *testing.T) {
 		t.Errorf("list_decisions(locked, backend) = %+v, want decision %d", list.Decisions, d.ID)
 	}
 	call(t, cs, "list_decisions", map[string]any{"limit": 1}, &list)
-	if len(list.Decisions) != 1 || list.NextBeforeID != open.ID {
+	if len(list.Decisions) != 1 || list.NextCursor != itoa(open.ID) || list.NextBeforeID != open.ID {
 		t.Errorf("list_decisions(limit 1) = %+v, want one and a next page", list)
 	}
-	call(t, cs, "list_decisions", map[string]any{"limit": 1, "before_id": list.NextBeforeID}, &list)
+	next := list.NextCursor
+	call(t, cs, "list_decisions", map[string]any{"limit": 1, "cursor": next}, &list)
 	if len(list.Decisions) != 1 || list.Decisions[0].ID != d.ID {
 		t.Errorf("list_decisions(page 2) = %+v, want decision %d", list.Decisions, d.ID)
+	}
+	// before_id, cursor's deprecated name, still pages; both at once, or a
+	// cursor not given back unchanged, are refused naming the argument.
+	call(t, cs, "list_decisions", map[string]any{"limit": 1, "before_id": open.ID}, &list)
+	if len(list.Decisions) != 1 || list.Decisions[0].ID != d.ID {
+		t.Errorf("list_decisions(before_id) = %+v, want decision %d", list.Decisions, d.ID)
+	}
+	if msg := callError(t, cs, "list_decisions", map[string]any{"cursor": next, "before_id": open.ID}); !strings.Contains(msg, "before_id") {
+		t.Errorf("list_decisions(cursor and before_id) error = %q, want it to name before_id", msg)
+	}
+	if msg := callError(t, cs, "list_decisions", map[string]any{"cursor": "0"}); !strings.Contains(msg, "cursor") {
+		t.Errorf("list_decisions(cursor 0) error = %q, want it to name cursor", msg)
 	}
 
 	other := f.connect(t, f.token(t, "elsewhere", "other", auth.TokenReader))
@@ -505,7 +519,7 @@ func TestRecordAndListDecisions(t *testing.T) {
 	}
 }
 
-func TestUpgradeDurability(t *testing.T) {
+func TestSetDurability(t *testing.T) {
 	f := newMCPFixture(t)
 	cs := f.connect(t, f.token(t, "agent", "acme", auth.TokenWriter))
 	var pushed rememberOut
@@ -513,22 +527,31 @@ func TestUpgradeDurability(t *testing.T) {
 		"properties": map[string]any{"entity": "Ann"}}, &pushed)
 	id := pushed.IDs[0]
 
-	call(t, cs, "upgrade_durability", map[string]any{"node_id": id, "durability": "durable"}, nil)
+	call(t, cs, "set_durability", map[string]any{"node_id": id, "durability": "durable"}, nil)
 	if n := f.count(t, `SELECT count(*) FROM memory_nodes WHERE id = $1 AND properties->>'durability' = 'durable' AND properties->>'entity' = 'Ann'`, id); n != 1 {
 		t.Errorf("row %d not promoted to durable with its other properties kept", id)
 	}
 	if n := f.count(t, `SELECT count(*) FROM audit_log WHERE action = 'node.durability' AND actor = 'token:agent'`); n != 1 {
 		t.Errorf("promotion not audited as the token: %d rows", n)
 	}
-	if msg := callError(t, cs, "upgrade_durability", map[string]any{"node_id": id, "durability": "permanent"}); !strings.Contains(msg, "durable, transient, expired") {
-		t.Errorf("upgrade_durability(permanent) error = %q, want the allowed values", msg)
+	if msg := callError(t, cs, "set_durability", map[string]any{"node_id": id, "durability": "permanent"}); !strings.Contains(msg, "durable, transient, expired") {
+		t.Errorf("set_durability(permanent) error = %q, want the allowed values", msg)
 	}
 	other := f.connect(t, f.token(t, "agent", "other", auth.TokenWriter))
-	if msg := callError(t, other, "upgrade_durability", map[string]any{"node_id": id, "durability": "expired"}); !strings.Contains(msg, itoa(id)) {
-		t.Errorf("upgrade_durability of another scope's row: error = %q, want not found naming it", msg)
+	if msg := callError(t, other, "set_durability", map[string]any{"node_id": id, "durability": "expired"}); !strings.Contains(msg, itoa(id)) {
+		t.Errorf("set_durability of another scope's row: error = %q, want not found naming it", msg)
 	}
 	if n := f.count(t, `SELECT count(*) FROM memory_nodes WHERE id = $1 AND properties->>'durability' = 'durable'`, id); n != 1 {
 		t.Errorf("another scope's token changed row %d", id)
+	}
+	// The tool's former name is still served, though not listed.
+	call(t, cs, "upgrade_durability", map[string]any{"node_id": id, "durability": "transient"}, nil)
+	if n := f.count(t, `SELECT count(*) FROM memory_nodes WHERE id = $1 AND properties->>'durability' = 'transient'`, id); n != 1 {
+		t.Errorf("upgrade_durability, the former name, did not set row %d's marker", id)
+	}
+	reader := f.connect(t, f.token(t, "dashboard", "acme", auth.TokenReader))
+	if msg := callError(t, reader, "upgrade_durability", map[string]any{"node_id": id, "durability": "expired"}); !strings.Contains(msg, "reader token") {
+		t.Errorf("upgrade_durability by a reader: error = %q, want the reader refusal", msg)
 	}
 }
 

@@ -63,7 +63,7 @@ func inputTypes() []func() any {
 		func() any { return new(recallInput) },
 		func() any { return new(contextInput) },
 		func() any { return new(recordDecisionInput) },
-		func() any { return new(upgradeInput) },
+		func() any { return new(setDurabilityInput) },
 		func() any { return new(listDecisionsInput) },
 		func() any { return new(extractInput) },
 	}

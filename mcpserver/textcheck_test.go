@@ -61,7 +61,7 @@ func TestToolArgumentsRefuseUnstorableText(t *testing.T) {
 		{"record_decision reasoning", "record_decision", `{"entity": "p", "key": "k", "decision": "d", "reasoning": "\u0000"}`, "reasoning"},
 		{"record_decision alternatives", "record_decision", `{"entity": "p", "key": "k", "decision": "d", "reasoning": "r", "alternatives": ["\u0007"]}`, "alternatives[0]"},
 		{"list_decisions query", "list_decisions", `{"query": "%\u0000"}`, "query"},
-		{"upgrade_durability", "upgrade_durability", `{"node_id": 1, "durability": "durable\u0000"}`, "durability"},
+		{"set_durability", "set_durability", `{"node_id": 1, "durability": "durable\u0000"}`, "durability"},
 		{"extract", "extract", `{"text": "I hate mornings\u0000", "store": true}`, "text"},
 	}
 	for _, tt := range tests {

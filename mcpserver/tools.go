@@ -34,7 +34,7 @@ const (
 	toolRecall         = "recall"
 	toolContext        = "context"
 	toolRecordDecision = "record_decision"
-	toolUpgrade        = "upgrade_durability"
+	toolSetDurability  = "set_durability"
 	toolListDecisions  = "list_decisions"
 	toolExtract        = "extract"
 )
@@ -45,10 +45,30 @@ const (
 	maxEntityNameLength = 200
 )
 
+// renamedTools maps the deprecated names of tools to their names now. A
+// call by an old name is served as a call by the new one; tools/list shows
+// only the new names.
+var renamedTools = map[string]string{
+	// It sets the marker either way: durable, transient or expired.
+	"upgrade_durability": toolSetDurability,
+}
+
+// renames serves calls made by a tool's deprecated name (renamedTools).
+func renames(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if call, ok := req.(*mcp.CallToolRequest); ok && call.Params != nil {
+			if name, ok := renamedTools[call.Params.Name]; ok {
+				call.Params.Name = name
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
 // writeTools are the tools only a writer token may call; a reader's server
 // does not list them, and refuses them by name (refuseWrites). extract
 // writes only with store, which its handler refuses to readers.
-var writeTools = map[string]bool{toolRemember: true, toolRecordDecision: true, toolUpgrade: true}
+var writeTools = map[string]bool{toolRemember: true, toolRecordDecision: true, toolSetDurability: true}
 
 // Tool annotations tell a client what a call may do before it makes it.
 // Every tool works on this server's database only, so openWorldHint is false,
@@ -56,7 +76,7 @@ var writeTools = map[string]bool{toolRemember: true, toolRecordDecision: true, t
 // text to it). A read tool changes nothing. remember and record_decision only
 // add rows (a new decision on a key replaces the current one, which is kept,
 // superseded), so they are not destructive, and not idempotent: each call
-// adds a row. upgrade_durability is idempotent (setting a marker twice is
+// adds a row. set_durability is idempotent (setting a marker twice is
 // setting it once) and destructive: "expired" retires a row, which the next
 // cleanup deletes. extract adds rows only with store; for a reader token,
 // which cannot store, it is read-only.
@@ -117,13 +137,13 @@ func (t *tools) register(s *mcp.Server, reader bool) {
 			Annotations: annotations("Record decision", false, false, false, false),
 		}, true, t.recordDecision)
 		addTool(t, s, &mcp.Tool{
-			Name:  toolUpgrade,
+			Name:  toolSetDurability,
 			Title: "Set a row's durability marker",
 			Description: "Set the durability marker of one working row of your scope: \"durable\" promotes it (consolidation " +
 				"may then make it a fact), \"expired\" retires it (it is deleted at the next cleanup and never becomes a fact), " +
-				"\"transient\" holds it back. Every other property of the row is kept.",
+				"\"transient\" holds it back. Every other property of the row is kept. (Formerly upgrade_durability; that name is still served.)",
 			Annotations: annotations("Set durability marker", false, true, true, false),
-		}, true, t.upgradeDurability)
+		}, true, t.setDurability)
 	}
 	addTool(t, s, &mcp.Tool{
 		Name:  toolListDecisions,
@@ -448,23 +468,23 @@ func (t *tools) recordDecision(ctx context.Context, c TokenInfo, in recordDecisi
 	return nil, d, err
 }
 
-// upgrade_durability
+// set_durability
 
-type upgradeInput struct {
+type setDurabilityInput struct {
 	NodeID     int64  `json:"node_id" jsonschema:"the id of the working row, as remember returned it"`
 	Durability string `json:"durability" jsonschema:"the working row's new marker, not a fact's durability: durable (promote), transient (hold back) or expired (retire)"`
 }
 
-type upgradeOutput struct {
+type setDurabilityOutput struct {
 	NodeID     int64  `json:"node_id"`
 	Durability string `json:"durability"`
 }
 
-func (t *tools) upgradeDurability(ctx context.Context, c TokenInfo, in upgradeInput) (*mcp.CallToolResult, upgradeOutput, error) {
+func (t *tools) setDurability(ctx context.Context, c TokenInfo, in setDurabilityInput) (*mcp.CallToolResult, setDurabilityOutput, error) {
 	if err := t.store.UpgradeDurability(ctx, memory.Token(c.Name), c.Scope, in.NodeID, in.Durability); err != nil {
-		return nil, upgradeOutput{}, err
+		return nil, setDurabilityOutput{}, err
 	}
-	return nil, upgradeOutput{NodeID: in.NodeID, Durability: in.Durability}, nil
+	return nil, setDurabilityOutput{NodeID: in.NodeID, Durability: in.Durability}, nil
 }
 
 // list_decisions
@@ -475,12 +495,15 @@ type listDecisionsInput struct {
 	State    string `json:"state,omitempty" jsonschema:"current (locked, not replaced), superseded (replaced by a later decision on the same entity and key) or reopened (open, not replaced); empty for all"`
 	Query    string `json:"query,omitempty" jsonschema:"only decisions whose text, reasoning, alternatives or key contain this"`
 	Limit    int    `json:"limit,omitempty" jsonschema:"how many, 1 to 500 (default 50)"`
-	BeforeID int64  `json:"before_id,omitempty" jsonschema:"the next page: only decisions with a smaller id (next_before_id of the previous page)"`
+	Cursor   string `json:"cursor,omitempty" jsonschema:"the next page: the next_cursor of the previous answer, unchanged"`
+	BeforeID int64  `json:"before_id,omitempty" jsonschema:"deprecated: the former name of cursor, as a number; give cursor"`
 }
 
 type listDecisionsOutput struct {
-	Decisions    []memory.Decision `json:"decisions"`
-	NextBeforeID int64             `json:"next_before_id,omitempty" jsonschema:"pass as before_id for the next page; absent on the last page"`
+	Decisions  []memory.Decision `json:"decisions"`
+	NextCursor string            `json:"next_cursor,omitempty" jsonschema:"pass as cursor for the next page; absent on the last page"`
+	// NextBeforeID is next_cursor as a number, for callers of before_id.
+	NextBeforeID int64 `json:"next_before_id,omitempty" jsonschema:"deprecated: next_cursor as a number, for before_id"`
 }
 
 func (t *tools) listDecisions(ctx context.Context, c TokenInfo, in listDecisionsInput) (*mcp.CallToolResult, listDecisionsOutput, error) {
@@ -488,8 +511,12 @@ func (t *tools) listDecisions(ctx context.Context, c TokenInfo, in listDecisions
 	if limit == 0 {
 		limit = 50
 	}
+	before, err := decisionsCursor(in)
+	if err != nil {
+		return nil, listDecisionsOutput{}, err
+	}
 	ds, err := t.store.ListDecisions(ctx, memory.DecisionFilter{
-		Scope: c.Scope, Entity: in.Entity, Locked: in.Locked, State: in.State, Query: in.Query, Limit: limit, BeforeID: in.BeforeID,
+		Scope: c.Scope, Entity: in.Entity, Locked: in.Locked, State: in.State, Query: in.Query, Limit: limit, BeforeID: before,
 	})
 	if err != nil {
 		return nil, listDecisionsOutput{}, err
@@ -500,8 +527,25 @@ func (t *tools) listDecisions(ctx context.Context, c TokenInfo, in listDecisions
 	}
 	if len(ds) == limit {
 		out.NextBeforeID = ds[len(ds)-1].ID
+		out.NextCursor = strconv.FormatInt(out.NextBeforeID, 10)
 	}
 	return textResult(decisionsText(c.Scope, out)), out, nil
+}
+
+// decisionsCursor is the id a page of decisions starts below: cursor, as
+// the API's keyset pages take it, or its deprecated form before_id.
+func decisionsCursor(in listDecisionsInput) (int64, error) {
+	if in.Cursor == "" {
+		return in.BeforeID, nil
+	}
+	if in.BeforeID != 0 {
+		return 0, memory.Invalidf("before_id", "before_id is the deprecated name of cursor: give cursor only")
+	}
+	before, err := strconv.ParseInt(in.Cursor, 10, 64)
+	if err != nil || before <= 0 {
+		return 0, memory.Invalidf("cursor", "invalid cursor %q: pass the next_cursor of the previous answer unchanged", in.Cursor)
+	}
+	return before, nil
 }
 
 // decisionsText is the list as an agent reads it: one line per decision
@@ -527,8 +571,8 @@ func decisionsText(scope string, out listDecisionsOutput) string {
 		}
 		sb.WriteByte('\n')
 	}
-	if out.NextBeforeID != 0 {
-		fmt.Fprintf(&sb, "More: call again with before_id %d.\n", out.NextBeforeID)
+	if out.NextCursor != "" {
+		fmt.Fprintf(&sb, "More: call again with cursor %q.\n", out.NextCursor)
 	}
 	return sb.String()
 }

@@ -392,7 +392,7 @@ func (s *sim) checkTenure(ctx context.Context, now time.Time) (int, error) {
 				} `json:"fact"`
 			} `json:"results"`
 		}
-		status, err := s.call(http.MethodGet, "/api/v1/scopes/"+scope+"/recall?limit=10&q="+url.QueryEscape(q), nil, &rec)
+		status, err := s.call(http.MethodGet, "/api/v1/scopes/"+scope+"/recall?limit=10&query="+url.QueryEscape(q), nil, &rec)
 		if err != nil {
 			return 0, err
 		}
