@@ -280,9 +280,11 @@ func checkShape(v any, t reflect.Type, path string) error {
 		for _, k := range sortedKeys(obj) {
 			f, ok := lookupField(fields, k)
 			if !ok {
-				names := make([]string, len(fields))
-				for i, f := range fields {
-					names[i] = f.name
+				names := make([]string, 0, len(fields))
+				for _, f := range fields {
+					if !f.deprecated {
+						names = append(names, f.name)
+					}
 				}
 				return memory.Invalidf(join(path, k), "unknown field: allowed fields are %s", strings.Join(names, ", "))
 			}
@@ -312,10 +314,13 @@ func sortedKeys(m map[string]any) []string {
 	return keys
 }
 
-// jsonField is one field of a struct as encoding/json sees it.
+// jsonField is one field of a struct as encoding/json sees it. A field
+// tagged deprecated (deprecated:"its new name") is still decoded but not
+// offered among the allowed fields.
 type jsonField struct {
-	name string
-	typ  reflect.Type
+	name       string
+	typ        reflect.Type
+	deprecated bool
 }
 
 // jsonFields lists the fields encoding/json decodes into a value of struct
@@ -346,7 +351,7 @@ func jsonFields(t reflect.Type) []jsonField {
 		if name == "" {
 			name = sf.Name
 		}
-		out = append(out, jsonField{name: name, typ: sf.Type})
+		out = append(out, jsonField{name: name, typ: sf.Type, deprecated: sf.Tag.Get("deprecated") != ""})
 	}
 	return out
 }

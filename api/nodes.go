@@ -20,11 +20,13 @@ type nodeRow struct {
 	Properties map[string]any `json:"properties"`
 }
 
-// pushRequest is one row, or a batch of rows under "nodes". Strict refuses
+// pushRequest is one row, or a batch of rows under "rows" (or "nodes", its
+// deprecated name, as the MCP tool remember also says rows). Strict refuses
 // the push (409, nothing written) when a row would get a note.
 type pushRequest struct {
 	nodeRow
-	Nodes  *[]nodeRow `json:"nodes"`
+	Rows   *[]nodeRow `json:"rows"`
+	Nodes  *[]nodeRow `json:"nodes" deprecated:"rows"`
 	Strict bool       `json:"strict"`
 }
 
@@ -58,31 +60,53 @@ func (h *handlers) nodePush(c echo.Context) error {
 	if err := decodeBody(c, maxPushBody, &req); err != nil {
 		return err
 	}
-	var rows []memory.NewNode
+	batch, name := req.Rows, "rows"
 	if req.Nodes != nil {
-		if !req.nodeRow.empty() {
-			return memory.Invalidf("nodes", "send either one row or a batch under nodes, not both")
+		if req.Rows != nil {
+			return memory.Invalidf("nodes", "nodes is the deprecated name of rows: give rows only")
 		}
-		rows = make([]memory.NewNode, len(*req.Nodes))
-		for i, r := range *req.Nodes {
+		batch, name = req.Nodes, "nodes"
+	}
+	var rows []memory.NewNode
+	if batch != nil {
+		if !req.nodeRow.empty() {
+			return memory.Invalidf(name, "send either one row or a batch under %s, not both", name)
+		}
+		rows = make([]memory.NewNode, len(*batch))
+		for i, r := range *batch {
 			rows[i] = r.newNode()
 		}
 	} else {
 		rows = []memory.NewNode{req.nodeRow.newNode()}
 	}
 	res, err := h.store.PushNoted(c.Request().Context(), actor(c), c.Param("scope"), rows, memory.PushOptions{Strict: req.Strict})
-	var me *memory.Error
-	if req.Nodes != nil && len(rows) == 1 && errors.As(err, &me) && me.Field != "" && !strings.HasPrefix(me.Field, "nodes") {
-		// The engine names the rows of longer batches only; a batch of one
-		// is still a batch to its sender.
-		named := *me
-		named.Field = "nodes[0]." + me.Field
-		return &named
+	if err != nil && batch != nil {
+		return batchField(err, name, len(rows))
 	}
 	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusCreated, newPushResponse(res))
+}
+
+// batchField names an error about a batch's rows as the caller sent them:
+// the engine's field nodes[i] becomes name[i] (rows or nodes), and a batch
+// of one, which the engine names as a single row, is still name[0].
+func batchField(err error, name string, n int) error {
+	var me *memory.Error
+	if !errors.As(err, &me) || me.Field == "" {
+		return err
+	}
+	named := *me
+	switch {
+	case strings.HasPrefix(me.Field, "nodes"):
+		named.Field = name + strings.TrimPrefix(me.Field, "nodes")
+	case n == 1:
+		named.Field = name + "[0]." + me.Field
+	default:
+		return err
+	}
+	return &named
 }
 
 // nodeList lists the scope's working rows, newest first, filtered by marker.

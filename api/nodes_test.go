@@ -74,7 +74,7 @@ func TestPushBatch(t *testing.T) {
 	for i := range rows {
 		rows[i] = map[string]any{"content": fmt.Sprintf("row %d", i), "durability": []string{"durable", "transient", "expired"}[i%3]}
 	}
-	res := f.call(t, http.MethodPost, "/api/v1/scopes/home/nodes", token, map[string]any{"nodes": rows})
+	res := f.call(t, http.MethodPost, "/api/v1/scopes/home/nodes", token, map[string]any{"rows": rows})
 	res.wantStatus(t, http.StatusCreated)
 	var out struct{ IDs []int64 }
 	res.decode(t, &out)
@@ -91,7 +91,7 @@ func TestPushBatch(t *testing.T) {
 	}
 
 	t.Run("over 1000", func(t *testing.T) {
-		e := f.call(t, http.MethodPost, "/api/v1/scopes/home/nodes", token, map[string]any{"nodes": append(rows, rows[0])}).
+		e := f.call(t, http.MethodPost, "/api/v1/scopes/home/nodes", token, map[string]any{"rows": append(rows, rows[0])}).
 			wantError(t, http.StatusBadRequest, "invalid")
 		if !strings.Contains(e.Error.Message, "1000") {
 			t.Errorf("message = %q, want the limit named", e.Error.Message)
@@ -100,7 +100,14 @@ func TestPushBatch(t *testing.T) {
 	t.Run("invalid durability in row 3", func(t *testing.T) {
 		before := f.count(t, "SELECT count(*) FROM memory_nodes")
 		bad := []map[string]any{{"content": "a"}, {"content": "b", "durability": "transient"}, {"content": "c", "durability": "permanent"}, {"content": "d"}}
-		e := f.call(t, http.MethodPost, "/api/v1/scopes/home/nodes", token, map[string]any{"nodes": bad}).
+		e := f.call(t, http.MethodPost, "/api/v1/scopes/home/nodes", token, map[string]any{"rows": bad}).
+			wantError(t, http.StatusBadRequest, "invalid")
+		if e.Error.Field != "rows[2].durability" {
+			t.Errorf("field = %q, want rows[2].durability", e.Error.Field)
+		}
+		// nodes, the deprecated name of rows, is still taken, and errors
+		// name the batch as it was sent.
+		e = f.call(t, http.MethodPost, "/api/v1/scopes/home/nodes", token, map[string]any{"nodes": bad}).
 			wantError(t, http.StatusBadRequest, "invalid")
 		if e.Error.Field != "nodes[2].durability" {
 			t.Errorf("field = %q, want nodes[2].durability", e.Error.Field)
@@ -113,10 +120,10 @@ func TestPushBatch(t *testing.T) {
 		}
 	})
 	t.Run("batch of one names its row", func(t *testing.T) {
-		e := f.call(t, http.MethodPost, "/api/v1/scopes/home/nodes", token, map[string]any{"nodes": []any{map[string]any{"content": "a", "durability": "x"}}}).
+		e := f.call(t, http.MethodPost, "/api/v1/scopes/home/nodes", token, map[string]any{"rows": []any{map[string]any{"content": "a", "durability": "x"}}}).
 			wantError(t, http.StatusBadRequest, "invalid")
-		if e.Error.Field != "nodes[0].durability" {
-			t.Errorf("field = %q, want nodes[0].durability", e.Error.Field)
+		if e.Error.Field != "rows[0].durability" {
+			t.Errorf("field = %q, want rows[0].durability", e.Error.Field)
 		}
 	})
 	t.Run("wrong type in a row", func(t *testing.T) {
@@ -131,8 +138,19 @@ func TestPushBatch(t *testing.T) {
 			wantError(t, http.StatusBadRequest, "invalid")
 	})
 	t.Run("empty batch", func(t *testing.T) {
-		f.call(t, http.MethodPost, "/api/v1/scopes/home/nodes", token, map[string]any{"nodes": []any{}}).
+		e := f.call(t, http.MethodPost, "/api/v1/scopes/home/nodes", token, map[string]any{"rows": []any{}}).
 			wantError(t, http.StatusBadRequest, "invalid")
+		if e.Error.Field != "rows" {
+			t.Errorf("field = %q, want rows", e.Error.Field)
+		}
+	})
+	t.Run("rows and nodes together", func(t *testing.T) {
+		e := f.call(t, http.MethodPost, "/api/v1/scopes/home/nodes", token,
+			map[string]any{"rows": []any{map[string]any{"content": "y"}}, "nodes": []any{map[string]any{"content": "z"}}}).
+			wantError(t, http.StatusBadRequest, "invalid")
+		if e.Error.Field != "nodes" || !strings.Contains(e.Error.Message, "deprecated name of rows") {
+			t.Errorf("error = %+v, want nodes named as rows' deprecated name", e.Error)
+		}
 	})
 }
 
@@ -142,7 +160,7 @@ func TestRequestBodies(t *testing.T) {
 	tests := []struct {
 		name, body, field, want string
 	}{
-		{"unknown field", `{"content": "x", "colour": "red"}`, "colour", "allowed fields are content, durability, metadata, importance, ttl_seconds, properties, nodes"},
+		{"unknown field", `{"content": "x", "colour": "red"}`, "colour", "allowed fields are content, durability, metadata, importance, ttl_seconds, properties, rows, strict"},
 		{"unknown field in a row", `{"nodes": [{"content": "x"}, {"content": "y", "tags": []}]}`, "nodes[1].tags", "unknown field"},
 		{"syntax", `{"content": "x",}`, "", "byte offset"},
 		{"truncated", `{"content": "x"`, "", "before the value is complete"},

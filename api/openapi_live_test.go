@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -68,6 +69,12 @@ func (d liveDoc) check(t *testing.T, method, path string, res apiResponse) {
 		resp = d.resolve(t, ref)
 	}
 	content, _ := resp["content"].(map[string]any)
+	if ct := res.header.Get("Content-Type"); strings.HasPrefix(ct, "text/plain") {
+		if _, ok := content["text/plain"]; !ok {
+			t.Errorf("%s %s %d answered %s, which openapi.json does not document", method, path, res.status, ct)
+		}
+		return
+	}
 	media, _ := content["application/json"].(map[string]any)
 	schema, ok := media["schema"].(map[string]any)
 	if !ok {
@@ -194,10 +201,17 @@ func jsonType(v any) string {
 }
 
 // TestOpenAPIDescribesLiveResponses holds the document to what the API
-// answers: pushes with notes and a strict refusal, decisions replaced by
-// later ones (superseded_by) and filtered by state, briefs with and without
-// since, an extraction stored with notes, a consolidation run, an import
-// report, and the lists.
+// answers, for every operation it lists: pushes with notes and a strict
+// refusal, a marker set, facts created, shown and corrected, decisions
+// replaced by later ones (superseded_by) and filtered by state, recall,
+// briefs as text and as JSON with and without since, extractions, a
+// consolidation run, an import report, the lists. Every operation must have
+// been answered with success at least once, and every success answer is
+// checked against the document.
+//
+// With TENURE_OPENAPI_EXAMPLES=write it also writes the first success
+// answer (and request body) of every operation into openapi.json as its
+// example, which TestOpenAPIExamples then holds to the schemas.
 func TestOpenAPIDescribesLiveResponses(t *testing.T) {
 	f := newAPIFixture(t)
 	doc := loadLiveDoc(t)
@@ -205,16 +219,27 @@ func TestOpenAPIDescribesLiveResponses(t *testing.T) {
 	tok := f.newToken(t, "acme", "agent", auth.TokenWriter)
 	const (
 		nodes     = "/api/v1/scopes/{scope}/nodes"
+		marker    = "/api/v1/scopes/{scope}/nodes/{id}/durability"
+		facts     = "/api/v1/scopes/{scope}/facts"
+		fact      = "/api/v1/scopes/{scope}/facts/{id}"
 		decisions = "/api/v1/scopes/{scope}/decisions"
 		decision  = "/api/v1/scopes/{scope}/decisions/{id}"
+		recall    = "/api/v1/scopes/{scope}/recall"
 		brief     = "/api/v1/scopes/{scope}/context"
+		extract   = "/api/v1/scopes/{scope}/extract"
+		runs      = "/api/v1/consolidation/runs"
+		run       = "/api/v1/consolidation/runs/{id}"
 	)
+	book := newExampleBook()
 	live := func(method, template, path string, body any) apiResponse {
 		t.Helper()
 		res := f.call(t, method, path, tok, body)
 		doc.check(t, method, template, res)
+		book.record(t, method, template, body, res)
 		return res
 	}
+
+	live(http.MethodGet, "/api/openapi.json", "/api/openapi.json", nil)
 
 	// A decision, reopened and replaced by a later one on its key.
 	var first, second struct {
@@ -223,7 +248,7 @@ func TestOpenAPIDescribesLiveResponses(t *testing.T) {
 	}
 	live(http.MethodPost, decisions, "/api/v1/scopes/acme/decisions", map[string]any{
 		"entity": "Acme Robotics", "key": "rma_policy", "decision": "Cracked housings are replaced without photos.",
-		"reasoning": "Photos delayed every RMA by a week.",
+		"reasoning": "Photos delayed every RMA by a week.", "alternatives": []string{"Ask for two photos of the crack"},
 	}).decode(t, &first)
 	if _, err := f.store.ReopenDecision(ctx, memory.Human("lead@example.com"), first.ID, "the new contract asks for photos"); err != nil {
 		t.Fatal(err)
@@ -240,39 +265,66 @@ func TestOpenAPIDescribesLiveResponses(t *testing.T) {
 		t.Errorf("replaced decision superseded_by = %v, want %d", first.SupersededBy, second.ID)
 	}
 	live(http.MethodGet, decisions, "/api/v1/scopes/acme/decisions?state=superseded", nil)
-	live(http.MethodGet, decisions, "/api/v1/scopes/acme/decisions", nil)
+	live(http.MethodGet, decisions, "/api/v1/scopes/acme/decisions?query=photos&limit=1", nil)
 	live(http.MethodGet, decisions, "/api/v1/scopes/acme/decisions?state=old", nil)
+
+	// Facts: created (and created again: the same fact, reinforced), shown,
+	// corrected, and corrected from a stale version.
+	var created struct {
+		Fact struct {
+			ID      int64 `json:"id"`
+			Version int   `json:"version"`
+		} `json:"fact"`
+	}
+	annCity := map[string]any{"entity": "Ann", "entity_kind": "person", "key": "home_city", "content": "Ann lives in Berlin.",
+		"durability": "long_term", "category": "identity", "confidence": 0.9}
+	live(http.MethodPost, facts, "/api/v1/scopes/acme/facts", annCity)
+	live(http.MethodPost, facts, "/api/v1/scopes/acme/facts", annCity).decode(t, &created)
+	factPath := fmt.Sprintf("/api/v1/scopes/acme/facts/%d", created.Fact.ID)
+	live(http.MethodGet, fact, factPath, nil)
+	live(http.MethodPatch, fact, factPath, map[string]any{"version": created.Fact.Version, "content": "Ann lives in Hamburg.",
+		"reason": "Ann moved in March"})
+	live(http.MethodPatch, fact, factPath, map[string]any{"version": created.Fact.Version, "content": "Ann lives in Paris."})
+	live(http.MethodGet, fact, "/api/v1/scopes/acme/facts/999999", nil)
 
 	// A push with a note on each row, and the same push refused as strict.
 	var pushed struct {
+		IDs   []int64          `json:"ids"`
 		Notes []map[string]any `json:"notes"`
-	}
-	if _, _, err := f.store.CreateFact(ctx, memory.Human("lead@example.com"), memory.NewFact{Scope: "acme", Entity: "Ann",
-		Key: "home_city", Content: "Ann lives in Berlin.", Category: "identity"}); err != nil {
-		t.Fatal(err)
 	}
 	rows := []map[string]any{
 		{"content": "Cracked housings are replaced without photos.", "properties": map[string]any{"entity": "Acme Robotics", "key": "rma_policy"}},
-		{"content": "Ann lives in Berlin.", "properties": map[string]any{"entity": "Ann", "key": "home_city"}},
-		{"content": "Ann likes tea."},
+		{"content": "Ann lives in Hamburg.", "properties": map[string]any{"entity": "Ann", "key": "home_city"}},
+		{"content": "Ann is on a call until noon.", "durability": "transient", "properties": map[string]any{"entity": "Ann"}},
 	}
-	live(http.MethodPost, nodes, "/api/v1/scopes/acme/nodes", map[string]any{"nodes": rows}).decode(t, &pushed)
+	live(http.MethodPost, nodes, "/api/v1/scopes/acme/nodes", map[string]any{"rows": rows}).decode(t, &pushed)
 	if len(pushed.Notes) != 2 {
 		t.Errorf("push notes = %v, want two", pushed.Notes)
 	}
-	live(http.MethodPost, nodes, "/api/v1/scopes/acme/nodes", map[string]any{"nodes": rows, "strict": true})
+	live(http.MethodPost, nodes, "/api/v1/scopes/acme/nodes", map[string]any{"rows": rows, "strict": true})
 	live(http.MethodPost, nodes, "/api/v1/scopes/acme/nodes", map[string]any{"content": "Ann likes coffee.", "strict": true})
-	live(http.MethodGet, nodes, "/api/v1/scopes/acme/nodes", nil)
+	live(http.MethodGet, nodes, "/api/v1/scopes/acme/nodes?limit=2", nil)
+	live(http.MethodPost, marker, fmt.Sprintf("/api/v1/scopes/acme/nodes/%d/durability", pushed.IDs[2]),
+		map[string]any{"durability": "expired"})
+	live(http.MethodPost, marker, fmt.Sprintf("/api/v1/scopes/acme/nodes/%d/durability", pushed.IDs[2]),
+		map[string]any{"durability": "permanent"})
 
-	// An extraction stored, with a note on the row that repeats a fact.
-	live(http.MethodPost, "/api/v1/scopes/{scope}/extract", "/api/v1/scopes/acme/extract",
-		map[string]any{"text": "Ann lives in Berlin.", "entity": "Ann", "store": true})
+	// Extractions: offered only, and stored with a note on the row that
+	// repeats a fact.
+	live(http.MethodPost, extract, "/api/v1/scopes/acme/extract",
+		map[string]any{"text": "I'm Ann. I live in Hamburg and I prefer tea over coffee.", "entity": "Ann"})
+	live(http.MethodPost, extract, "/api/v1/scopes/acme/extract",
+		map[string]any{"text": "Ann lives in Hamburg.", "entity": "Ann", "store": true})
 
-	// Briefs: whole, and only what changed since.
+	// Recall, and briefs: as text by default, as JSON, and only what
+	// changed since.
+	live(http.MethodGet, recall, "/api/v1/scopes/acme/recall?query=hamburg&limit=5", nil)
+	live(http.MethodGet, recall, "/api/v1/scopes/acme/recall?query=photos", nil)
 	var changed struct {
 		Since   *time.Time       `json:"since"`
 		Changes []map[string]any `json:"changes"`
 	}
+	live(http.MethodGet, brief, "/api/v1/scopes/acme/context?budget=2000", nil)
 	live(http.MethodGet, brief, "/api/v1/scopes/acme/context?format=json", nil)
 	live(http.MethodGet, brief, "/api/v1/scopes/acme/context?format=json&since="+url.QueryEscape(since.Format(time.RFC3339)), nil).decode(t, &changed)
 	if changed.Since == nil || len(changed.Changes) == 0 {
@@ -281,11 +333,27 @@ func TestOpenAPIDescribesLiveResponses(t *testing.T) {
 	live(http.MethodGet, brief, "/api/v1/scopes/acme/context?since=yesterday", nil)
 
 	// A consolidation run, an import report, the lists.
-	live(http.MethodPost, "/api/v1/consolidation/runs", "/api/v1/consolidation/runs", nil)
-	live(http.MethodGet, "/api/v1/scopes/{scope}/facts", "/api/v1/scopes/acme/facts", nil)
-	live(http.MethodGet, "/api/v1/consolidation/rejections", "/api/v1/consolidation/rejections", nil)
-	res := f.postImport(t, "?dry_run=true", tok, importFile)
-	doc.check(t, http.MethodPost, "/api/v1/import", res)
+	var started struct {
+		ID int64 `json:"id"`
+	}
+	live(http.MethodPost, runs, "/api/v1/consolidation/runs", nil).decode(t, &started)
+	live(http.MethodGet, run, fmt.Sprintf("/api/v1/consolidation/runs/%d", started.ID), nil)
+	live(http.MethodGet, facts, "/api/v1/scopes/acme/facts?limit=2", nil)
+	live(http.MethodGet, "/api/v1/consolidation/rejections", "/api/v1/consolidation/rejections?limit=2", nil)
+	for _, query := range []string{"?dry_run=true", ""} {
+		res := f.postImport(t, query, tok, importFile)
+		doc.check(t, http.MethodPost, "/api/v1/import", res)
+		book.record(t, http.MethodPost, "/api/v1/import", importFile, res)
+	}
+
+	for _, op := range doc.operations() {
+		if !book.answered[op] {
+			t.Errorf("%s was never answered with success: the test must call every operation", op)
+		}
+	}
+	if os.Getenv("TENURE_OPENAPI_EXAMPLES") == "write" {
+		book.write(t)
+	}
 }
 
 // TestLiveDocValidates: the check above finds what it should.

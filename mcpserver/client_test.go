@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tenurehq/tenure/auth"
@@ -25,13 +26,13 @@ type hints struct {
 // wantHints are the annotations of every tool on a server without an LLM
 // endpoint, for a writer token.
 var wantHints = map[string]hints{
-	"remember":           {readOnly: false, destructive: false, idempotent: false, openWorld: false},
-	"recall":             {readOnly: true, destructive: false, idempotent: true, openWorld: false},
-	"context":            {readOnly: true, destructive: false, idempotent: true, openWorld: false},
-	"record_decision":    {readOnly: false, destructive: false, idempotent: false, openWorld: false},
-	"set_durability": {readOnly: false, destructive: true, idempotent: true, openWorld: false},
-	"list_decisions":     {readOnly: true, destructive: false, idempotent: true, openWorld: false},
-	"extract":            {readOnly: false, destructive: false, idempotent: false, openWorld: false},
+	"remember":        {readOnly: false, destructive: false, idempotent: false, openWorld: false},
+	"recall":          {readOnly: true, destructive: false, idempotent: true, openWorld: false},
+	"context":         {readOnly: true, destructive: false, idempotent: true, openWorld: false},
+	"record_decision": {readOnly: false, destructive: false, idempotent: false, openWorld: false},
+	"set_durability":  {readOnly: false, destructive: true, idempotent: true, openWorld: false},
+	"list_decisions":  {readOnly: true, destructive: false, idempotent: true, openWorld: false},
+	"extract":         {readOnly: false, destructive: false, idempotent: false, openWorld: false},
 }
 
 // desktopAgent connects to url the way a desktop agent does: the SDK's own
@@ -202,6 +203,58 @@ func TestExtractOpenWorldWithLLM(t *testing.T) {
 		checkHints(t, tool, want)
 		if !strings.Contains(tool.Description, "mode llm sends the text to the LLM endpoint") {
 			t.Errorf("%s: extract description = %q, want it to say mode llm calls the endpoint", role, tool.Description)
+		}
+	}
+}
+
+// TestToolExamples: every tool lists one example call in its input schema;
+// the example is valid against that schema, and made as it stands (with a
+// row id that exists) it succeeds.
+func TestToolExamples(t *testing.T) {
+	f := newMCPFixture(t)
+	cs := desktopAgent(t, f.url, f.token(t, "agent", "acme", auth.TokenWriter))
+	tools := listTools(t, cs)
+	var node int64
+	for _, name := range []string{"remember", "set_durability", "record_decision", "list_decisions", "recall", "context", "extract"} {
+		tool, ok := tools[name]
+		if !ok {
+			t.Fatalf("tool %s is not listed", name)
+		}
+		raw, err := json.Marshal(tool.InputSchema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var schema jsonschema.Schema
+		if err := json.Unmarshal(raw, &schema); err != nil {
+			t.Fatal(err)
+		}
+		if len(schema.Examples) != 1 {
+			t.Errorf("%s lists %d examples, want one", name, len(schema.Examples))
+			continue
+		}
+		resolved, err := schema.Resolve(nil)
+		if err != nil {
+			t.Fatalf("%s schema: %v", name, err)
+		}
+		example, ok := schema.Examples[0].(map[string]any)
+		if !ok {
+			t.Fatalf("%s example is %T, want an object", name, schema.Examples[0])
+		}
+		if err := resolved.Validate(example); err != nil {
+			t.Errorf("%s example %v is not valid against its schema: %v", name, example, err)
+		}
+		if name == "set_durability" {
+			example["node_id"] = node
+		}
+		var out struct {
+			IDs []int64 `json:"ids"`
+		}
+		call(t, cs, name, example, &out)
+		if name == "remember" {
+			if len(out.IDs) == 0 {
+				t.Fatalf("remember's example wrote no row")
+			}
+			node = out.IDs[1]
 		}
 	}
 }

@@ -21,6 +21,26 @@ const (
 	maxContentLength  = 10000           // memory's limit on a row's content
 )
 
+// toolExamples are the arguments of one realistic call of each tool, listed
+// in its input schema (examples). A test validates each against the schema
+// and makes the call.
+var toolExamples = map[string]map[string]any{
+	toolRemember: {"rows": []any{
+		map[string]any{"content": "Ann prefers tea over coffee.",
+			"properties": map[string]any{"entity": "Ann", "key": "drink", "category": "preference"}},
+		map[string]any{"content": "Ann is on a call until noon.", "durability": "transient",
+			"properties": map[string]any{"entity": "Ann"}},
+	}},
+	toolRecall:  {"query": "tea", "entity": "Ann", "limit": 5},
+	toolContext: {"budget": 2000},
+	toolRecordDecision: {"entity": "checkout-service", "key": "database", "decision": "Use PostgreSQL.",
+		"reasoning":    "The team already runs it and orders and payments need one transaction.",
+		"alternatives": []any{"MongoDB", "DynamoDB"}},
+	toolSetDurability: {"node_id": 42, "durability": "durable"},
+	toolListDecisions: {"entity": "checkout-service", "state": "current", "limit": 10},
+	toolExtract:       {"text": "I'm Ann. I moved to Hamburg in March and I prefer tea over coffee.", "entity": "Ann"},
+}
+
 // inputSchemas are the input schemas the tools are listed with: those the
 // SDK infers from the input structs, with every closed vocabulary an enum
 // and every number bounded, the values taken from the engine's own. The SDK
@@ -34,6 +54,7 @@ func inputSchemas() (map[string]*jsonschema.Schema, error) {
 			return fmt.Errorf("%s input schema: %w", name, err)
 		}
 		adjust(s)
+		s.Examples = []any{toolExamples[name]}
 		out[name] = s
 		return nil
 	}

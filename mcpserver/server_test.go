@@ -327,10 +327,10 @@ func TestReaderTokenOnlyReads(t *testing.T) {
 	f := newMCPFixture(t)
 	reader := f.connect(t, f.token(t, "dashboard", "acme", auth.TokenReader))
 	writes := map[string]map[string]any{
-		"remember":           {"content": "Ann lives in Berlin"},
-		"record_decision":    {"entity": "backend", "key": "db", "decision": "Use PostgreSQL", "reasoning": "We run it"},
-		"set_durability": {"node_id": 1, "durability": "durable"},
-		"extract":            {"text": "Ann lives in Berlin.", "store": true},
+		"remember":        {"content": "Ann lives in Berlin"},
+		"record_decision": {"entity": "backend", "key": "db", "decision": "Use PostgreSQL", "reasoning": "We run it"},
+		"set_durability":  {"node_id": 1, "durability": "durable"},
+		"extract":         {"text": "Ann lives in Berlin.", "store": true},
 	}
 	for name, args := range writes {
 		msg := callError(t, reader, name, args)
