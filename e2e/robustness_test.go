@@ -909,13 +909,13 @@ func (g *generator) mcpProbe(token string) probe {
 	p := probe{surface: "mcp", method: http.MethodPost, path: "/mcp", contentType: "application/json",
 		header: map[string]string{"Authorization": "Bearer " + token, "Accept": "application/json, text/event-stream"}}
 	tools := map[string][]string{
-		"remember":           {"content", "durability?", "metadata?", "importance?", "ttl_seconds?", "properties?"},
-		"recall":             {"query?", "category?", "durability?", "entity?", "limit?"},
-		"context":            {"budget?", "format?", "entity?"},
-		"record_decision":    {"entity", "key", "decision", "reasoning", "alternatives?", "decided_by?", "decided_at?", "do_not_reopen?"},
-		"set_durability": {"node_id", "durability"},
-		"list_decisions":     {"entity?", "locked?", "query?", "limit?", "cursor?"},
-		"extract":            {"text", "entity?", "store?", "mode?"},
+		"remember":        {"content", "durability?", "metadata?", "importance?", "ttl_seconds?", "properties?"},
+		"recall":          {"query?", "category?", "durability?", "entity?", "limit?"},
+		"context":         {"budget?", "format?", "entity?"},
+		"record_decision": {"entity", "key", "decision", "reasoning", "alternatives?", "decided_by?", "decided_at?", "do_not_reopen?"},
+		"set_durability":  {"node_id", "durability"},
+		"list_decisions":  {"entity?", "locked?", "query?", "limit?", "cursor?"},
+		"extract":         {"text", "entity?", "store?", "mode?"},
 	}
 	names := slices.Sorted(maps.Keys(tools))
 	tool := names[g.r.IntN(len(names))]
