@@ -241,13 +241,13 @@ func TestOpenAPIMatchesMCPSchemas(t *testing.T) {
 		{"POST", nodes, "body:content", "remember", "content", content},
 		{"POST", nodes, "body:properties.fact_durability", "remember", "properties.fact_durability", durabilities},
 		{"POST", nodes, "body:properties.confidence", "remember", "properties.confidence", unit},
-		{"POST", nodes, "body:nodes", "remember", "rows", bounds{MaxItems: ip(memory.MaxPushBatch)}},
-		{"POST", nodes, "body:nodes.durability", "remember", "rows.durability", markers},
-		{"POST", nodes, "body:nodes.importance", "remember", "rows.importance", unit},
-		{"POST", nodes, "body:nodes.ttl_seconds", "remember", "rows.ttl_seconds", ttl},
-		{"POST", nodes, "body:nodes.content", "remember", "rows.content", content},
-		{"POST", nodes, "body:nodes.properties.fact_durability", "remember", "rows.properties.fact_durability", durabilities},
-		{"POST", nodes, "body:nodes.properties.confidence", "remember", "rows.properties.confidence", unit},
+		{"POST", nodes, "body:rows", "remember", "rows", bounds{MaxItems: ip(memory.MaxPushBatch)}},
+		{"POST", nodes, "body:rows.durability", "remember", "rows.durability", markers},
+		{"POST", nodes, "body:rows.importance", "remember", "rows.importance", unit},
+		{"POST", nodes, "body:rows.ttl_seconds", "remember", "rows.ttl_seconds", ttl},
+		{"POST", nodes, "body:rows.content", "remember", "rows.content", content},
+		{"POST", nodes, "body:rows.properties.fact_durability", "remember", "rows.properties.fact_durability", durabilities},
+		{"POST", nodes, "body:rows.properties.confidence", "remember", "rows.properties.confidence", unit},
 	} {
 		rest := boundsOf(doc.field(t, c.method, c.path, c.rest))
 		m := boundsOf(mcpField(t, schemas, c.tool, c.arg))
@@ -259,6 +259,33 @@ func TestOpenAPIMatchesMCPSchemas(t *testing.T) {
 		}
 		if !m.equal(c.engine) {
 			t.Errorf("MCP %s.%s = %v, want the engine's %v", c.tool, c.arg, m, c.engine)
+		}
+	}
+
+	// One name per concept: every argument a tool takes (deprecated names
+	// aside) is a field of the same name in the REST operation that does
+	// the same, where it is found in the query or the body.
+	for _, c := range []struct {
+		tool, method, path, in string
+		elsewhere              []string // arguments REST takes in the path
+	}{
+		{"recall", "GET", recall, "query", nil},
+		{"context", "GET", ctx, "query", nil},
+		{"list_decisions", "GET", decisions, "query", nil},
+		{"record_decision", "POST", decisions, "body", nil},
+		{"set_durability", "POST", upgrade, "body", []string{"node_id"}},
+		{"remember", "POST", nodes, "body", nil},
+		{"extract", "POST", extractP, "body", nil},
+	} {
+		props, _ := schemas[c.tool]["properties"].(map[string]any)
+		if len(props) == 0 {
+			t.Fatalf("MCP tool %s lists no arguments", c.tool)
+		}
+		for name, p := range props {
+			if p.(map[string]any)["deprecated"] == true || slices.Contains(c.elsewhere, name) {
+				continue
+			}
+			doc.field(t, c.method, c.path, c.in+":"+name)
 		}
 	}
 }
