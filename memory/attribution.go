@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/tenurehq/tenure/memory/classify"
 )
 
 // This file finds who or what a sentence is about, for the extractor that
@@ -663,4 +665,4 @@ func IsName(word string) bool {
 
 // IsRole reports whether word names a role or an occupation ("nurse",
 // "engineer", "pharmacist"), as the classifier reads "is a nurse".
-func IsRole(word string) bool { return clsIsRole(strings.ToLower(word)) }
+func IsRole(word string) bool { return classify.IsRole(word) }

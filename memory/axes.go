@@ -6,18 +6,20 @@ package memory
 
 import (
 	"regexp"
-	"strings"
+
+	"github.com/tenurehq/tenure/memory/classify"
 )
 
 // Durability is how long a fact naturally persists; it sets its decay rate.
-type Durability string
+// It is defined by the classifier, which assigns it (package classify).
+type Durability = classify.Durability
 
 // The four durabilities, from slowest to fastest decay.
 const (
-	Permanent Durability = "permanent"
-	LongTerm  Durability = "long_term"
-	ShortTerm Durability = "short_term"
-	Ephemeral Durability = "ephemeral"
+	Permanent = classify.Permanent
+	LongTerm  = classify.LongTerm
+	ShortTerm = classify.ShortTerm
+	Ephemeral = classify.Ephemeral
 )
 
 // Durabilities lists every durability in order of decreasing persistence.
@@ -36,21 +38,16 @@ func ParseDurability(s string) (Durability, error) {
 	return "", Invalidf("durability", "unknown durability %q: allowed values are permanent, long_term, short_term, ephemeral", s)
 }
 
-// Label is the durability as people read it.
-func (d Durability) Label() string {
-	return strings.ReplaceAll(string(d), "_", "-")
-}
-
 // Suggested categories; any lowercase slug is accepted.
 const (
-	CategoryObservation = "observation"
-	CategoryPreference  = "preference"
-	CategoryIdentity    = "identity"
-	CategoryMood        = "mood"
-	CategoryDecision    = "decision"
-	CategoryRoutine     = "routine"
-	CategoryState       = "state"
-	CategoryObligation  = "obligation"
+	CategoryObservation = classify.CategoryObservation
+	CategoryPreference  = classify.CategoryPreference
+	CategoryIdentity    = classify.CategoryIdentity
+	CategoryMood        = classify.CategoryMood
+	CategoryDecision    = classify.CategoryDecision
+	CategoryRoutine     = classify.CategoryRoutine
+	CategoryState       = classify.CategoryState
+	CategoryObligation  = classify.CategoryObligation
 )
 
 // SuggestedCategories lists the categories the product knows by name.

@@ -1,4 +1,4 @@
-package memory
+package classify
 
 import (
 	"math/rand/v2"
@@ -12,10 +12,10 @@ import (
 	"unicode/utf8"
 )
 
-// classifyNow is a Monday.
-var classifyNow = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+// testNow is a Monday.
+var testNow = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
-var classifyAxesCases = []struct {
+var axesCases = []struct {
 	text       string
 	durability Durability
 	category   string
@@ -170,8 +170,8 @@ var classifyAxesCases = []struct {
 }
 
 func TestClassifyAxes(t *testing.T) {
-	for _, tc := range classifyAxesCases {
-		c := Classify(tc.text, classifyNow)
+	for _, tc := range axesCases {
+		c := Classify(tc.text, testNow)
 		if c.Durability != tc.durability || c.Category != tc.category {
 			t.Errorf("Classify(%q) = (%s, %s), want (%s, %s); reason: %s",
 				tc.text, c.Durability, c.Category, tc.durability, tc.category, c.Reason)
@@ -185,7 +185,7 @@ func TestClassifyAxes(t *testing.T) {
 
 func TestClassifyEmpty(t *testing.T) {
 	for _, text := range []string{"", "   ", "\n\t\u00a0\u200b"} {
-		c := Classify(text, classifyNow)
+		c := Classify(text, testNow)
 		if c.Reason != "empty text" || c.Category != CategoryObservation || c.Durability != LongTerm {
 			t.Errorf("Classify(%q) = %+v, want a long_term observation with reason \"empty text\"", text, c)
 		}
@@ -220,7 +220,7 @@ func TestClassifyKeysAndReasons(t *testing.T) {
 		{"The office wifi password is hunter2", "", "no rule matched: a general observation"},
 	}
 	for _, tc := range cases {
-		c := Classify(tc.text, classifyNow)
+		c := Classify(tc.text, testNow)
 		if c.Key != tc.key || c.Reason != tc.reason {
 			t.Errorf("Classify(%q) = key %q reason %q, want key %q reason %q", tc.text, c.Key, c.Reason, tc.key, tc.reason)
 		}
@@ -236,8 +236,8 @@ func TestClassifyDeadline(t *testing.T) {
 		t := time.Date(y, m, d, h, mi, 0, 0, time.UTC)
 		return &t
 	}
-	if classifyNow.Weekday() != time.Monday {
-		t.Fatalf("classifyNow is a %s, the cases assume a Monday", classifyNow.Weekday())
+	if testNow.Weekday() != time.Monday {
+		t.Fatalf("testNow is a %s, the cases assume a Monday", testNow.Weekday())
 	}
 	cases := []struct {
 		text string
@@ -281,7 +281,7 @@ func TestClassifyDeadline(t *testing.T) {
 		{"We decided to ship on Friday", nil}, // a decision: no deadline
 	}
 	for _, tc := range cases {
-		c := Classify(tc.text, classifyNow)
+		c := Classify(tc.text, testNow)
 		switch {
 		case tc.want == nil && c.Deadline != nil:
 			t.Errorf("Classify(%q).Deadline = %s, want nil", tc.text, c.Deadline.Format(time.RFC3339))
@@ -337,7 +337,7 @@ func TestClassifyDecisionDetails(t *testing.T) {
 		{"We're using Terraform instead of Pulumi because the team knows HCL", []string{"Pulumi"}, "the team knows HCL"},
 	}
 	for _, tc := range cases {
-		c := Classify(tc.text, classifyNow)
+		c := Classify(tc.text, testNow)
 		if c.Category != CategoryDecision {
 			t.Errorf("Classify(%q) = (%s, %s), want a decision", tc.text, c.Durability, c.Category)
 			continue
@@ -354,8 +354,8 @@ func TestClassifyDecisionDetails(t *testing.T) {
 // Only decisions carry alternatives and reasoning; only obligations carry a
 // deadline.
 func TestClassifyExtrasOnlyWhereTheyBelong(t *testing.T) {
-	for _, tc := range classifyAxesCases {
-		c := Classify(tc.text, classifyNow)
+	for _, tc := range axesCases {
+		c := Classify(tc.text, testNow)
 		if c.Category != CategoryDecision && (c.Alternatives != nil || c.Reasoning != "") {
 			t.Errorf("Classify(%q) is a %s with alternatives %q and reasoning %q", tc.text, c.Category, c.Alternatives, c.Reasoning)
 		}
@@ -366,10 +366,10 @@ func TestClassifyExtrasOnlyWhereTheyBelong(t *testing.T) {
 }
 
 func TestClassifyDeterministic(t *testing.T) {
-	for _, tc := range classifyAxesCases {
-		first := Classify(tc.text, classifyNow)
+	for _, tc := range axesCases {
+		first := Classify(tc.text, testNow)
 		for range 3 {
-			if again := Classify(tc.text, classifyNow); !reflect.DeepEqual(first, again) {
+			if again := Classify(tc.text, testNow); !reflect.DeepEqual(first, again) {
 				t.Errorf("Classify(%q) = %+v, then %+v", tc.text, first, again)
 			}
 		}
@@ -379,26 +379,26 @@ func TestClassifyDeterministic(t *testing.T) {
 // The classifier reads only a bounded prefix of very long texts.
 func TestClassifyLongText(t *testing.T) {
 	long := "Feeling stressed today. " + strings.Repeat("Lorem ipsum dolor sit amet. ", 10000)
-	c := Classify(long, classifyNow)
+	c := Classify(long, testNow)
 	if c.Category != CategoryMood {
 		t.Errorf("Classify(long text) = (%s, %s), want (ephemeral, mood)", c.Durability, c.Category)
 	}
 }
 
 var (
-	classifyCategoryRe = regexp.MustCompile(`^[a-z][a-z0-9_]{0,39}$`)
-	classifyKeyRe      = regexp.MustCompile(`^[a-z0-9_]{0,64}$`)
+	categoryRe = regexp.MustCompile(`^[a-z][a-z0-9_]{0,39}$`)
+	keyRe      = regexp.MustCompile(`^[a-z0-9_]{0,64}$`)
 )
 
 func checkClassification(t *testing.T, text string, c Classification) {
 	t.Helper()
-	if !slices.Contains(Durabilities(), c.Durability) {
+	if !slices.Contains([]Durability{Permanent, LongTerm, ShortTerm, Ephemeral}, c.Durability) {
 		t.Errorf("Classify(%q).Durability = %q", text, c.Durability)
 	}
-	if !classifyCategoryRe.MatchString(c.Category) {
+	if !categoryRe.MatchString(c.Category) {
 		t.Errorf("Classify(%q).Category = %q", text, c.Category)
 	}
-	if !classifyKeyRe.MatchString(c.Key) {
+	if !keyRe.MatchString(c.Key) {
 		t.Errorf("Classify(%q).Key = %q", text, c.Key)
 	}
 	if c.Deadline != nil && c.Category != CategoryObligation {
@@ -423,7 +423,7 @@ func checkClassification(t *testing.T, text string, c Classification) {
 }
 
 func FuzzClassify(f *testing.F) {
-	for _, tc := range classifyAxesCases {
+	for _, tc := range axesCases {
 		f.Add(tc.text, int64(0))
 	}
 	f.Add("We decided, not , instead of over against rather than because since as", int64(-1))
@@ -440,7 +440,7 @@ func FuzzClassify(f *testing.F) {
 	})
 }
 
-var classifyBenchTexts = []string{
+var benchTexts = []string{
 	"I hate mornings",
 	"Feeling stressed today",
 	"Edmund is in Lisbon until Friday",
@@ -458,7 +458,7 @@ var classifyBenchTexts = []string{
 func BenchmarkClassify(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		Classify(classifyBenchTexts[i%len(classifyBenchTexts)], classifyNow)
+		Classify(benchTexts[i%len(benchTexts)], testNow)
 	}
 }
 
@@ -468,62 +468,62 @@ func BenchmarkClassifyLongText(b *testing.B) {
 	text := strings.Repeat("we use x, and agreed happy to ", 600)
 	b.ReportAllocs()
 	for b.Loop() {
-		Classify(text, classifyNow)
+		Classify(text, testNow)
 	}
 }
 
-// classifyTriggers pairs each pattern with the check that its trigger words
+// triggerChecks pairs each pattern with the check that its trigger words
 // are present whenever it matches; the classifier skips a pattern otherwise.
-var classifyTriggers = []struct {
+var triggerChecks = []struct {
 	name string
 	re   *regexp.Regexp
-	ok   func(clsFlags) bool
+	ok   func(flags) bool
 }{
-	{"decided", clsDecidedRe, func(f clsFlags) bool { return f&clsFDecided != 0 }},
-	{"agreed", clsAgreedRe, func(f clsFlags) bool { return f&clsFAgreed != 0 }},
-	{"choice", clsChoiceRe, func(f clsFlags) bool { return f&clsFChoice != 0 }},
-	{"mood phrase", clsMoodPhraseRe, func(f clsFlags) bool { return f&clsFMood != 0 }},
-	{"feel", clsFeelRe, func(f clsFlags) bool { return f&clsFMood != 0 }},
-	{"mood word", clsMoodWordRe, func(f clsFlags) bool { return f&clsFMood != 0 }},
-	{"identity", clsIdentityRe, func(f clsFlags) bool { return f&clsFIdentity != 0 || f&clsFWork != 0 && f&clsFAs != 0 }},
-	{"obligation", clsObligationRe, func(f clsFlags) bool { return f&clsFObligation != 0 }},
-	{"recurrence", clsRecurRe, func(f clsFlags) bool { return f&clsFRecur != 0 }},
-	{"past", clsPastRe, func(f clsFlags) bool { return f&clsFPast != 0 }},
-	{"today", clsTodayRe, func(f clsFlags) bool { return f&clsFToday != 0 }},
-	{"present", clsPresentRe, func(f clsFlags) bool { return f&clsFPresent != 0 }},
-	{"bounded", clsBoundedRe, func(f clsFlags) bool { return f&clsFBounded != 0 }},
-	{"for", clsForRe, func(f clsFlags) bool { return f&clsFBounded != 0 }},
-	{"reading", clsReadingRe, func(f clsFlags) bool { return f&clsFReading != 0 }},
-	{"preference", clsPreferenceRe, func(f clsFlags) bool { return f&clsFPreference != 0 }},
-	{"observation", clsObservationRe, func(f clsFlags) bool { return f&clsFObservation != 0 }},
-	{"metric", clsMetricRe, func(f clsFlags) bool { return f&clsFReading != 0 }},
-	{"resolved", clsResolvedRe, func(f clsFlags) bool { return f&clsFResolved != 0 }},
-	{"work schedule", clsWorkScheduleRe, func(f clsFlags) bool { return f&clsFWork != 0 }},
-	{"clock at", clsAtClockRe, func(f clsFlags) bool { return f&clsFDate != 0 }},
-	{"iso date", clsISODateRe, func(f clsFlags) bool { return f&clsFDate != 0 && f&clsFDigit != 0 }},
-	{"month day", clsMonthDayRe, func(f clsFlags) bool { return f&clsFDate != 0 && f&(clsFMonth|clsFDigit) == clsFMonth|clsFDigit }},
-	{"day month", clsDayMonthRe, func(f clsFlags) bool { return f&clsFDate != 0 && f&(clsFMonth|clsFDigit) == clsFMonth|clsFDigit }},
-	{"weekday", clsWeekdayRe, func(f clsFlags) bool { return f&clsFDate != 0 && f&clsFWeekday != 0 }},
-	{"relative day", clsRelDayRe, func(f clsFlags) bool { return f&clsFDate != 0 && f&clsFRelDay != 0 }},
-	{"in n", clsInNRe, func(f clsFlags) bool { return f&clsFDate != 0 && f&clsFUnit != 0 }},
-	{"period", clsPeriodRe, func(f clsFlags) bool { return f&clsFDate != 0 && f&clsFPeriod != 0 }},
-	{"clock", clsClockRe, func(f clsFlags) bool { return f&clsFDate != 0 && f&(clsFDigit|clsFClockWord) != 0 }},
+	{"decided", decidedRe, func(f flags) bool { return f&fDecided != 0 }},
+	{"agreed", agreedRe, func(f flags) bool { return f&fAgreed != 0 }},
+	{"choice", choiceRe, func(f flags) bool { return f&fChoice != 0 }},
+	{"mood phrase", moodPhraseRe, func(f flags) bool { return f&fMood != 0 }},
+	{"feel", feelRe, func(f flags) bool { return f&fMood != 0 }},
+	{"mood word", moodWordRe, func(f flags) bool { return f&fMood != 0 }},
+	{"identity", identityRe, func(f flags) bool { return f&fIdentity != 0 || f&fWork != 0 && f&fAs != 0 }},
+	{"obligation", obligationRe, func(f flags) bool { return f&fObligation != 0 }},
+	{"recurrence", recurRe, func(f flags) bool { return f&fRecur != 0 }},
+	{"past", pastRe, func(f flags) bool { return f&fPast != 0 }},
+	{"today", todayRe, func(f flags) bool { return f&fToday != 0 }},
+	{"present", presentRe, func(f flags) bool { return f&fPresent != 0 }},
+	{"bounded", boundedRe, func(f flags) bool { return f&fBounded != 0 }},
+	{"for", forRe, func(f flags) bool { return f&fBounded != 0 }},
+	{"reading", readingRe, func(f flags) bool { return f&fReading != 0 }},
+	{"preference", preferenceRe, func(f flags) bool { return f&fPreference != 0 }},
+	{"observation", observationRe, func(f flags) bool { return f&fObservation != 0 }},
+	{"metric", metricRe, func(f flags) bool { return f&fReading != 0 }},
+	{"resolved", resolvedRe, func(f flags) bool { return f&fResolved != 0 }},
+	{"work schedule", workScheduleRe, func(f flags) bool { return f&fWork != 0 }},
+	{"clock at", atClockRe, func(f flags) bool { return f&fDate != 0 }},
+	{"iso date", isoDateRe, func(f flags) bool { return f&fDate != 0 && f&fDigit != 0 }},
+	{"month day", monthDayRe, func(f flags) bool { return f&fDate != 0 && f&(fMonth|fDigit) == fMonth|fDigit }},
+	{"day month", dayMonthRe, func(f flags) bool { return f&fDate != 0 && f&(fMonth|fDigit) == fMonth|fDigit }},
+	{"weekday", weekdayRe, func(f flags) bool { return f&fDate != 0 && f&fWeekday != 0 }},
+	{"relative day", relDayRe, func(f flags) bool { return f&fDate != 0 && f&fRelDay != 0 }},
+	{"in n", inNRe, func(f flags) bool { return f&fDate != 0 && f&fUnit != 0 }},
+	{"period", periodRe, func(f flags) bool { return f&fDate != 0 && f&fPeriod != 0 }},
+	{"clock", clockRe, func(f flags) bool { return f&fDate != 0 && f&(fDigit|fClockWord) != 0 }},
 }
 
 // checkTriggers fails when a pattern matches text whose trigger words the
 // scan missed.
 func checkTriggers(t *testing.T, text string) {
 	t.Helper()
-	ct := clsNormalize(text)
-	for _, tr := range classifyTriggers {
+	ct := normalize(text)
+	for _, tr := range triggerChecks {
 		if tr.re.MatchString(ct.norm) && !tr.ok(ct.flags) {
 			t.Errorf("pattern %s matches %q but its trigger words were not seen (flags %b)", tr.name, ct.norm, ct.flags)
 		}
 	}
 }
 
-// classifyGen writes a random string matched by re into b.
-func classifyGen(b *strings.Builder, re *syntax.Regexp, r *rand.Rand) {
+// genMatch writes a random string matched by re into b.
+func genMatch(b *strings.Builder, re *syntax.Regexp, r *rand.Rand) {
 	switch re.Op {
 	case syntax.OpLiteral:
 		b.WriteString(string(re.Rune))
@@ -540,13 +540,13 @@ func classifyGen(b *strings.Builder, re *syntax.Regexp, r *rand.Rand) {
 	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
 		b.WriteByte(" x-'é,"[r.IntN(6)])
 	case syntax.OpCapture:
-		classifyGen(b, re.Sub[0], r)
+		genMatch(b, re.Sub[0], r)
 	case syntax.OpConcat:
 		for _, s := range re.Sub {
-			classifyGen(b, s, r)
+			genMatch(b, s, r)
 		}
 	case syntax.OpAlternate:
-		classifyGen(b, re.Sub[r.IntN(len(re.Sub))], r)
+		genMatch(b, re.Sub[r.IntN(len(re.Sub))], r)
 	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
 		lo, hi := 0, 2
 		switch re.Op {
@@ -561,7 +561,7 @@ func classifyGen(b *strings.Builder, re *syntax.Regexp, r *rand.Rand) {
 			}
 		}
 		for range lo + r.IntN(hi-lo+1) {
-			classifyGen(b, re.Sub[0], r)
+			genMatch(b, re.Sub[0], r)
 		}
 	}
 }
@@ -571,7 +571,7 @@ func classifyGen(b *strings.Builder, re *syntax.Regexp, r *rand.Rand) {
 func TestClassifyTriggers(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	around := []string{"", " ", "x", "-", "'", "…", "é", ",", "2"}
-	for _, tr := range classifyTriggers {
+	for _, tr := range triggerChecks {
 		parsed, err := syntax.Parse(tr.re.String(), syntax.Perl)
 		if err != nil {
 			t.Fatal(err)
@@ -581,10 +581,10 @@ func TestClassifyTriggers(t *testing.T) {
 		for range 3000 {
 			var b strings.Builder
 			b.WriteString(around[r.IntN(len(around))])
-			classifyGen(&b, parsed, r)
+			genMatch(&b, parsed, r)
 			b.WriteString(around[r.IntN(len(around))])
 			text := b.String()
-			ct := clsNormalize(text)
+			ct := normalize(text)
 			if !tr.re.MatchString(ct.norm) {
 				continue
 			}

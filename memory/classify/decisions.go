@@ -1,0 +1,588 @@
+package classify
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+var (
+	// decidedRe: phrases that state a decision whoever made it.
+	decidedRe = regexp.MustCompile(`\b(?:(?:decided|decides|settled on|settled upon|opted (?:for|to|against)|standardi[sz]ed on|made (?:a|the) (?:final )?decision|final decision|the decision (?:is|was))\b(?: (?:to|on|upon|that|against)\b)?|decision:)`)
+	// agreedRe: agreement, a decision when a group agreed.
+	agreedRe = regexp.MustCompile(`\b(?:agreed|agree)\b(?: (?:to|on|upon|that)\b)?`)
+	// choiceRe: a choice, a decision when a group made it and (for the
+	// verbs of use) an alternative is named.
+	choiceRe = regexp.MustCompile(`\b(?:chose|chosen|choose|picked|selected|going with|go with|went with|sticking with|stick with|stuck with|ruled out|adopted|switched|moved|migrated|(?:won't|will not|will never|never|don't|do not) (?:use|adopt|go with)|use|using|uses|from now on|going forward)\b`)
+	// contrastRe: where an alternative is named.
+	contrastRe = regexp.MustCompile(`(?:^|[ ,;(])(not|instead of|rather than|over|against|in place of)\b`)
+	// fromToRe: "switched from npm to pnpm".
+	fromToRe = regexp.MustCompile(`\bfrom ([^,.;!?]+?) to\b`)
+	// reasonRe: where the reasoning starts.
+	reasonRe = regexp.MustCompile(`(?:^|[ ,;(])(because of|because|since|as|so that|due to|given that|the reason (?:is|being)(?: that)?|reason:|reasoning:|rationale:|why:)(?: |$)`)
+)
+
+func isCollective(w string, passive bool) bool {
+	switch w {
+	case "we", "we've", "we'll", "we're", "we'd", "let's", "lets", "our", "us", "team", "teams", "everyone", "everybody",
+		"all", "both", "group", "committee", "board", "they", "they've", "they'll", "they're", "leads", "company", "org",
+		"organisation", "organization", "project", "squad", "crew", "i", "i've", "i'll", "i'm":
+		return true
+	case "was", "were", "been", "it's":
+		return passive
+	}
+	return false
+}
+
+// collective reports whether one of the few words before pos names a group
+// (or the speaker) as the one deciding.
+func (t *text) collective(pos int, passive bool) bool {
+	var w [6]string
+	n := wordsBefore(t.norm, pos, w[:])
+	for _, x := range w[:n] {
+		if isCollective(x, passive) {
+			return true
+		}
+	}
+	return false
+}
+
+// pending reports whether the decision word at pos is still to come: "to be
+// decided", "will be agreed".
+func (t *text) pending(pos int) bool {
+	var w [1]string
+	return wordsBefore(t.norm, pos, w[:]) == 1 && w[0] == "be"
+}
+
+func (t *text) negated(pos, words int) bool {
+	var w [4]string
+	n := wordsBefore(t.norm, pos, w[:min(words, len(w))])
+	for _, x := range w[:n] {
+		if isNegation(x) {
+			return true
+		}
+	}
+	return false
+}
+
+func (t *text) decision() (Classification, bool) {
+	s := t.norm
+	start, end, found := -1, -1, false
+	objectAt := -1 // the object of "we won't use X" is an alternative
+	// Explicit decision phrases.
+	for from, tries := 0, 0; t.has(fDecided) && from < len(s) && !found && tries < maxTries; tries++ {
+		loc := decidedRe.FindStringIndex(s[from:])
+		if loc == nil {
+			break
+		}
+		a, b := from+loc[0], from+loc[1]
+		from = b
+		switch next, _ := nextWord(s, b); next {
+		case "nothing", "yet", "anything", "whether", "if":
+			continue // "decided nothing yet"
+		}
+		if !t.negated(a, 3) && !t.pending(a) {
+			start, end, found = a, b, true
+		}
+	}
+	// Agreement by a group.
+	for from, tries := 0, 0; t.has(fAgreed) && from < len(s) && !found && tries < maxTries; tries++ {
+		loc := agreedRe.FindStringIndex(s[from:])
+		if loc == nil {
+			break
+		}
+		a, b := from+loc[0], from+loc[1]
+		from = b
+		if !t.negated(a, 3) && !t.pending(a) && t.collective(a, true) {
+			start, end, found = a, b, true
+		}
+	}
+	// Choices by a group, with an alternative where the verb alone says little.
+	for from, tries := 0, 0; t.has(fChoice) && from < len(s) && !found && tries < maxTries; tries++ {
+		loc := choiceRe.FindStringIndex(s[from:])
+		if loc == nil {
+			break
+		}
+		a, b := from+loc[0], from+loc[1]
+		from = b
+		verb := s[a:b]
+		atStart := strings.TrimSpace(s[sentenceStart(s, a):a]) == ""
+		sentStart, sentEnd := max(sentenceStart(s, a), a-window), min(sentenceEnd(s, b), b+window)
+		rest := s[b:sentEnd]
+		hasContrast := t.contrastIn(sentStart, sentEnd)
+		switch {
+		case verb == "use" || verb == "using" || verb == "uses":
+			// "we use pnpm, not npm"; "use pnpm, not npm" as a house rule.
+			found = hasContrast && (atStart && verb == "use" || t.collective(a, false)) && !t.negated(a, 2)
+		case verb == "switched" || verb == "moved" || verb == "migrated":
+			found = t.collective(a, false) && (fromToRe.MatchString(rest) || hasContrast)
+		case verb == "from now on" || verb == "going forward":
+			found = t.collective(a, false) || strings.Contains(s, "we ")
+		case strings.HasPrefix(verb, "go with") || strings.HasPrefix(verb, "going with") || strings.HasPrefix(verb, "stick"):
+			found = atStart || t.collective(a, false) || hasContrast
+		default:
+			found = t.collective(a, false) && !t.negated(a, 2)
+			neg := strings.HasPrefix(verb, "won't ") || strings.HasPrefix(verb, "will ") ||
+				strings.HasPrefix(verb, "never ") || strings.HasPrefix(verb, "don't ") || strings.HasPrefix(verb, "do not ")
+			if found && neg {
+				objectAt = b
+			}
+		}
+		if found {
+			start, end = a, b
+		}
+	}
+	if !found {
+		return Classification{}, false
+	}
+	c := Classification{Durability: Permanent, Category: CategoryDecision,
+		Reason: "decision phrase " + t.quote(start, end)}
+	chosen := ""
+	c.Alternatives, chosen = t.alternatives(start, objectAt)
+	if chosen == "" && len(c.Alternatives) > 0 && objectAt < 0 {
+		chosen = t.objectAfter(end)
+	}
+	c.Reasoning = t.reasoning(start)
+	if len(c.Alternatives) > 0 {
+		parts := make([]string, 0, len(c.Alternatives)+1)
+		if k := slug(chosen); k != "" {
+			parts = append(parts, k)
+		}
+		for _, a := range c.Alternatives {
+			if k := slug(a); k != "" {
+				parts = append(parts, k)
+			}
+		}
+		sort.Strings(parts)
+		c.Key = slug("choice_" + strings.Join(parts, "_"))
+	} else if c.Key = t.decisionObject(end); c.Key == "" {
+		// "We will use pnpm going forward": the object came first. A key
+		// specific to the decision keeps its lock from covering others.
+		c.Key = t.decisionObject(sentenceStart(t.norm, start))
+	}
+	if c.Key == "" {
+		c.Key = "decision"
+	}
+	return c, true
+}
+
+// decisionObject is a key made of the first words after the decision phrase:
+// "decided to meet every Monday" gives meet_every_monday.
+func (t *text) decisionObject(pos int) string {
+	s := t.norm
+	stop := sentenceEnd(s, pos)
+	var parts [4]string
+	n := 0
+	for i := pos; i < stop && n < len(parts); {
+		if !isWordByte(s[i]) {
+			if s[i] != ' ' && n > 0 {
+				break // punctuation ends the object
+			}
+			i++
+			continue
+		}
+		w, j := nextWord(s, i)
+		i = j
+		switch w {
+		case "to", "the", "a", "an":
+			continue
+		case "that", "on", "upon", "we", "we'll", "will", "should", "is", "was", "be", "i", "they":
+			if n == 0 {
+				continue
+			}
+		case "not":
+			if n > 0 {
+				i = stop
+				continue
+			}
+		case "because", "since", "as", "so", "for", "instead", "rather", "over", "and", "but", "which", "after":
+			i = stop
+			continue
+		}
+		parts[n] = w
+		n++
+	}
+	return slug(strings.Join(parts[:n], "_"))
+}
+
+// contrastIn reports whether norm[a:b] names an alternative.
+func (t *text) contrastIn(a, b int) bool {
+	for from, tries := a, 0; from < b && tries < maxTries; tries++ {
+		loc := contrastRe.FindStringSubmatchIndex(t.norm[from:b])
+		if loc == nil {
+			return false
+		}
+		ma, mb := from+loc[2], from+loc[3]
+		if t.altStart(ma, mb) >= 0 {
+			return true
+		}
+		from = mb
+	}
+	return false
+}
+
+// altStart returns where the alternative named by the contrast word at
+// norm[a:b] begins, or -1 when the word does not name one there ("do not
+// reopen", "over the weekend", "against a deadline").
+func (t *text) altStart(a, b int) int {
+	s := t.norm
+	word := s[a:b]
+	var prev [1]string
+	hasPrev := wordsBefore(s, a, prev[:]) == 1
+	commaBefore := a > 0 && strings.HasSuffix(strings.TrimRight(s[:a], " "), ",")
+	pos := b
+	next, nextEnd := nextWord(s, pos)
+	switch word {
+	case "not":
+		switch next {
+		case "to", "use", "using", "go", "going", "adopt", "adopting", "switch", "switching":
+			// "decided not to use npm": skip the verb and keep its object.
+			for _, skip := range []string{"to", "use", "using", "go", "going", "with", "adopt", "adopting", "switch", "switching"} {
+				if next == skip {
+					pos = nextEnd
+					next, nextEnd = nextWord(s, pos)
+				}
+			}
+			if next == "" || pos == b+len(" to") && next != "" && s[b+1:pos] == "to" {
+				return -1 // "decided not to reopen it": no alternative named
+			}
+		default:
+			if !commaBefore && hasPrev {
+				switch prev[0] {
+				case "do", "does", "did", "to", "will", "would", "should", "could", "can", "must", "may", "might", "is",
+					"are", "was", "were", "am", "be", "been", "have", "has", "had", "decided", "agreed", "why", "and", "or",
+					"but", "it's", "that's", "i'm", "we're", "we", "i", "they", "it", "this", "that", "if", "whether", "still":
+					return -1
+				}
+			}
+		}
+	case "over":
+		if hasPrev {
+			switch prev[0] {
+			case "took", "take", "taking", "handed", "hand", "went", "all", "think", "thought", "talk", "talked",
+				"discuss", "discussed", "mull", "mulled", "start", "started", "starting", "turn", "turned", "run", "ran",
+				"left", "fall", "fell", "roll", "rolled", "pass", "passed", "is", "was", "are", "were", "it's", "get", "got",
+				"be", "been", "agreed", "decided":
+				return -1
+			}
+		}
+		switch next {
+		case "", "time", "night", "lunch", "dinner", "coffee", "there", "here", "email", "slack", "chat", "zoom", "phone",
+			"again", "and", "budget", "capacity", "it", "them", "a":
+			return -1
+		case "the":
+			after, _ := nextWord(s, nextEnd)
+			switch after {
+			case "weekend", "next", "past", "last", "holidays", "years", "summer", "winter", "phone", "course", "top", "limit", "line":
+				return -1
+			}
+		}
+		if next[0] >= '0' && next[0] <= '9' {
+			return -1
+		}
+	case "against":
+		if !hasPrev {
+			return -1
+		}
+		switch prev[0] {
+		case "decided", "decide", "opted", "voted", "chose", "recommended", "advised", "argued", "went", "ruled":
+		default:
+			return -1
+		}
+	default: // instead of, rather than, in place of
+		switch next {
+		case "using", "use", "going", "go":
+			pos = nextEnd
+			if w, e := nextWord(s, pos); w == "with" || w == "to" {
+				pos = e
+			}
+		}
+	}
+	for pos < len(s) && s[pos] == ' ' {
+		pos++
+	}
+	if pos >= len(s) || !isWordByte(s[pos]) {
+		return -1
+	}
+	return pos
+}
+
+func isAltStop(w string) bool {
+	switch w {
+	case "because", "since", "as", "so", "for", "which", "that", "who", "due", "but", "in", "on", "at", "when",
+		"anymore", "again", "going", "from", "to", "with", "by", "this", "we", "i", "they", "it's", "is", "are", "was",
+		"were", "will", "would", "until", "till", "after", "before", "per", "given", "now", "here", "there", "unless",
+		"if", "though", "although", "while", "whereas", "yet", "any", "either", "anyway", "we'll", "we're":
+		return true
+	}
+	return false
+}
+
+// alternatives extracts what was ruled out: the phrases after "not",
+// "instead of", "rather than", "over", "against", "ruled out" and the
+// "from" of "switched from X to Y". It also returns the chosen thing named
+// just before the first contrast, if any, for the key.
+func (t *text) alternatives(decisionAt, objectAt int) ([]string, string) {
+	s := t.norm
+	var out []string
+	chosen := ""
+	add := func(a, b int) {
+		v := t.span(a, b)
+		v = strings.Trim(v, " \"'()[]")
+		if v == "" || len(out) >= 5 {
+			return
+		}
+		if len(v) > 80 {
+			cut := 80
+			for cut > 0 && !utf8.RuneStart(v[cut]) {
+				cut--
+			}
+			v = strings.TrimSpace(v[:cut])
+		}
+		switch strings.ToLower(v) {
+		case "it", "that", "this", "them", "those", "these", "one", "the other", "others", "anything", "everything":
+			return
+		}
+		for _, o := range out {
+			if strings.EqualFold(o, v) {
+				return
+			}
+		}
+		out = append(out, v)
+	}
+	// phrase splits the noun phrase starting at pos into items on "or",
+	// "and", "nor", "/" and adds them.
+	phrase := func(pos int) {
+		itemStart := pos
+		words := 0
+		i := pos
+		for i < len(s) {
+			c := s[i]
+			if c == ' ' {
+				i++
+				continue
+			}
+			if c == '/' {
+				add(itemStart, i)
+				i++
+				itemStart = i
+				continue
+			}
+			if !isWordByte(c) {
+				break
+			}
+			w, e := nextWord(s, i)
+			if w == "or" || w == "and" || w == "nor" {
+				add(itemStart, i)
+				itemStart = e
+				words = 0
+				i = e
+				continue
+			}
+			if (w == "the" || w == "a" || w == "an") && itemStart == i {
+				itemStart = e
+				i = e
+				continue
+			}
+			if isAltStop(w) || words >= 8 {
+				break
+			}
+			words++
+			i = e
+		}
+		add(itemStart, i)
+	}
+	first := true
+	for from, tries := 0, 0; from < len(s) && tries < maxTries; tries++ {
+		loc := contrastRe.FindStringSubmatchIndex(s[from:])
+		if loc == nil {
+			break
+		}
+		a, b := from+loc[2], from+loc[3]
+		from = b
+		p := t.altStart(a, b)
+		if p < 0 {
+			continue
+		}
+		if first && a > decisionAt {
+			chosen = t.chosenBefore(a)
+		}
+		first = false
+		phrase(p)
+	}
+	if loc := fromToRe.FindStringSubmatchIndex(s[decisionAt:]); loc != nil {
+		phrase(decisionAt + loc[2])
+		if chosen == "" {
+			to := decisionAt + loc[1]
+			chosen = s[to:t.phraseEnd(to)]
+		}
+	}
+	if i := strings.Index(s, "ruled out "); i >= 0 {
+		phrase(i + len("ruled out "))
+	}
+	if objectAt >= 0 && objectAt < len(s) {
+		phrase(objectAt)
+	}
+	return out, chosen
+}
+
+// chosenBefore is the option named just before a contrast: "use pnpm, not
+// npm" gives pnpm.
+func (t *text) chosenBefore(pos int) string {
+	var w [3]string
+	n := wordsBefore(t.norm, pos, w[:])
+	k := 0
+	for ; k < n; k++ {
+		if isChosenStop(w[k], k == 0) {
+			break
+		}
+	}
+	if k == 0 {
+		return ""
+	}
+	parts := make([]string, k)
+	for i := range k {
+		parts[k-1-i] = w[i]
+	}
+	return strings.Join(parts, " ")
+}
+
+// isChosenStop reports whether w ends the chosen option when walking back
+// from a contrast; the nearest word may be a verb-like name ("going with Go
+// over Rust"), so only function words stop it.
+func isChosenStop(w string, nearest bool) bool {
+	switch w {
+	case "will", "would", "do", "does", "did", "never", "shall", "won't", "don't", "we", "i", "they", "our", "to",
+		"is", "are", "be", "the", "a", "an", "decided", "agreed", "use", "using", "uses", "with", "on", "for",
+		"opted", "chose", "picked", "selected", "decision", "was", "ruled", "it", "team":
+		return true
+	case "keep", "keeping", "choose", "prefer", "adopt", "adopted", "go", "going", "went", "stick", "sticking",
+		"settled", "switch", "switched", "moved", "migrated", "standardized", "standardised":
+		return !nearest
+	}
+	return false
+}
+
+// objectAfter is the thing chosen after a decision phrase: "decided to use
+// pnpm" gives pnpm.
+func (t *text) objectAfter(pos int) string {
+	s := t.norm
+	for pos < len(s) {
+		w, e := nextWord(s, pos)
+		switch w {
+		case "to", "use", "using", "adopt", "keep", "go", "going", "with", "switch", "move", "stick", "sticking", "the", "a", "an", "on", "that", "we", "will":
+			pos = e
+			continue
+		}
+		break
+	}
+	for pos < len(s) && s[pos] == ' ' {
+		pos++
+	}
+	return s[pos:t.phraseEnd(pos)]
+}
+
+// phraseEnd is where the option named at pos ends: at punctuation, a
+// conjunction or a word that starts a new clause, after at most 8 words.
+func (t *text) phraseEnd(pos int) int {
+	s := t.norm
+	i, end, words := pos, pos, 0
+	for i < len(s) && words < 8 {
+		if s[i] == ' ' {
+			i++
+			continue
+		}
+		if !isWordByte(s[i]) {
+			break
+		}
+		w, e := nextWord(s, i)
+		if w == "or" || w == "and" || w == "nor" || isAltStop(w) {
+			break
+		}
+		words++
+		i, end = e, e
+	}
+	return end
+}
+
+// reasoning is the clause after "because", "since", "as", "so that"... If the
+// clause comes before the decision ("Because npm broke, we decided..."), it
+// ends at the comma before the decision.
+func (t *text) reasoning(decisionAt int) string {
+	s := t.norm
+	for from, tries := 0, 0; from < len(s) && tries < maxTries; tries++ {
+		loc := reasonRe.FindStringSubmatchIndex(s[from:])
+		if loc == nil {
+			return ""
+		}
+		ma, mb := from+loc[2], from+loc[3]
+		from = mb
+		next, _ := nextWord(s, mb)
+		switch s[ma:mb] {
+		case "since":
+			if next == "the" || next == "a" || next == "our" || next == "its" || next == "their" {
+				after, _ := nextWord(s, mb+len(next)+1)
+				switch after {
+				case "start", "beginning", "end", "launch", "last", "first", "early", "late", "days", "day", "move",
+					"migration", "release", "outage", "incident", "summer", "winter", "spring", "fall", "autumn",
+					"weekend", "morning", "year", "month", "week", "switch", "upgrade", "merger", "reorg", "kickoff":
+					continue // "since the launch" is a time
+				}
+			} else if next == "" || next[0] >= '0' && next[0] <= '9' || isTimeWord(next) {
+				continue // "since 2024" is a time, not a reason
+			}
+		case "as":
+			pronoun := false
+			switch next {
+			case "it", "it's", "they", "they're", "we", "we're", "he", "she", "this", "that", "there", "there's",
+				"everyone", "nobody", "our", "the":
+				pronoun = true
+			}
+			comma := ma > 0 && strings.HasSuffix(strings.TrimRight(s[:ma], " "), ",")
+			if next == "the" && !comma {
+				pronoun = false
+			}
+			switch next {
+			case "well", "soon", "long", "of", "a", "an", "per", "part", "needed", "usual", "much", "far", "if", "though":
+				continue
+			}
+			if !pronoun && !comma {
+				continue
+			}
+		}
+		a := mb
+		b := sentenceEnd(s, a)
+		if ma < decisionAt && decisionAt < b {
+			if c := strings.LastIndexByte(s[a:decisionAt], ','); c >= 0 {
+				b = a + c
+			} else {
+				b = decisionAt
+			}
+		}
+		r := strings.TrimRight(t.span(a, b), " .,;:!?")
+		if len(r) > 500 {
+			cut := 500
+			for cut > 0 && !utf8.RuneStart(r[cut]) {
+				cut--
+			}
+			r = r[:cut]
+		}
+		if r != "" {
+			return r
+		}
+	}
+	return ""
+}
+
+func isTimeWord(w string) bool {
+	switch w {
+	case "then", "last", "early", "late", "yesterday", "today", "january", "february", "march", "april", "may",
+		"june", "july", "august", "september", "october", "november", "december", "jan", "feb", "mar", "apr", "jun",
+		"jul", "aug", "sep", "sept", "oct", "nov", "dec", "monday", "tuesday", "wednesday", "thursday", "friday",
+		"saturday", "sunday", "q1", "q2", "q3", "q4", "forever", "ever", "before", "spring", "summer", "autumn",
+		"fall", "winter", "launch", "v1", "v2", "morning", "noon", "midnight", "this", "that":
+		return true
+	}
+	return false
+}

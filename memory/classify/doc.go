@@ -1,0 +1,69 @@
+// Package classify is the offline, rule-based classifier: it puts a text on
+// both axes of a fact (durability and category) without any network,
+// deterministically, and guesses the fact's key. Classify is the entry point.
+//
+// The rules run in a fixed order and the first that matches decides. Each
+// rule's place in the order is a judgement about which mistake costs least:
+//
+//  1. empty text: nothing to classify, so the defaults (long_term observation).
+//  2. decision (permanent): "decided", "settled on", "the decision is", a
+//     group that "agreed", or a group's choice with a rejected alternative
+//     ("we use pnpm, not npm", "going with X instead of Y"). It comes first
+//     because a decision lost to another category gets reopened: "we decided
+//     to meet every Monday" is a decision, not a routine. Negated or open
+//     ("we haven't decided", "to be decided") it is not a decision.
+//  3. mood (ephemeral): before everything else because moods must never
+//     harden; a feeling taken for a trait breaks the product's promise, while
+//     a trait taken for a mood only fades early.
+//  4. identity (permanent): biography and lasting traits (born in, allergic
+//     to, my name is, native language, is an introvert, is a software
+//     engineer). A role held "this week" or "until March" is a state.
+//  5. obligation (short_term): a duty (must, needs to, has to, promised,
+//     remind me to, deadline, due) or an appointment or plan on a named date
+//     ("present at the conference on May 15", "report by Jan 5"). A duty that
+//     recurs and names no date ("must take medication daily") is a routine:
+//     it has no deadline to decay after and should not fade. A lifted duty
+//     ("doesn't need to") is not an obligation. Obligations come before
+//     states so that "dentist appointment today" keeps its deadline.
+//  6. state: a condition of the moment (right now, currently, at the moment,
+//     still syncing, ETA, rolling out, a metric reading, progress) is
+//     ephemeral; one with a bound (until Friday, this week, for the next two
+//     weeks, on vacation, working on) is short_term; "today"/"tonight" make it
+//     ephemeral even when bounded. A metric or a service that recovered,
+//     resolved or is back to normal ("replication lag recovered", "p99 back
+//     under 120 ms", "the incident is resolved") is an ephemeral state too,
+//     on the key of the state it resolves.
+//  7. preference (long_term): prefers, likes, loves, enjoys, favourite, would
+//     rather, always uses, a fan of, dislikes, hates (see below).
+//  8. routine (long_term): every/each/daily/weekly/on Mondays/usually/always,
+//     a work schedule ("works nights", "works from home"), or a clock time
+//     with no date ("takes medication at 9am").
+//  9. everything else: a long_term observation.
+//
+// Mood or preference. Feeling words (stressed, tired, frustrated, annoyed,
+// excited...) and "feeling down/better" are moods in any person: "Priya
+// sounded frustrated". Complaints of the moment are moods too: first-person
+// venting ("I hate mornings", "I can't stand this", "ugh", "sick of") and
+// hating a time of day or the moment in any person ("hates Mondays", "hates
+// it when"). Stated tastes are preferences: "prefers dark mode", "likes",
+// "loves", "I love dark mode", and third-person "hates" of anything else
+// ("hates being put on hold"). A feeling described as a habit or a trait
+// ("usually grumpy in the mornings", "an anxious person", "gets anxious
+// before talks") is not a mood and is left to the later rules; "happy to
+// help" is willingness, not a mood.
+//
+// Text that reads as past ("was down yesterday", "shipped on May 15") is not a
+// state and not a dated obligation: it is a record of what happened.
+//
+// Once the rules have decided the axes, the key is named after what the fact
+// is about: home_city, employer, occupation, replication_lag,
+// p99_latency, drink, deploy_day..., the same for the paraphrases of one
+// fact, so that supersession and merging find their pairs.
+//
+// Matching works on a normalised copy of the text: lowercase, curly quotes
+// and apostrophes made straight, dashes turned into commas, whitespace
+// collapsed. Words match whole: "mood" does not match inside "moody" ("moody"
+// is a mood word of its own) and "decided" not inside "undecided". Only the
+// first 16 KiB of a text are read, and each rule examines a bounded number of
+// candidate matches, so the cost stays linear in the text.
+package classify

@@ -1,0 +1,231 @@
+package classify
+
+import "regexp"
+
+// This file names a classified fact's key after what the fact is about, so
+// that the paraphrases of one fact share a key and supersession and merging
+// (which pair facts by entity and key) find them:
+//
+//	"I work as a nurse", "I'm a nurse", "my job is nursing"     occupation
+//	"I live in Denver", "I'm based in Denver", "I moved to ..." home_city
+//	"works at Acme", "employed by Acme"                         employer
+//	"replication lag is 4 s", "replication lag recovered"       replication_lag
+//	"p99 latency is 180 ms", "p99 back under 120 ms"            p99_latency
+//	"I like tea", "prefers coffee", "drinks a flat white"       drink
+//	"we deploy on Thursdays", "deploys go out every Tuesday"    deploy_day
+//	"works nights", "works from home on Mondays"                work_schedule
+//
+// A metric names its key whatever is said of it (a reading, a spike, a
+// recovery): a state that resolves another keeps its key. Preferences name
+// their topic (drink, theme, editor, seat, contact_method, browser) or else
+// their object ("hates cilantro" and "loves cilantro": cilantro), never the
+// bare verb, which would make every preference of an entity supersede the
+// last. Decisions, moods and obligations keep the key their rule gave.
+//
+// The vocabulary, by category: identity: name, pronouns, born_in, birthday,
+// allergy, native_language, origin, personality, diet, trait, occupation;
+// observation: home_city, employer, timezone, email, phone, speaks, owns,
+// uses (or the topic of what is used); state: availability, health,
+// workload, location, progress, status, or a metric; metrics: lag,
+// replication_lag, consumer_lag, latency, p50_latency ... p999_latency,
+// cpu_usage, memory_usage, heap_usage, disk_usage, error_rate, queue_depth,
+// throughput, load, uptime; routines: deploy_day, work_schedule, medication,
+// exercise, standup, wake_time, bedtime, backup_schedule, drink, else
+// routine; mood: mood.
+
+// refineKey is the key of c, a classification of t.
+func (t *text) refineKey(c Classification) string {
+	switch c.Category {
+	case CategoryDecision, CategoryMood, CategoryObligation, CategoryIdentity:
+		return c.Key
+	case CategoryState:
+		if k := t.metricKey(); k != "" {
+			return k
+		}
+		return c.Key
+	case CategoryPreference:
+		if k := t.topicKey(c.Category); k != "" {
+			return k
+		}
+		if k := t.preferenceObject(); k != "" {
+			return k
+		}
+		return c.Key
+	case CategoryRoutine:
+		if k := t.topicKey(c.Category); k != "" {
+			return k
+		}
+		if k := t.metricKey(); k != "" {
+			return k
+		}
+		return c.Key
+	}
+	// An observation.
+	switch c.Key {
+	case "lives_in":
+		return "home_city"
+	case "works_at":
+		return "employer"
+	case "", "uses":
+	default:
+		return c.Key
+	}
+	if k := t.metricKey(); k != "" {
+		return k
+	}
+	if k := t.topicKey(c.Category); k != "" {
+		return k
+	}
+	return c.Key
+}
+
+// --------------------------------------------------------------- metrics
+
+// metricRe finds a metric; its groups name the key (metricKey).
+var metricRe = regexp.MustCompile(`\b(?:(p99\.9|p999|p50|p75|p90|p95|p99|median)(?: latency| latencies| response times?)?|(replication|replica|repl|consumer|kafka|sync|ingest|ingestion) lag|(lag)|(latency|latencies|response times?)|(cpu)(?: usage| load| utili[sz]ation)?|(memory|mem|ram) (?:usage|utili[sz]ation|pressure)|(heap)(?: usage| size)?|(disk)(?: usage| space| utili[sz]ation)?|(free space)|(error rate|errors? per (?:second|minute)|5xx rate)|(queue (?:depth|length|size)|backlog)|(throughput|rps|qps)|(load average)|(uptime))\b`)
+
+// metricKeys are the keys of metricRe's groups from the third on; the
+// first two are named by their words.
+var metricKeys = [...]string{"lag", "latency", "cpu_usage", "memory_usage", "heap_usage",
+	"disk_usage", "disk_usage", "error_rate", "queue_depth", "throughput", "load", "uptime"}
+
+// metricKey is the key of the first metric t names, or "".
+func (t *text) metricKey() string {
+	if !t.has(fReading) {
+		return ""
+	}
+	m := metricRe.FindStringSubmatchIndex(t.norm)
+	if m == nil {
+		return ""
+	}
+	s := t.norm
+	switch {
+	case m[2] >= 0:
+		p := s[m[2]:m[3]]
+		switch p {
+		case "median":
+			p = "p50"
+		case "p99.9":
+			p = "p999"
+		}
+		return p + "_latency"
+	case m[4] >= 0:
+		switch q := s[m[4]:m[5]]; q {
+		case "replication", "replica", "repl":
+			return "replication_lag"
+		case "ingestion":
+			return "ingest_lag"
+		default:
+			return q + "_lag"
+		}
+	}
+	for g := range metricKeys {
+		if m[6+2*g] >= 0 {
+			return metricKeys[g]
+		}
+	}
+	return ""
+}
+
+// ---------------------------------------------------------------- topics
+
+// topicWords name the topic of a single word, by the categories it names
+// a key in.
+var topicWords = map[string]string{
+	"coffee": "drink", "coffees": "drink", "tea": "drink", "teas": "drink", "espresso": "drink", "espressos": "drink",
+	"latte": "drink", "lattes": "drink", "cappuccino": "drink", "cappuccinos": "drink", "americano": "drink",
+	"macchiato": "drink", "mocha": "drink", "matcha": "drink", "chai": "drink", "decaf": "drink", "cocoa": "drink",
+	"kombucha": "drink", "drink": "drink", "drinks": "drink", "beverage": "drink", "beverages": "drink",
+	"soda": "drink", "juice": "drink", "beer": "drink", "beers": "drink", "wine": "drink", "whisky": "drink",
+	"whiskey": "drink", "smoothie": "drink", "smoothies": "drink",
+
+	"theme": "theme",
+
+	"editor": "editor", "ide": "editor", "vim": "editor", "neovim": "editor", "nvim": "editor", "emacs": "editor",
+	"vscode": "editor", "helix": "editor", "intellij": "editor",
+
+	"aisle": "seat", "seat": "seat", "seats": "seat",
+
+	"browser": "browser", "firefox": "browser", "chrome": "browser", "safari": "browser", "brave": "browser",
+
+	"medication": "medication", "medications": "medication", "meds": "medication", "pills": "medication",
+	"insulin": "medication", "inhaler": "medication", "vitamins": "medication",
+
+	"gym": "exercise", "workout": "exercise", "workouts": "exercise", "yoga": "exercise", "pilates": "exercise",
+	"jogging": "exercise", "jogs": "exercise", "swims": "exercise", "swimming": "exercise", "crossfit": "exercise",
+	"exercise": "exercise", "exercises": "exercise",
+
+	"standup": "standup", "stand-up": "standup", "standups": "standup", "stand-ups": "standup",
+
+	"backup": "backup_schedule", "backups": "backup_schedule",
+}
+
+// topicPhrases name the topic of a phrase, checked before the words.
+var topicPhrases = [...]struct{ phrase, key string }{
+	{"dark mode", "theme"}, {"light mode", "theme"}, {"dark theme", "theme"}, {"light theme", "theme"},
+	{"flat white", "drink"}, {"hot chocolate", "drink"},
+	{"window seat", "seat"},
+	{"vs code", "editor"}, {"sublime text", "editor"},
+	{"wakes up", "wake_time"}, {"wake up", "wake_time"}, {"gets up", "wake_time"}, {"get up", "wake_time"},
+	{"goes to bed", "bedtime"}, {"go to bed", "bedtime"}, {"bedtime", "bedtime"}, {"goes to sleep", "bedtime"},
+}
+
+// contactRe: how someone wants to be reached (preferences only).
+var contactRe = regexp.MustCompile(`\b(?:contact(?:ed)?|reach(?:ed)?|phone calls?|calls|text messages|texts|sms|voicemails?|(?:by|via|over|through) (?:e-?mail|phone|text|slack|sms|whatsapp|signal|telegram))\b`)
+
+// timezoneRe: a time zone (observations).
+var timezoneRe = regexp.MustCompile(`\b(?:time ?zone|(?:utc|gmt) ?[+-] ?\d{1,2}(?::?\d{2})?|(?:pacific|eastern|central|mountain|atlantic) (?:standard |daylight )?time|(?:pst|pdt|est|edt|cst|cdt|mst|mdt|cet|cest|eet|eest|wet|bst|jst|aest|aedt|nzst|nzdt|sgt|hkt))\b`)
+
+// deployRe and weekdayWordRe: the day deploys or releases go out.
+var (
+	deployRe      = regexp.MustCompile(`\b(?:deploy|deploys|deployed|deploying|deployment|deployments|release|releases|releasing|ship|ships|shipping|rollout|rollouts|roll out|go live|goes live)\b`)
+	weekdayWordRe = regexp.MustCompile(`\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\bweekdays?\b`)
+	// workScheduleRe: when or where someone works, as a habit.
+	workScheduleRe = regexp.MustCompile(`\b(?:works?|working) (?:the )?(?:nights|night shifts?|nightshifts?|days|day shifts?|evenings|weekends|mornings|early shifts?|late shifts?|shifts|nine to five|9 to 5|9-5|from home|remotely|remote|part[- ]time|full[- ]time|overtime)\b`)
+)
+
+// topicKey is the topic of t for a fact of category, or "".
+func (t *text) topicKey(category string) string {
+	s := t.norm
+	if category == CategoryObservation {
+		if timezoneRe.MatchString(s) {
+			return "timezone"
+		}
+	}
+	// A weekday makes a date or a recurrence: the deploy day needs one.
+	deployDay := t.has(fDate|fRecur) && weekdayWordRe.MatchString(s) && deployRe.MatchString(s)
+	if category != CategoryPreference {
+		if t.has(fWork) && workScheduleRe.MatchString(s) {
+			return "work_schedule"
+		}
+		if deployDay {
+			return "deploy_day"
+		}
+	} else {
+		if deployDay {
+			return "deploy_day"
+		}
+		if contactRe.MatchString(s) {
+			return "contact_method"
+		}
+	}
+	for _, p := range topicPhrases {
+		if hasPhrase(s, p.phrase) {
+			return p.key
+		}
+	}
+	key := ""
+	eachWord(s, func(w string) bool {
+		if k, ok := topicWords[w]; ok {
+			switch {
+			case category == CategoryPreference && (k == "medication" || k == "backup_schedule" || k == "standup"):
+			case category == CategoryObservation && k != "drink" && k != "editor" && k != "browser":
+			default:
+				key = k
+				return false
+			}
+		}
+		return true
+	})
+	return key
+}

@@ -1,0 +1,98 @@
+package classify
+
+import (
+	"regexp"
+	"strings"
+)
+
+var (
+	moodWordRe = regexp.MustCompile(`\b(?:stressed(?: out)?|tired|exhausted|worn out|drained|angry|furious|livid|mad at|pissed(?: off)?|happy|sad|unhappy|frustrated|annoyed|irritated|irritable|upset|excited|thrilled|anxious|nervous|worried|bored|grumpy|cranky|moody|overwhelmed|depressed|lonely|disappointed|relieved|elated|cheerful|gloomy|miserable|impatient|fed up|burn(?:ed|t) out|sleepy|restless|jittery|ecstatic|delighted|glad|embarrassed|ashamed|jealous|hopeful|optimistic|pessimistic|heartbroken|homesick|scared|terrified|panicked|panicking|pumped|stoked|outraged|offended|insulted|sulking|sulky|cross with|in a huff|on edge)\b`)
+	feelRe     = regexp.MustCompile(`\b(?:feel|feels|feeling|felt|feelin)(?: (?:so|very|really|a bit|a little|a lot|kind of|kinda|sort of|pretty|quite|super|extremely|not|too|rather|slightly|somewhat|much|way|all|totally|completely|absolutely))* (?:good|bad|great|awful|terrible|better|worse|down|low|off|sick|ill|unwell|fine|ok|okay|blue|lousy|rough|crap|crappy|meh|amazing|fantastic|horrible|lost|stuck|unmotivated|motivated|productive|energetic|energi[sz]ed|lazy|guilty|ignored|unheard|undervalued|unappreciated|appreciated|valued|awesome|weird|strange|sluggish|foggy|wired|fried|emotional|hopeless|helpless|useless|left out|under the weather)\b`)
+	// moodPhraseRe: moods without a feeling word: "in a bad mood", "rough
+	// day", "sick of", exclamations, first-person venting ("I hate ...") and
+	// hating a time of day or the moment ("hates Mondays").
+	moodPhraseRe = regexp.MustCompile(`\bin an? (?:[a-z]+ )?mood\b|\bmood\b|\b(?:having|had|has had|'s had|'s been|'s having|is having|was having|been having|it's been|it was) an? (?:[a-z]+ )?(?:rough|bad|terrible|awful|long|great|good|horrible|tough|hard|crappy|shitty|lousy|stressful|amazing|fantastic|wonderful) (?:day|morning|week|night|afternoon|evening)\b|\bsick (?:and tired )?of\b|(?:^|[^a-z0-9_'])(?:ugh+|argh+|urgh+|sigh|yay+|woo+hoo+|hooray|grr+|ffs)\b|\bi (?:really |just |absolutely |so |truly |honestly |kinda |seriously )?(?:hate|can't stand|cannot stand|loathe|detest|despise)\b|\b(?:hates|hate|hated|hating|can't stand|cannot stand|loathes|loathe)\s+(?:the |these |those |early |cold |rainy |dark |long )?(?:mornings?|mondays?|early starts|waking up|getting up|this|it|that|today|tonight|the weather|weather|rain|traffic|the commute|commuting|when)\b`)
+	// moodAfterGuardRe: what after a feeling word makes it a trait or a
+	// habit rather than a mood ("an anxious person", "grumpy every morning").
+	moodAfterGuardRe = regexp.MustCompile(`^(?: [a-z]+)?? (?:person|people|type|by nature|in general|whenever|every|each|most|on (?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekends)|in the mornings|in the evenings|at night)\b`)
+)
+
+func isHabitWord(w string) bool {
+	switch w {
+	case "usually", "always", "often", "generally", "typically", "normally", "tends", "tend", "naturally", "easily",
+		"gets", "get", "whenever", "frequently", "rarely", "never", "sometimes", "chronically", "constantly", "habitually":
+		return true
+	}
+	return false
+}
+
+// habitual reports whether the feeling at norm[a:b] is described as a habit
+// or trait rather than as a mood.
+func (t *text) habitual(a, b int) bool {
+	var w [3]string
+	n := wordsBefore(t.norm, a, w[:])
+	for _, x := range w[:n] {
+		if isHabitWord(x) {
+			return true
+		}
+	}
+	return moodAfterGuardRe.MatchString(t.norm[b:])
+}
+
+func (t *text) mood() (Classification, bool) {
+	s := t.norm
+	if !t.has(fMood) {
+		return Classification{}, false
+	}
+	mood := func(label string, a, b int) (Classification, bool) {
+		return Classification{Durability: Ephemeral, Category: CategoryMood, Key: "mood",
+			Reason: label + " " + t.quote(a, b)}, true
+	}
+	for from, tries := 0, 0; from < len(s) && tries < maxTries; tries++ {
+		loc := moodPhraseRe.FindStringIndex(s[from:])
+		if loc == nil {
+			break
+		}
+		a, b := from+loc[0], from+loc[1]
+		from = b
+		for a < b && !isWordByte(s[a]) {
+			a++ // the exclamation alternative starts on a separator
+		}
+		if !t.habitual(a, b) {
+			return mood("mood phrase", a, b)
+		}
+	}
+	for from, tries := 0, 0; from < len(s) && tries < maxTries; tries++ {
+		loc := feelRe.FindStringIndex(s[from:])
+		if loc == nil {
+			break
+		}
+		a, b := from+loc[0], from+loc[1]
+		from = b
+		if !t.habitual(a, b) {
+			return mood("feeling", a, b)
+		}
+	}
+	for from, tries := 0, 0; from < len(s) && tries < maxTries; tries++ {
+		loc := moodWordRe.FindStringIndex(s[from:])
+		if loc == nil {
+			break
+		}
+		a, b := from+loc[0], from+loc[1]
+		from = b
+		w := s[a:b]
+		next, _ := nextWord(s, b)
+		switch {
+		case (w == "happy" || w == "glad") && (next == "to" || next == "hour"):
+			continue // "happy to help" is willingness, not a mood
+		case (w == "scared" || w == "terrified") && next == "of":
+			continue // a fear of something is lasting
+		case strings.HasPrefix(s[b:], "'s "):
+			continue // a name: "Moody's rating"
+		}
+		if !t.habitual(a, b) {
+			return mood("mood word", a, b)
+		}
+	}
+	return Classification{}, false
+}
