@@ -50,6 +50,26 @@ func lockHolders(t *testing.T, pool *pgxpool.Pool, key int64) []int32 {
 	return pids
 }
 
+// waitUntilFree waits until no session holds the advisory lock key. The
+// server does the waiting: a pool connection takes the lock, blocking until
+// it is free, and releases it at once.
+func waitUntilFree(t *testing.T, pool *pgxpool.Pool, key int64) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatalf("acquire a connection: %v", err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", key); err != nil {
+		t.Fatalf("waiting for the lock %d to be free: %v", key, err)
+	}
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_unlock($1)", key); err != nil {
+		t.Fatalf("release the lock %d: %v", key, err)
+	}
+}
+
 func TestLeaderOneOfTwo(t *testing.T) {
 	ctx := context.Background()
 	pool := pgtest.NewPool(t)
@@ -132,9 +152,12 @@ func TestLeaderBackendTerminated(t *testing.T) {
 		t.Fatalf("pg_terminate_backend(%d) = %v, %v; want true, nil", holders[0], terminated, err)
 	}
 
-	// The server released the lock with the session: b takes over on one of
-	// its next calls.
-	waitFor(t, "b to become leader", func() bool { return b.IsLeader(ctx) == nil })
+	// The server releases the lock when the terminated backend has exited;
+	// then b takes over on its next call.
+	waitUntilFree(t, pool, key)
+	if err := b.IsLeader(ctx); err != nil {
+		t.Fatalf("b.IsLeader() once the lock is free = %v, want nil", err)
+	}
 	// a notices on its next call that the connection is gone.
 	if err := a.IsLeader(ctx); !errors.Is(err, ErrNotLeader) {
 		t.Errorf("a.IsLeader() after its backend was terminated = %v, want ErrNotLeader", err)
@@ -156,11 +179,14 @@ func TestLeaderBackendTerminated(t *testing.T) {
 		t.Errorf("lock holders = %v, want exactly one", got)
 	}
 
-	// And a, on its new connection, can lead again.
+	// And a, on its new connection, can lead again: Close unlocks before it
+	// returns.
 	if err := b.Close(ctx); err != nil {
 		t.Fatalf("b.Close() = %v", err)
 	}
-	waitFor(t, "a to lead again", func() bool { return a.IsLeader(ctx) == nil })
+	if err := a.IsLeader(ctx); err != nil {
+		t.Errorf("a.IsLeader() after b closed = %v, want nil", err)
+	}
 }
 
 func TestLeaderCancelledCallKeepsLeadership(t *testing.T) {

@@ -67,15 +67,23 @@ func (r *logRecorder) String() string {
 	return r.buf.String()
 }
 
-// waitFor polls cond until it holds, failing the test after a generous
-// deadline: the machine running the tests may be slow and shared.
-func waitFor(t *testing.T, what string, cond func() bool) {
+// wait bounds how long a test waits for another goroutine, or for the
+// database, to get somewhere. Only a failing test waits that long, so it is
+// generous: the machine running the tests may be slow and shared.
+const wait = 10 * time.Second
+
+// receive returns the next value sent on ch, failing the test if none comes
+// within wait.
+func receive[T any](t *testing.T, what string, ch <-chan T) T {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after 10s waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case v := <-ch:
+		return v
+	case <-timer.C:
+		t.Fatalf("timed out after %v waiting for %s", wait, what)
 	}
+	var zero T
+	return zero
 }

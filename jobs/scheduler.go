@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/go-co-op/gocron/v2"
+	"github.com/jonboulle/clockwork"
 )
 
 // ErrUnknownJob is returned by RunNow for a name no job has.
@@ -65,6 +66,18 @@ type Options struct {
 	Metrics Metrics
 	// StopTimeout is how long Shutdown waits for running jobs; zero means 30 s.
 	StopTimeout time.Duration
+	// Clock is what the Scheduler reads the time from and sets its timers
+	// on: the grid of ticks and the timers gocron arms for them, the start
+	// and duration of runs, run timeouts, the Shutdown deadline and NextRun
+	// in Status. Nil means the real clock. It is a clockwork.Clock, the
+	// clock gocron takes, rather than a now function because the Scheduler
+	// needs timers too; tests pass a fake one and hand its Now to the code
+	// that takes a now function, so that every part reads the same time.
+	Clock clockwork.Clock
+
+	// monitor, if set, is told by gocron how each tick of a job went; tests
+	// use it to know when a tick is over.
+	monitor gocron.Monitor
 }
 
 // JobStatus describes a job as this replica sees it, for the console.
@@ -87,14 +100,15 @@ type JobStatus struct {
 	Runs, Failures int
 }
 
-// Scheduler runs jobs on their intervals with gocron, each in singleton mode
-// (a run is never overlapped by another run of the same job), on the replica
-// its Leader elects.
+// Scheduler runs jobs on their intervals with gocron, on the replica its
+// Leader elects. A run is never overlapped by another run of the same job: a
+// tick that comes while one is under way is skipped.
 type Scheduler struct {
 	logger      *slog.Logger
 	leader      *Leader
 	metrics     Metrics
 	stopTimeout time.Duration
+	clock       clockwork.Clock
 
 	cron    gocron.Scheduler
 	entries []*entry // in the order given
@@ -115,10 +129,14 @@ type Scheduler struct {
 type entry struct {
 	job     Job
 	timeout time.Duration
-	cron    gocron.Job
 
-	// running guards against overlapping runs, scheduled or RunNow: gocron's
-	// singleton mode only knows about the runs it starts.
+	// running guards against overlapping runs, scheduled or RunNow. The jobs
+	// are not in gocron's singleton mode: gocron would give its slot back
+	// only after the tick function has returned, so that a tick coming just
+	// after a run could be dropped without the Scheduler knowing. With this
+	// guard alone, released before the tick function returns, whether a tick
+	// runs depends on nothing but the Scheduler's own state, and every tick
+	// skipped is logged.
 	running atomic.Bool
 
 	mu     sync.Mutex
@@ -140,12 +158,20 @@ func NewScheduler(opts Options, jobs ...Job) (*Scheduler, error) {
 	if stopTimeout <= 0 {
 		stopTimeout = defaultStopTimeout
 	}
+	clock := opts.Clock
+	if clock == nil {
+		clock = clockwork.NewRealClock()
+	}
 	cronOpts := []gocron.SchedulerOption{
+		gocron.WithClock(clock),
 		gocron.WithLocation(time.UTC),
 		gocron.WithStopTimeout(stopTimeout),
 	}
 	if opts.Leader != nil {
 		cronOpts = append(cronOpts, gocron.WithDistributedElector(opts.Leader))
+	}
+	if opts.monitor != nil {
+		cronOpts = append(cronOpts, gocron.WithMonitor(opts.monitor))
 	}
 	cron, err := gocron.NewScheduler(cronOpts...)
 	if err != nil {
@@ -157,23 +183,23 @@ func NewScheduler(opts Options, jobs ...Job) (*Scheduler, error) {
 		leader:      opts.Leader,
 		metrics:     opts.Metrics,
 		stopTimeout: stopTimeout,
+		clock:       clock,
 		cron:        cron,
 		byName:      make(map[string]*entry, len(jobs)),
 		ctx:         ctx,
 		cancel:      cancel,
 	}
-	now := time.Now()
+	now := clock.Now()
 	for _, j := range jobs {
 		e := &entry{
 			job:     j,
 			timeout: runTimeout(j),
 			status:  JobStatus{Name: j.Name, Interval: j.Interval},
 		}
-		e.cron, err = cron.NewJob(
+		_, err = cron.NewJob(
 			gocron.DurationJob(j.Interval),
 			gocron.NewTask(func() { s.tick(e) }),
 			gocron.WithName(j.Name),
-			gocron.WithSingletonMode(gocron.LimitModeReschedule),
 			// The grid: gocron moves a start in the past forward by whole
 			// intervals, so every replica ticks at the same instants and a
 			// restart does not postpone a long-interval job.
@@ -188,6 +214,14 @@ func NewScheduler(opts Options, jobs ...Job) (*Scheduler, error) {
 		s.byName[j.Name] = e
 	}
 	return s, nil
+}
+
+// nextTick is the first tick of a job every interval after t: ticks fall on
+// the multiples of the interval, where NewScheduler starts gocron's schedule.
+// Status works it out rather than asking gocron, which on a replica that does
+// not lead keeps reporting the first tick it skipped.
+func nextTick(t time.Time, interval time.Duration) time.Time {
+	return t.Truncate(interval).Add(interval)
 }
 
 func validate(jobs []Job) error {
@@ -257,7 +291,7 @@ func (s *Scheduler) Shutdown() error {
 	s.closed = true
 	s.mu.Unlock()
 
-	deadline := time.Now().Add(s.stopTimeout)
+	deadline := s.clock.Now().Add(s.stopTimeout)
 	s.cancel()
 	cronErr := s.cron.Shutdown()
 
@@ -267,11 +301,11 @@ func (s *Scheduler) Shutdown() error {
 		s.runs.Wait()
 		close(done)
 	}()
-	timer := time.NewTimer(max(time.Until(deadline), 0))
+	timer := s.clock.NewTimer(max(s.clock.Until(deadline), 0))
 	defer timer.Stop()
 	select {
 	case <-done:
-	case <-timer.C:
+	case <-timer.Chan():
 		var still []string
 		for _, e := range s.entries {
 			if e.running.Load() {
@@ -299,9 +333,7 @@ func (s *Scheduler) Status() []JobStatus {
 		e.mu.Unlock()
 		st.Running = e.running.Load()
 		if ticking {
-			if next, err := e.cron.NextRun(); err == nil {
-				st.NextRun = next
-			}
+			st.NextRun = nextTick(s.clock.Now(), e.job.Interval)
 		}
 		out[i] = st
 	}
@@ -355,7 +387,7 @@ func (s *Scheduler) tick(e *entry) {
 	s.run(e)
 }
 
-// begin claims the job's singleton slot and registers the run with Shutdown.
+// begin claims the job's running slot and registers the run with Shutdown.
 func (s *Scheduler) begin(e *entry) error {
 	if !e.running.CompareAndSwap(false, true) {
 		return ErrRunning
@@ -378,16 +410,16 @@ func (s *Scheduler) end(e *entry) {
 // run runs the job once, logs the outcome and records it.
 func (s *Scheduler) run(e *entry) {
 	name := e.job.Name
-	ctx, cancel := context.WithTimeout(s.ctx, e.timeout)
+	ctx, cancel := withTimeout(s.ctx, s.clock, e.timeout)
 	defer cancel()
 
-	start := time.Now()
+	start := s.clock.Now()
 	e.mu.Lock()
 	e.status.LastRun = start
 	e.mu.Unlock()
 
 	err := call(ctx, e.job.Run)
-	took := time.Since(start)
+	took := s.clock.Since(start)
 
 	var pe *panicError
 	switch {
