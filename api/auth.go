@@ -9,14 +9,13 @@ import (
 
 	"github.com/tenurehq/tenure/auth"
 	"github.com/tenurehq/tenure/memory"
-	"github.com/tenurehq/tenure/queries"
 )
 
 const tokenKey = "api.token"
 
 // callerToken is the token a request was authenticated with.
-func callerToken(c echo.Context) queries.ApiToken {
-	t, _ := c.Get(tokenKey).(queries.ApiToken)
+func callerToken(c echo.Context) auth.Token {
+	t, _ := c.Get(tokenKey).(auth.Token)
 	return t
 }
 
@@ -49,7 +48,7 @@ func (h *handlers) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 		if !strings.EqualFold(scheme, "Bearer") || secret == "" {
 			return unauthorized(c, false, "the Authorization header must read Bearer <token>")
 		}
-		tok, err := auth.LiveAPIToken(c.Request().Context(), h.q, secret, h.now())
+		tok, err := h.tokens.Authenticate(c.Request().Context(), secret)
 		if errors.Is(err, auth.ErrUnknownAPIToken) {
 			return unauthorized(c, true, "the token is unknown, revoked or expired: ask an admin for a new one")
 		}

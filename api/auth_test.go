@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tenurehq/tenure/auth"
 )
 
 func TestTokenRefusals(t *testing.T) {
@@ -121,7 +123,7 @@ func TestTokenLastUsedIsTouchedAtMostOncePerMinute(t *testing.T) {
 	token := f.newToken(t, "home", "laptop", "writer")
 	lastUsed := func() *time.Time {
 		t.Helper()
-		toks, err := f.q.ListTokens(context.Background())
+		toks, err := auth.NewAdmin(f.pool, nil).ListTokens(context.Background())
 		if err != nil || len(toks) != 1 {
 			t.Fatalf("ListTokens = %v, %v", toks, err)
 		}

@@ -10,7 +10,7 @@ import (
 )
 
 // BenchmarkPushBatch pushes batches of 1,000 working rows through the HTTP
-// API, token check and all, and reports rows per second (DESIGN 9: at least
+// API, token check and all, and reports rows per second (the push target: at least
 // 20,000).
 func BenchmarkPushBatch(b *testing.B) {
 	f := newAPIFixture(b)

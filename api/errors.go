@@ -1,18 +1,16 @@
 package api
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/labstack/echo/v4"
 
+	"github.com/tenurehq/tenure/internal/httpx"
 	"github.com/tenurehq/tenure/memory"
 )
 
@@ -47,6 +45,22 @@ type errorDetail struct {
 	DecisionID *int64    `json:"decision_id,omitempty"`
 	Decision   string    `json:"decision,omitempty"`
 	Reasoning  string    `json:"reasoning,omitempty"`
+	// Lines are the bad lines of an import file refused whole.
+	Lines []memory.ImportProblem `json:"lines,omitempty"`
+}
+
+// statusOf is the HTTP status of each domain error code: the one table
+// where the engine's refusals become API answers.
+var statusOf = map[memory.Code]struct {
+	status int
+	code   string
+}{
+	memory.CodeInvalid:        {http.StatusBadRequest, codeInvalid},
+	memory.CodeNotFound:       {http.StatusNotFound, codeNotFound},
+	memory.CodeConflict:       {http.StatusConflict, codeConflict},
+	memory.CodeDecisionLocked: {http.StatusConflict, codeDecisionLocked},
+	memory.CodeBusy:           {http.StatusConflict, codeConflict},
+	memory.CodeForbidden:      {http.StatusForbidden, codeForbidden},
 }
 
 // internalMessage is all a client learns of a failure on our side.
@@ -55,124 +69,31 @@ const internalMessage = "something went wrong on our side; the error has been lo
 // unavailableMessage is the answer while the database cannot be reached.
 const unavailableMessage = "the database is unreachable or not answering: retry in a few seconds"
 
-// RetryAfterSeconds is the Retry-After of an answer refused because the
-// database is unavailable.
-const RetryAfterSeconds = 5
-
-// IsUnavailable reports whether err means the database cannot be reached or
-// did not answer in time, rather than a fault in the request or in Tenure:
-// a failed connection attempt (*pgconn.ConnectError), a connection lost or
-// refused by the server (SQLSTATE class 08; 57P01 to 57P03: the server is
-// shutting down, crashing or starting), a connection closed under the
-// statement, a timeout (pgconn.Timeout; a pool acquire that ran out of time
-// is a bare context.DeadlineExceeded), an error pgx says happened before
-// anything was sent (pgconn.SafeToRetry), or a request past its deadline
-// (Deadline). Such a request may simply be retried: the API answers it 503
-// unavailable with Retry-After, the console with a 503 page, MCP with a tool
-// error saying so.
-func IsUnavailable(err error) bool {
-	if err == nil {
-		return false
-	}
-	var expired *deadlineError
-	if errors.As(err, &expired) {
-		return true
-	}
-	var connect *pgconn.ConnectError
-	if errors.As(err, &connect) {
-		return true
-	}
-	var pg *pgconn.PgError
-	if errors.As(err, &pg) {
-		switch pg.Code {
-		case "57P01", "57P02", "57P03": // admin_shutdown, crash_shutdown, cannot_connect_now
-			return true
-		}
-		return strings.HasPrefix(pg.Code, "08") // connection exception
-	}
-	return pgconn.Timeout(err) || pgconn.SafeToRetry(err) ||
-		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, pgconn.ErrConnClosed)
-}
-
-// DefaultRequestTimeout bounds a request when the configuration sets no
-// timeout of its own.
-const DefaultRequestTimeout = 30 * time.Second
-
-// deadlineError is the error of a request whose deadline passed: whatever
-// the handler returned once its context expired.
-type deadlineError struct {
-	after time.Duration
-	err   error
-}
-
-func (e *deadlineError) Error() string {
-	return fmt.Sprintf("no answer within the request deadline of %s: %v", e.after, e.err)
-}
-
-func (e *deadlineError) Unwrap() error { return e.err }
-
-// Deadline bounds the handling of each request to timeout(c), when that is
-// positive: the request's context expires then, so that a database that no
-// longer answers cannot hold the request (and a connection) for ever. An
-// error returned once the deadline has passed, which would otherwise be a
-// 500, is an unavailable one (IsUnavailable), answered 503. What answers the
-// error (a page, JSON) runs without the deadline, which has passed.
-func Deadline(timeout func(c echo.Context) time.Duration) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			d := timeout(c)
-			if d <= 0 {
-				return next(c)
-			}
-			ctx, cancel := context.WithTimeout(c.Request().Context(), d)
-			defer cancel()
-			c.SetRequest(c.Request().WithContext(ctx))
-			err := next(c)
-			req := c.Request()
-			c.SetRequest(req.WithContext(context.WithoutCancel(req.Context())))
-			if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				if status, _ := errorResponse(err); status == http.StatusInternalServerError {
-					err = &deadlineError{after: d, err: err}
-				}
-			}
-			return err
-		}
-	}
+// internal reports whether the API answers err as its own failure (500):
+// past a request's deadline, such an error is the database not answering.
+func internal(err error) bool {
+	status, _ := errorResponse(err)
+	return status == http.StatusInternalServerError
 }
 
 // errorResponse maps err to its status and body. It is the one place where
 // an error becomes an API response.
 func errorResponse(err error) (int, errorDetail) {
-	var locked *memory.LockedError
-	if errors.As(err, &locked) {
-		return http.StatusConflict, errorDetail{
-			Code: codeDecisionLocked, Message: locked.Error(), DecisionID: &locked.DecisionID,
-			Decision: locked.Decision, Reasoning: locked.Reasoning,
-		}
-	}
-	var conflict *memory.ConflictError
-	if errors.As(err, &conflict) {
-		cur := newFactJSON(conflict.Current)
-		return http.StatusConflict, errorDetail{Code: codeConflict, Message: conflict.Error(), Field: "version", Current: &cur}
-	}
-	if errors.Is(err, memory.ErrRunInProgress) {
-		return http.StatusConflict, errorDetail{Code: codeConflict,
-			Message: "another consolidation run is in progress: wait for it to finish, then try again"}
-	}
 	var me *memory.Error
 	if errors.As(err, &me) {
-		d := errorDetail{Message: me.Error(), Field: me.Field}
-		switch me.Code {
-		case memory.CodeInvalid:
-			return http.StatusBadRequest, withCode(d, codeInvalid)
-		case memory.CodeNotFound:
-			return http.StatusNotFound, withCode(d, codeNotFound)
-		case memory.CodeConflict:
-			return http.StatusConflict, withCode(d, codeConflict)
-		case memory.CodeDecisionLocked:
-			return http.StatusConflict, withCode(d, codeDecisionLocked)
-		case memory.CodeForbidden:
-			return http.StatusForbidden, withCode(d, codeForbidden)
+		if s, ok := statusOf[me.Code]; ok {
+			d := errorDetail{Code: s.code, Message: me.Error(), Field: me.Field}
+			if l := me.Locked; l != nil {
+				d.DecisionID, d.Decision, d.Reasoning = &l.ID, l.Decision, l.Reasoning
+			}
+			if me.CurrentFact != nil {
+				cur := newFactJSON(*me.CurrentFact)
+				d.Current, d.Field = &cur, "version"
+			}
+			if me.Problems != nil {
+				d.Message, d.Lines = me.Message, me.Problems
+			}
+			return s.status, d
 		}
 	}
 	var he *echo.HTTPError
@@ -183,15 +104,10 @@ func errorResponse(err error) (int, errorDetail) {
 		}
 		return he.Code, errorDetail{Code: statusCode(he.Code), Message: msg}
 	}
-	if IsUnavailable(err) {
+	if httpx.IsUnavailable(err) {
 		return http.StatusServiceUnavailable, errorDetail{Code: codeUnavailable, Message: unavailableMessage}
 	}
 	return http.StatusInternalServerError, errorDetail{Code: codeInternal, Message: internalMessage}
-}
-
-func withCode(d errorDetail, code string) errorDetail {
-	d.Code = code
-	return d
 }
 
 // statusCode is the error code of an HTTP status.
@@ -244,7 +160,7 @@ func defaultMessage(status int) string {
 // {"error": {"code", "message", "field"?}}: invalid input 400 (naming the
 // field), 401, 403, 404, 409 (a stale version carries the current fact; a
 // locked decision carries its id and reasoning), 413, 503 unavailable with
-// Retry-After while the database cannot be reached (IsUnavailable), and 500
+// Retry-After while the database cannot be reached (httpx.IsUnavailable), and 500
 // with a generic message for anything unexpected. It writes nothing for a
 // response already sent, and logs nothing: callers log the 5xx they pass it.
 // The console's error handler delegates /api/ paths to it.
@@ -257,7 +173,7 @@ func WriteError(c echo.Context, err error) error {
 		c.Response().Header().Set(echo.HeaderWWWAuthenticate, `Bearer realm="tenure"`)
 	}
 	if detail.Code == codeUnavailable {
-		c.Response().Header().Set("Retry-After", strconv.Itoa(RetryAfterSeconds))
+		c.Response().Header().Set("Retry-After", strconv.Itoa(httpx.RetryAfterSeconds))
 	}
 	if c.Request().Method == http.MethodHead {
 		return c.NoContent(status)

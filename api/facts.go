@@ -7,7 +7,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/tenurehq/tenure/memory"
-	"github.com/tenurehq/tenure/queries"
 )
 
 // factList lists the scope's facts, newest first, filtered by category,
@@ -18,71 +17,57 @@ func (h *handlers) factList(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	limit, before, err := q.pagination()
-	if err != nil {
+	f := memory.FactFilter{Scope: c.Param("scope")}
+	if f.Limit, f.BeforeID, err = q.pagination(); err != nil {
 		return err
 	}
-	scope := c.Param("scope")
-	p := queries.ListFactsParams{Now: h.store.Now(), Scope: &scope, BeforeID: before, PageSize: int32(limit + 1)}
-	if s, err := q.text("category", 40); err != nil {
-		return err
-	} else if s != "" {
-		if _, err := memory.ParseCategory(s); err != nil {
-			return err
-		}
-		p.Category = &s
-	}
-	if s, err := q.text("durability", 20); err != nil {
-		return err
-	} else if s != "" {
-		if _, err := memory.ParseDurability(s); err != nil {
-			return err
-		}
-		p.Durability = &s
-	}
-	status, err := q.text("status", 10)
-	if err != nil {
+	// The engine checks each value as it is read, so that of several bad
+	// parameters the first in this order is the one named.
+	if f.Category, err = q.text("category", 40); err != nil {
 		return err
 	}
-	switch status {
-	case "":
-		p.Status = pointerTo(string(memory.StatusActive))
-	case "all":
+	if err := f.Validate(); err != nil {
+		return err
+	}
+	if f.Durability, err = q.text("durability", 20); err != nil {
+		return err
+	}
+	if err := f.Validate(); err != nil {
+		return err
+	}
+	if f.Status, err = q.text("status", 10); err != nil {
+		return err
+	}
+	switch f.Status {
+	case "", memory.FactStatusAll:
 	default:
-		if _, err := memory.ParseStatus(status); err != nil {
-			return memory.Invalidf("status", "unknown status %q: allowed values are active (the default), archived, all", status)
+		// The API's contract names the default among the allowed values.
+		if _, err := memory.ParseStatus(f.Status); err != nil {
+			return memory.Invalidf("status", "unknown status %q: allowed values are active (the default), archived, all", f.Status)
 		}
-		p.Status = &status
 	}
-	if s, _, err := q.renamed("query", "q", 200); err != nil {
+	if f.Query, _, err = q.renamed("query", "q", 200); err != nil {
 		return err
-	} else if s != "" {
-		p.Query = &s
 	}
-	ctx := c.Request().Context()
-	entity, err := q.text("entity", 200)
+	if f.Entity, err = q.text("entity", 200); err != nil {
+		return err
+	}
+	list, err := h.store.ListFacts(c.Request().Context(), f)
 	if err != nil {
 		return err
 	}
-	if entity != "" {
-		ids, err := h.q.EntityIDsNamed(ctx, queries.EntityIDsNamedParams{Name: entity, Scope: &scope})
-		if err != nil {
-			return err
-		}
-		if len(ids) == 0 {
-			return c.JSON(http.StatusOK, page[factSummaryJSON]{Items: []factSummaryJSON{}})
-		}
-		p.EntityIds = ids
+	out := page[factSummaryJSON]{Items: make([]factSummaryJSON, len(list.Facts))}
+	for i, s := range list.Facts {
+		out.Items[i] = newFactSummaryJSON(s)
 	}
-	rows, err := h.q.ListFacts(ctx, p)
-	if err != nil {
-		return err
+	if list.Next != 0 {
+		out.NextCursor = pointerTo(itoa(list.Next))
 	}
-	return c.JSON(http.StatusOK, paginate(rows, limit, limit+1, func(r queries.ListFactsRow) int64 { return r.ID }, newFactSummaryJSON))
+	return c.JSON(http.StatusOK, out)
 }
 
 // factRequest is a fact to write. The two axes come as durability and
-// category, or as a legacy data_type (DESIGN 2.2), never both.
+// category, or as a legacy data_type that stands for both, never both forms.
 type factRequest struct {
 	Entity     string     `json:"entity"`
 	EntityKind string     `json:"entity_kind"`

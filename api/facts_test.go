@@ -250,6 +250,13 @@ func TestFactList(t *testing.T) {
 		{"?limit=0", "limit"},
 		{"?limit=501", "limit"},
 		{"?cursor=abc", "cursor"},
+		// Of several bad parameters, the first in the order category,
+		// durability, status, query, entity is named.
+		{"?durability=forever&category=Not A Slug", "category"},
+		{"?category=Not A Slug&status=" + strings.Repeat("x", 11), "category"},
+		{"?durability=forever&status=deleted", "durability"},
+		{"?status=deleted&query=" + strings.Repeat("x", 201), "status"},
+		{"?q=" + strings.Repeat("x", 201) + "&entity=" + strings.Repeat("x", 201), "q"},
 	} {
 		e := f.call(t, http.MethodGet, "/api/v1/scopes/home/facts"+strings.ReplaceAll(bad.query, " ", "%20"), token, nil).
 			wantError(t, http.StatusBadRequest, "invalid")

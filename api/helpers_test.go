@@ -20,7 +20,6 @@ import (
 	"github.com/tenurehq/tenure/auth"
 	"github.com/tenurehq/tenure/internal/pgtest"
 	"github.com/tenurehq/tenure/memory"
-	"github.com/tenurehq/tenure/queries"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -47,7 +46,6 @@ func (c *testClock) advance(d time.Duration) {
 // with nothing but the API mounted.
 type apiFixture struct {
 	pool  *pgxpool.Pool
-	q     *queries.Queries
 	store *memory.Store
 	clock *testClock
 	echo  *echo.Echo
@@ -91,19 +89,14 @@ func newAPIFixture(t testing.TB, opts ...func(*api.Config)) *apiFixture {
 	}
 	srv := httptest.NewServer(e)
 	t.Cleanup(srv.Close)
-	return &apiFixture{pool: pool, q: queries.New(pool), store: store, clock: clock, echo: e, srv: srv, logs: logs}
+	return &apiFixture{pool: pool, store: store, clock: clock, echo: e, srv: srv, logs: logs}
 }
 
 // newToken creates an API token and returns it.
 func (f *apiFixture) newToken(t testing.TB, scope, name, role string) string {
 	t.Helper()
-	secret, hash, prefix, err := auth.NewAPIToken()
+	secret, _, err := auth.SeedToken(context.Background(), f.pool, auth.NewToken{Name: name, Scope: scope, Role: role}, f.clock.now())
 	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.q.CreateToken(context.Background(), queries.CreateTokenParams{
-		Name: name, Scope: scope, Role: role, TokenHash: hash, TokenPrefix: prefix, Now: f.clock.now(),
-	}); err != nil {
 		t.Fatalf("create token: %v", err)
 	}
 	return secret

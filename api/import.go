@@ -117,18 +117,6 @@ func parseImportLine(n int, raw []byte) memory.ImportLine {
 	return l
 }
 
-// importErrorBody is the answer to a refused import file: the API's error
-// shape, with every bad line.
-type importErrorBody struct {
-	Error importErrorDetail `json:"error"`
-}
-
-type importErrorDetail struct {
-	Code    string                 `json:"code"`
-	Message string                 `json:"message"`
-	Lines   []memory.ImportProblem `json:"lines"`
-}
-
 // importCreate imports a JSON Lines file of facts into the token's scope,
 // all in one transaction, or none of it: a file with any bad line, or with
 // a line of another scope, is refused with 400 naming every bad line.
@@ -152,12 +140,6 @@ func (h *handlers) importCreate(c echo.Context) error {
 	}
 	opts := memory.ImportOptions{DryRun: dryRun != nil && *dryRun, Scope: callerToken(c).Scope}
 	report, err := h.store.Import(c.Request().Context(), actor(c), lines, opts)
-	var ie *memory.ImportError
-	if errors.As(err, &ie) {
-		return c.JSON(http.StatusBadRequest, importErrorBody{Error: importErrorDetail{
-			Code: codeInvalid, Message: ie.Summary(), Lines: ie.Problems,
-		}})
-	}
 	if err != nil {
 		return err
 	}

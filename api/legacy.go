@@ -12,7 +12,7 @@ func DataTypes() []string {
 }
 
 // MapDataType maps a legacy single data_type onto the two axes of a fact
-// (DESIGN 2.2): permanent and identity become (permanent, identity),
+// onto the two axes: permanent and identity become (permanent, identity),
 // preference (long_term, preference), observation (long_term, observation)
 // and temporal (short_term, state). Anything else is a CodeInvalid error on
 // field data_type naming the allowed values. Import reuses it.

@@ -15,9 +15,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/labstack/echo/v4"
 
+	"github.com/tenurehq/tenure/auth"
 	"github.com/tenurehq/tenure/extract"
+	"github.com/tenurehq/tenure/internal/httpx"
 	"github.com/tenurehq/tenure/memory"
-	"github.com/tenurehq/tenure/queries"
 )
 
 // Config holds what the API depends on.
@@ -43,28 +44,10 @@ type Config struct {
 // is long work that should not be cut at the request timeout.
 const RunTimeout = 10 * time.Minute
 
-// llmMargin is the time an extraction through an LLM is given beyond the
-// LLM's own timeout, to store its candidates and answer.
-const llmMargin = 3 * time.Second
-
-// ExtractTimeout is the bound of a request that may extract through the LLM
-// of set: the request timeout, or the LLM's timeout and a little more when
-// that is longer, so that a slow model is reported as such (502) rather than
-// as a database that did not answer.
-func ExtractTimeout(requestTimeout time.Duration, set *extract.Set) time.Duration {
-	if requestTimeout <= 0 {
-		return requestTimeout
-	}
-	if s := set.Settings(); s.LLMConfigured {
-		return max(requestTimeout, s.Timeout+llmMargin)
-	}
-	return requestTimeout
-}
-
 // handlers serve the API's routes, one file per resource.
 type handlers struct {
 	store  *memory.Store
-	q      *queries.Queries
+	tokens *auth.Tokens
 	logger *slog.Logger
 	now    func() time.Time
 	// extractors are the extraction modes on offer.
@@ -90,17 +73,17 @@ func Mount(e *echo.Echo, cfg Config) error {
 		cfg.Now = time.Now
 	}
 	if cfg.RequestTimeout == 0 {
-		cfg.RequestTimeout = DefaultRequestTimeout
+		cfg.RequestTimeout = httpx.DefaultRequestTimeout
 	}
-	h := &handlers{store: cfg.Store, q: queries.New(cfg.Pool), logger: cfg.Logger, now: cfg.Now,
+	h := &handlers{store: cfg.Store, tokens: auth.NewTokens(cfg.Pool, cfg.Now), logger: cfg.Logger, now: cfg.Now,
 		extractors: cfg.Extractors}
 
 	e.GET("/api/openapi.json", h.openAPIShow)
 
 	// The deadline is inside answerErrors, which answers its 503, and
 	// around the token check, which reads the database too.
-	extractTimeout := ExtractTimeout(cfg.RequestTimeout, cfg.Extractors)
-	deadline := Deadline(func(c echo.Context) time.Duration {
+	extractTimeout := httpx.ExtractTimeout(cfg.RequestTimeout, cfg.Extractors)
+	deadline := httpx.Deadline(func(c echo.Context) time.Duration {
 		switch c.Path() {
 		case "/api/v1/scopes/:scope/extract":
 			return extractTimeout
@@ -110,7 +93,7 @@ func Mount(e *echo.Echo, cfg Config) error {
 			}
 		}
 		return cfg.RequestTimeout
-	})
+	}, internal)
 	v1 := e.Group("/api/v1", h.answerErrors, deadline, h.authenticate)
 
 	v1.POST("/scopes/:scope/nodes", h.nodePush)

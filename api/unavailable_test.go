@@ -21,9 +21,9 @@ import (
 
 	"github.com/tenurehq/tenure/api"
 	"github.com/tenurehq/tenure/extract"
+	"github.com/tenurehq/tenure/internal/httpx"
 	"github.com/tenurehq/tenure/internal/pgtest"
 	"github.com/tenurehq/tenure/memory"
-	"github.com/tenurehq/tenure/queries"
 )
 
 // closedPortURL is a PostgreSQL URL nothing listens on.
@@ -119,7 +119,7 @@ func unavailableErrors(t *testing.T) map[string]error {
 func TestUnavailableErrorsAnswer503(t *testing.T) {
 	for name, err := range unavailableErrors(t) {
 		t.Run(name, func(t *testing.T) {
-			if !api.IsUnavailable(err) {
+			if !httpx.IsUnavailable(err) {
 				t.Fatalf("IsUnavailable(%T %v) = false", err, err)
 			}
 			e := echo.New()
@@ -133,7 +133,7 @@ func TestUnavailableErrorsAnswer503(t *testing.T) {
 			if !strings.Contains(got.Error.Message, "database is unreachable") || !strings.Contains(got.Error.Message, "retry") {
 				t.Errorf("message = %q, want it to say the database is unreachable and to retry", got.Error.Message)
 			}
-			if ra := rec.Header().Get("Retry-After"); ra != strconv.Itoa(api.RetryAfterSeconds) || ra != "5" {
+			if ra := rec.Header().Get("Retry-After"); ra != strconv.Itoa(httpx.RetryAfterSeconds) || ra != "5" {
 				t.Errorf("Retry-After = %q, want 5", ra)
 			}
 			if strings.Contains(string(r.body), "127.0.0.1") || strings.Contains(string(r.body), "secret") {
@@ -154,7 +154,7 @@ func TestOtherErrorsAreNotUnavailable(t *testing.T) {
 		&pgconn.PgError{Code: "40001", Message: "could not serialize access"},
 		memory.Invalidf("q", "bad"),
 	} {
-		if api.IsUnavailable(err) {
+		if httpx.IsUnavailable(err) {
 			t.Errorf("IsUnavailable(%v) = true, want false", err)
 		}
 	}
@@ -169,7 +169,7 @@ func TestAPIWithDatabaseDown(t *testing.T) {
 		c.Pool = pool
 		c.Store = memory.NewStore(pool, memory.Options{})
 	})
-	f.pool, f.q = pool, queries.New(pool)
+	f.pool = pool
 	token := f.newToken(t, "ops", "down-probe", "writer")
 	if r := f.call(t, http.MethodGet, "/api/v1/scopes/ops/facts", token, nil); r.status != http.StatusOK {
 		t.Fatalf("GET facts before the outage = %d: %s", r.status, r.body)
@@ -259,7 +259,8 @@ func TestDeadlineMiddleware(t *testing.T) {
 	pool := pgtest.NewPool(t)
 	e := echo.New()
 	e.HTTPErrorHandler = api.HTTPErrorHandler(nil)
-	bound := api.Deadline(func(echo.Context) time.Duration { return 300 * time.Millisecond })
+	bound := httpx.Deadline(func(echo.Context) time.Duration { return 300 * time.Millisecond },
+		func(err error) bool { return memory.AsError(err) == nil })
 	e.GET("/sleep", func(c echo.Context) error {
 		_, err := pool.Exec(c.Request().Context(), "SELECT pg_sleep(60)")
 		return err
@@ -373,13 +374,13 @@ func TestLongRequestsHaveTheirOwnBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := api.ExtractTimeout(30*time.Second, set); got != 30*time.Second {
+	if got := httpx.ExtractTimeout(30*time.Second, set); got != 30*time.Second {
 		t.Errorf("ExtractTimeout(30s, LLM 5s) = %v, want 30s", got)
 	}
-	if got := api.ExtractTimeout(time.Second, set); got != 8*time.Second {
+	if got := httpx.ExtractTimeout(time.Second, set); got != 8*time.Second {
 		t.Errorf("ExtractTimeout(1s, LLM 5s) = %v, want 8s", got)
 	}
-	if got := api.ExtractTimeout(time.Second, nil); got != time.Second {
+	if got := httpx.ExtractTimeout(time.Second, nil); got != time.Second {
 		t.Errorf("ExtractTimeout(1s, no LLM) = %v, want 1s", got)
 	}
 

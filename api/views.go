@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/tenurehq/tenure/memory"
-	"github.com/tenurehq/tenure/queries"
 )
 
 // The API's response types. They are the contract documented in
@@ -95,14 +94,14 @@ type factSummaryJSON struct {
 	CreatedAt           time.Time  `json:"created_at"`
 }
 
-func newFactSummaryJSON(r queries.ListFactsRow) factSummaryJSON {
+func newFactSummaryJSON(f memory.FactSummary) factSummaryJSON {
 	return factSummaryJSON{
-		ID: r.ID, Scope: r.Scope, EntityID: r.EntityID, Entity: r.EntityName, Key: r.Key, Content: r.Content,
-		Durability: r.Durability, Category: r.Category, Confidence: r.Confidence,
-		EffectiveConfidence: r.EffectiveConfidence, Importance: r.Importance,
-		ConfirmedAt: utc(r.ConfirmedAt), Deadline: utcPtr(r.Deadline), ForgetAt: utcPtr(r.ForgetAt),
-		Status: r.Status, Source: r.Source, ExtractionCount: r.ExtractionCount, Version: r.Version,
-		CreatedAt: utc(r.CreatedAt),
+		ID: f.ID, Scope: f.Scope, EntityID: f.EntityID, Entity: f.Entity, Key: f.Key, Content: f.Content,
+		Durability: string(f.Durability), Category: f.Category, Confidence: f.Confidence,
+		EffectiveConfidence: f.EffectiveConfidence, Importance: f.Importance,
+		ConfirmedAt: utc(f.ConfirmedAt), Deadline: utcPtr(f.Deadline), ForgetAt: utcPtr(f.ForgetAt),
+		Status: string(f.Status), Source: f.Source, ExtractionCount: f.ExtractionCount, Version: f.Version,
+		CreatedAt: utc(f.CreatedAt),
 	}
 }
 

@@ -2,7 +2,6 @@ package auth
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -15,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/tenurehq/tenure/internal/textcheck"
+	"github.com/tenurehq/tenure/memory"
 	"github.com/tenurehq/tenure/queries"
 )
 
@@ -44,34 +44,11 @@ func NewAdmin(db DB, now func() time.Time) *Admin {
 
 func (a *Admin) clock() time.Time { return a.now().UTC().Truncate(time.Microsecond) }
 
-// AdminErrorKind classifies an AdminError so the console can answer with the
-// right status.
-type AdminErrorKind string
-
-// The kinds of AdminError.
-const (
-	AdminInvalid  AdminErrorKind = "invalid"   // malformed input: fix the form
-	AdminConflict AdminErrorKind = "conflict"  // a duplicate, or a change the current state forbids
-	AdminNotFound AdminErrorKind = "not_found" // no such user or token
-)
-
-// AdminError is a refused administrative change, with a message for the
-// admin and the form field at fault, if any.
-type AdminError struct {
-	Kind    AdminErrorKind
-	Field   string
-	Message string
-}
-
-func (e *AdminError) Error() string {
-	if e.Field != "" {
-		return e.Field + ": " + e.Message
-	}
-	return e.Message
-}
-
-func adminErr(kind AdminErrorKind, field, format string, args ...any) *AdminError {
-	return &AdminError{Kind: kind, Field: field, Message: fmt.Sprintf(format, args...)}
+// adminErr is a refused administrative change: a memory.Error with code
+// (invalid, conflict: a duplicate or a change the current state forbids,
+// not_found), the form field at fault, if any, and a message for the admin.
+func adminErr(code memory.Code, field, format string, args ...any) *memory.Error {
+	return &memory.Error{Code: code, Field: field, Message: fmt.Sprintf(format, args...)}
 }
 
 // User is a person who may sign in to the console.
@@ -126,14 +103,14 @@ var emailPattern = regexp.MustCompile(`^[^@\s]+@[^@\s]+$`)
 // checkText refuses text the database cannot store or that has no place in
 // an account (textcheck.Text: bytes that are not UTF-8, a NUL or another
 // control character than tab, newline and carriage return), as an
-// AdminInvalid error about field, which what names. The console and the
+// invalid error (memory.CodeInvalid) about field, which what names. The console and the
 // command line check their input first; this is the last line before SQL.
 // The message never repeats the text, which may be a password.
 func checkText(field, what, s string) error {
 	err := textcheck.Text(s)
 	var te *textcheck.Error
 	if errors.As(err, &te) {
-		return adminErr(AdminInvalid, field, "%s %s", what, te.Reason)
+		return adminErr(memory.CodeInvalid, field, "%s %s", what, te.Reason)
 	}
 	return err
 }
@@ -146,11 +123,11 @@ func ParseEmail(s string) (string, error) {
 	}
 	switch {
 	case s == "":
-		return "", adminErr(AdminInvalid, "email", "the email is empty: people sign in with it")
+		return "", adminErr(memory.CodeInvalid, "email", "the email is empty: people sign in with it")
 	case len(s) > maxEmail:
-		return "", adminErr(AdminInvalid, "email", "the email is %d characters long: at most %d are allowed", len(s), maxEmail)
+		return "", adminErr(memory.CodeInvalid, "email", "the email is %d characters long: at most %d are allowed", len(s), maxEmail)
 	case !emailPattern.MatchString(s):
-		return "", adminErr(AdminInvalid, "email", "%q is not an email address: it needs one @ and no spaces", s)
+		return "", adminErr(memory.CodeInvalid, "email", "%q is not an email address: it needs one @ and no spaces", s)
 	}
 	return s, nil
 }
@@ -171,25 +148,25 @@ func (in NewUser) validate() (NewUser, error) {
 		}
 	}
 	if n := utf8.RuneCountInString(in.Name); n > maxName {
-		return in, adminErr(AdminInvalid, "name", "the name is %d characters long: at most %d are allowed", n, maxName)
+		return in, adminErr(memory.CodeInvalid, "name", "the name is %d characters long: at most %d are allowed", n, maxName)
 	}
 	if _, err := ParseRole(in.Role); err != nil {
-		return in, adminErr(AdminInvalid, "role", "%s", strings.TrimPrefix(err.Error(), "auth: "))
+		return in, adminErr(memory.CodeInvalid, "role", "%s", strings.TrimPrefix(err.Error(), "auth: "))
 	}
 	if n := utf8.RuneCountInString(in.Password); n < MinPasswordLength {
-		return in, adminErr(AdminInvalid, "password", "the password is %d characters long: use at least %d", n, MinPasswordLength)
+		return in, adminErr(memory.CodeInvalid, "password", "the password is %d characters long: use at least %d", n, MinPasswordLength)
 	}
 	if len(in.Password) > maxPassword {
-		return in, adminErr(AdminInvalid, "password", "the password is too long: at most %d bytes", maxPassword)
+		return in, adminErr(memory.CodeInvalid, "password", "the password is too long: at most %d bytes", maxPassword)
 	}
 	if in.Confirm != in.Password {
-		return in, adminErr(AdminInvalid, "confirm", "the two passwords differ: type the same password twice")
+		return in, adminErr(memory.CodeInvalid, "confirm", "the two passwords differ: type the same password twice")
 	}
 	return in, nil
 }
 
 // CreateUser creates a person, with their password hashed, and audits it as
-// done by by, in one transaction. A duplicate email is an AdminConflict on
+// done by by, in one transaction. A duplicate email is a conflict (memory.CodeConflict) on
 // field email.
 func (a *Admin) CreateUser(ctx context.Context, by Session, in NewUser) (User, error) {
 	in, err := in.validate()
@@ -203,15 +180,9 @@ func (a *Admin) CreateUser(ctx context.Context, by Session, in NewUser) (User, e
 	var u User
 	err = pgx.BeginFunc(ctx, a.db, func(tx pgx.Tx) error {
 		q := a.q.WithTx(tx)
-		row, err := q.CreateUser(ctx, queries.CreateUserParams{Email: in.Email, Name: in.Name, Role: in.Role, PasswordHash: hash})
-		if err != nil {
-			var pgErr *pgconn.PgError
-			if errors.As(err, &pgErr) && pgErr.Code == "23505" {
-				return adminErr(AdminConflict, "email", "a user with email %s already exists", in.Email)
-			}
+		if u, err = insertUser(ctx, q, in, hash); err != nil {
 			return err
 		}
-		u = userFromRow(row)
 		return a.audit(ctx, q, by, "user.create", "user", u.ID, nil, nil,
 			map[string]any{"email": u.Email, "name": u.Name, "role": u.Role}, "")
 	})
@@ -219,6 +190,20 @@ func (a *Admin) CreateUser(ctx context.Context, by Session, in NewUser) (User, e
 		return User{}, wrapAdmin("create user", err)
 	}
 	return u, nil
+}
+
+// insertUser stores the validated in with its password hash. A duplicate
+// email is a conflict (memory.CodeConflict) on field email.
+func insertUser(ctx context.Context, q *queries.Queries, in NewUser, hash string) (User, error) {
+	row, err := q.CreateUser(ctx, queries.CreateUserParams{Email: in.Email, Name: in.Name, Role: in.Role, PasswordHash: hash})
+	if err != nil {
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == "23505" {
+			return User{}, adminErr(memory.CodeConflict, "email", "a user with email %s already exists", in.Email)
+		}
+		return User{}, err
+	}
+	return userFromRow(row), nil
 }
 
 // lockUser locks the enabled admins, then the user with id, so that the
@@ -230,7 +215,7 @@ func lockUser(ctx context.Context, q *queries.Queries, id int64) (queries.User, 
 	}
 	u, err := q.GetUserForUpdate(ctx, id)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return queries.User{}, nil, adminErr(AdminNotFound, "", "no user with id %d", id)
+		return queries.User{}, nil, adminErr(memory.CodeNotFound, "", "no user with id %d", id)
 	}
 	return u, admins, err
 }
@@ -239,10 +224,10 @@ func isEnabledAdmin(u queries.User) bool { return u.Role == string(RoleAdmin) &&
 
 // SetRole gives the user with id role, audited as done by by. An admin may
 // not change their own role, and the last enabled admin keeps theirs
-// (AdminConflict). Setting the role a user has changes nothing.
+// (a conflict, memory.CodeConflict). Setting the role a user has changes nothing.
 func (a *Admin) SetRole(ctx context.Context, by Session, id int64, role string) (User, error) {
 	if _, err := ParseRole(role); err != nil {
-		return User{}, adminErr(AdminInvalid, "role", "%s", strings.TrimPrefix(err.Error(), "auth: "))
+		return User{}, adminErr(memory.CodeInvalid, "role", "%s", strings.TrimPrefix(err.Error(), "auth: "))
 	}
 	var out User
 	err := pgx.BeginFunc(ctx, a.db, func(tx pgx.Tx) error {
@@ -256,10 +241,10 @@ func (a *Admin) SetRole(ctx context.Context, by Session, id int64, role string) 
 			return nil
 		}
 		if id == by.UserID {
-			return adminErr(AdminConflict, "role", "you cannot change your own role: ask another admin to do it")
+			return adminErr(memory.CodeConflict, "role", "you cannot change your own role: ask another admin to do it")
 		}
 		if isEnabledAdmin(cur) && len(admins) <= 1 {
-			return adminErr(AdminConflict, "role", "%s is the last admin: make someone else admin first", cur.Email)
+			return adminErr(memory.CodeConflict, "role", "%s is the last admin: make someone else admin first", cur.Email)
 		}
 		row, err := q.UpdateUserRole(ctx, queries.UpdateUserRoleParams{Role: role, At: a.clock(), ID: id})
 		if err != nil {
@@ -277,7 +262,7 @@ func (a *Admin) SetRole(ctx context.Context, by Session, id int64, role string) 
 
 // SetDisabled disables (or enables again) the user with id, audited as done
 // by by. Disabling ends the user's sessions at once. An admin may not disable
-// themselves, nor the last enabled admin (AdminConflict). Asking for the
+// themselves, nor the last enabled admin (a conflict, memory.CodeConflict). Asking for the
 // state a user is in changes nothing.
 func (a *Admin) SetDisabled(ctx context.Context, by Session, id int64, disabled bool) (User, error) {
 	var out User
@@ -296,10 +281,10 @@ func (a *Admin) SetDisabled(ctx context.Context, by Session, id int64, disabled 
 		action := "user.enable"
 		if disabled {
 			if id == by.UserID {
-				return adminErr(AdminConflict, "disabled", "you cannot disable your own account: ask another admin to do it")
+				return adminErr(memory.CodeConflict, "disabled", "you cannot disable your own account: ask another admin to do it")
 			}
 			if isEnabledAdmin(cur) && len(admins) <= 1 {
-				return adminErr(AdminConflict, "disabled", "%s is the last admin: make someone else admin first", cur.Email)
+				return adminErr(memory.CodeConflict, "disabled", "%s is the last admin: make someone else admin first", cur.Email)
 			}
 			at, action = &now, "user.disable"
 		}
@@ -388,60 +373,42 @@ func (in NewToken) validate() (NewToken, error) {
 	}
 	switch n := utf8.RuneCountInString(in.Name); {
 	case n == 0:
-		return in, adminErr(AdminInvalid, "name", "the name is empty: name the agent or machine that will use the token")
+		return in, adminErr(memory.CodeInvalid, "name", "the name is empty: name the agent or machine that will use the token")
 	case n > maxTokenName:
-		return in, adminErr(AdminInvalid, "name", "the name is %d characters long: at most %d are allowed", n, maxTokenName)
+		return in, adminErr(memory.CodeInvalid, "name", "the name is %d characters long: at most %d are allowed", n, maxTokenName)
 	}
 	if !tokenScopePattern.MatchString(in.Scope) {
-		return in, adminErr(AdminInvalid, "scope", "invalid scope %q: use 1 to 63 lowercase letters, digits, '_', '.', ':' or '-', starting with a letter or digit", in.Scope)
+		return in, adminErr(memory.CodeInvalid, "scope", "invalid scope %q: use 1 to 63 lowercase letters, digits, '_', '.', ':' or '-', starting with a letter or digit", in.Scope)
 	}
 	if in.Role != TokenWriter && in.Role != TokenReader {
-		return in, adminErr(AdminInvalid, "role", "invalid token role %q: allowed values are writer, reader", in.Role)
+		return in, adminErr(memory.CodeInvalid, "role", "invalid token role %q: allowed values are writer, reader", in.Role)
 	}
 	if in.ExpiresInDays < 0 || in.ExpiresInDays > MaxTokenExpiryDays {
-		return in, adminErr(AdminInvalid, "expires_days", "expiry of %d days is out of range: give 1 to %d days, or leave it empty for a token that never expires", in.ExpiresInDays, MaxTokenExpiryDays)
+		return in, adminErr(memory.CodeInvalid, "expires_days", "expiry of %d days is out of range: give 1 to %d days, or leave it empty for a token that never expires", in.ExpiresInDays, MaxTokenExpiryDays)
 	}
 	return in, nil
 }
 
 // CreateToken creates an API token, audited as done by by, and returns the
 // token itself, which is shown once and stored only as its SHA-256. A live
-// token with the same name in the scope is an AdminConflict on field name.
+// token with the same name in the scope is a conflict (memory.CodeConflict) on field name.
 func (a *Admin) CreateToken(ctx context.Context, by Session, in NewToken) (string, Token, error) {
 	in, err := in.validate()
 	if err != nil {
 		return "", Token{}, err
 	}
-	secret, hash, prefix, err := NewAPIToken()
-	if err != nil {
-		return "", Token{}, err
-	}
-	now := a.clock()
-	var expires *time.Time
-	if in.ExpiresInDays > 0 {
-		e := now.Add(time.Duration(in.ExpiresInDays) * 24 * time.Hour)
-		expires = &e
-	}
 	var createdBy *int64
 	if by.UserID > 0 {
 		createdBy = &by.UserID
 	}
+	var secret string
 	var t Token
 	err = pgx.BeginFunc(ctx, a.db, func(tx pgx.Tx) error {
 		q := a.q.WithTx(tx)
-		row, err := q.CreateToken(ctx, queries.CreateTokenParams{
-			Name: in.Name, Scope: in.Scope, Role: in.Role, TokenHash: hash, TokenPrefix: prefix,
-			CreatedBy: createdBy, Now: now, ExpiresAt: expires,
-		})
-		if err != nil {
-			var pgErr *pgconn.PgError
-			if errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == "api_tokens_live_name_key" {
-				return adminErr(AdminConflict, "name", "a live token named %q already exists in scope %s: revoke it first or pick another name", in.Name, in.Scope)
-			}
+		if secret, t, err = insertToken(ctx, q, in, createdBy, a.clock()); err != nil {
 			return err
 		}
-		t = Token{ID: row.ID, Name: row.Name, Scope: row.Scope, Role: row.Role, Prefix: row.TokenPrefix,
-			CreatedBy: by.Email, CreatedAt: row.CreatedAt, ExpiresAt: row.ExpiresAt}
+		t.CreatedBy = by.Email
 		return a.audit(ctx, q, by, "token.create", "token", t.ID, &t.Scope, nil,
 			map[string]any{"name": t.Name, "scope": t.Scope, "role": t.Role, "prefix": t.Prefix, "expires_at": t.ExpiresAt}, "")
 	})
@@ -451,21 +418,50 @@ func (a *Admin) CreateToken(ctx context.Context, by Session, in NewToken) (strin
 	return secret, t, nil
 }
 
+// insertToken stores a fresh token for the validated in, created at now by
+// createdBy (nil when unknown), and returns the token itself and the stored
+// one. A live token with the same name in the scope is a conflict (memory.CodeConflict) on
+// field name.
+func insertToken(ctx context.Context, q *queries.Queries, in NewToken, createdBy *int64, now time.Time) (string, Token, error) {
+	secret, hash, prefix, err := NewAPIToken()
+	if err != nil {
+		return "", Token{}, err
+	}
+	var expires *time.Time
+	if in.ExpiresInDays > 0 {
+		e := now.Add(time.Duration(in.ExpiresInDays) * 24 * time.Hour)
+		expires = &e
+	}
+	row, err := q.CreateToken(ctx, queries.CreateTokenParams{
+		Name: in.Name, Scope: in.Scope, Role: in.Role, TokenHash: hash, TokenPrefix: prefix,
+		CreatedBy: createdBy, Now: now, ExpiresAt: expires,
+	})
+	if err != nil {
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == "api_tokens_live_name_key" {
+			return "", Token{}, adminErr(memory.CodeConflict, "name", "a live token named %q already exists in scope %s: revoke it first or pick another name", in.Name, in.Scope)
+		}
+		return "", Token{}, err
+	}
+	return secret, Token{ID: row.ID, Name: row.Name, Scope: row.Scope, Role: row.Role, Prefix: row.TokenPrefix,
+		CreatedAt: row.CreatedAt, ExpiresAt: row.ExpiresAt}, nil
+}
+
 // RevokeToken revokes the token with id at once, audited as done by by. A
-// token already revoked is an AdminConflict.
+// token already revoked is a conflict (memory.CodeConflict).
 func (a *Admin) RevokeToken(ctx context.Context, by Session, id int64) (Token, error) {
 	var t Token
 	err := pgx.BeginFunc(ctx, a.db, func(tx pgx.Tx) error {
 		q := a.q.WithTx(tx)
 		cur, err := q.GetTokenByIDForUpdate(ctx, id)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return adminErr(AdminNotFound, "", "no API token with id %d", id)
+			return adminErr(memory.CodeNotFound, "", "no API token with id %d", id)
 		}
 		if err != nil {
 			return err
 		}
 		if cur.RevokedAt != nil {
-			return adminErr(AdminConflict, "", "the token %q (%s…) was already revoked on %s",
+			return adminErr(memory.CodeConflict, "", "the token %q (%s…) was already revoked on %s",
 				cur.Name, cur.TokenPrefix, cur.RevokedAt.UTC().Format("2006-01-02 15:04 UTC"))
 		}
 		now := a.clock()
@@ -484,46 +480,44 @@ func (a *Admin) RevokeToken(ctx context.Context, by Session, id int64) (Token, e
 	return t, nil
 }
 
-// audit writes one audit row for an administrative change with q.
+// audit writes one audit row for an administrative change with q, through
+// the one writer of the audit log.
 func (a *Admin) audit(ctx context.Context, q *queries.Queries, by Session, action, targetType string, id int64,
 	scope *string, before, after map[string]any, reason string) error {
-	var b, af json.RawMessage
-	var err error
+	e := memory.AuditEntry{At: a.clock(), Actor: adminActor(by), Action: action, TargetType: targetType,
+		TargetID: strconv.FormatInt(id, 10), Reason: reason}
+	if scope != nil {
+		e.Scope = *scope
+	}
+	// A nil map stays nil: the row then has no before (a creation) or no
+	// after (a deletion).
 	if before != nil {
-		if b, err = json.Marshal(before); err != nil {
-			return err
-		}
+		e.Before = before
 	}
 	if after != nil {
-		if af, err = json.Marshal(after); err != nil {
-			return err
-		}
+		e.After = after
 	}
-	return q.InsertAudit(ctx, queries.InsertAuditParams{
-		At: a.clock(), Actor: adminActor(by), Action: action, TargetType: targetType,
-		TargetID: strconv.FormatInt(id, 10), Scope: scope, Before: b, After: af, Reason: reason,
-	})
+	return memory.WriteAudit(ctx, q, e)
 }
 
 // CLI is the Session of an administrative change made with the tenure
-// command on the server itself; its audit rows name the actor "cli".
+// command on the server itself; its audit rows name the actor system:cli.
 var CLI = Session{}
 
 // adminActor is how the audit log names the author of an administrative
 // change: the signed-in person, or the command line.
-func adminActor(by Session) string {
+func adminActor(by Session) memory.Actor {
 	if by.Email == "" {
-		return "cli"
+		return memory.System("cli")
 	}
-	return "user:" + by.Email
+	return memory.Human(by.Email)
 }
 
-// wrapAdmin keeps an AdminError as it is, for the console to show, and
-// wraps anything else with what was being done.
+// wrapAdmin keeps a refusal (a memory.Error) as it is, for the console to
+// show, and wraps anything else with what was being done.
 func wrapAdmin(what string, err error) error {
-	var ae *AdminError
-	if errors.As(err, &ae) {
-		return ae
+	if me := memory.AsError(err); me != nil {
+		return me
 	}
 	return fmt.Errorf("auth: %s: %w", what, err)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/tenurehq/tenure/internal/pgtest"
+	"github.com/tenurehq/tenure/memory"
 )
 
 type adminFixture struct {
@@ -45,10 +46,10 @@ func (fx adminFixture) count(t *testing.T, query string, args ...any) int {
 	return n
 }
 
-func wantAdminError(t *testing.T, err error, kind AdminErrorKind, field, contains string) {
+func wantAdminError(t *testing.T, err error, kind memory.Code, field, contains string) {
 	t.Helper()
-	var ae *AdminError
-	if !errors.As(err, &ae) || ae.Kind != kind || ae.Field != field || !strings.Contains(ae.Message, contains) {
+	var ae *memory.Error
+	if !errors.As(err, &ae) || ae.Code != kind || ae.Field != field || !strings.Contains(ae.Message, contains) {
 		t.Errorf("error = %v, want a %s error on %q containing %q", err, kind, field, contains)
 	}
 }
@@ -80,15 +81,15 @@ func TestCreateUser(t *testing.T) {
 	tests := []struct {
 		name  string
 		in    NewUser
-		kind  AdminErrorKind
+		kind  memory.Code
 		field string
 		msg   string
 	}{
-		{"duplicate email", NewUser{Email: "ANN@example.com", Role: "viewer", Password: "another long secret", Confirm: "another long secret"}, AdminConflict, "email", "already exists"},
-		{"bad email", NewUser{Email: "ann at example", Role: "viewer", Password: "another long secret", Confirm: "another long secret"}, AdminInvalid, "email", "not an email"},
-		{"bad role", NewUser{Email: "x@example.com", Role: "root", Password: "another long secret", Confirm: "another long secret"}, AdminInvalid, "role", "viewer, reviewer, admin"},
-		{"short password", NewUser{Email: "x@example.com", Role: "viewer", Password: "short", Confirm: "short"}, AdminInvalid, "password", "at least 12"},
-		{"confirm differs", NewUser{Email: "x@example.com", Role: "viewer", Password: "another long secret", Confirm: "another long secret!"}, AdminInvalid, "confirm", "differ"},
+		{"duplicate email", NewUser{Email: "ANN@example.com", Role: "viewer", Password: "another long secret", Confirm: "another long secret"}, memory.CodeConflict, "email", "already exists"},
+		{"bad email", NewUser{Email: "ann at example", Role: "viewer", Password: "another long secret", Confirm: "another long secret"}, memory.CodeInvalid, "email", "not an email"},
+		{"bad role", NewUser{Email: "x@example.com", Role: "root", Password: "another long secret", Confirm: "another long secret"}, memory.CodeInvalid, "role", "viewer, reviewer, admin"},
+		{"short password", NewUser{Email: "x@example.com", Role: "viewer", Password: "short", Confirm: "short"}, memory.CodeInvalid, "password", "at least 12"},
+		{"confirm differs", NewUser{Email: "x@example.com", Role: "viewer", Password: "another long secret", Confirm: "another long secret!"}, memory.CodeInvalid, "confirm", "differ"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -129,22 +130,22 @@ func TestSetRoleAndDisabled(t *testing.T) {
 
 	t.Run("self and last admin", func(t *testing.T) {
 		_, err := fx.admin.SetRole(ctx, fx.boss, fx.boss.UserID, "viewer")
-		wantAdminError(t, err, AdminConflict, "role", "your own role")
+		wantAdminError(t, err, memory.CodeConflict, "role", "your own role")
 		_, err = fx.admin.SetDisabled(ctx, fx.boss, fx.boss.UserID, true)
-		wantAdminError(t, err, AdminConflict, "disabled", "your own account")
+		wantAdminError(t, err, memory.CodeConflict, "disabled", "your own account")
 		// Another admin acting on the boss, who is the last admin.
 		other := Session{UserID: ann.ID, Email: ann.Email}
 		_, err = fx.admin.SetRole(ctx, other, fx.boss.UserID, "reviewer")
-		wantAdminError(t, err, AdminConflict, "role", "last admin")
+		wantAdminError(t, err, memory.CodeConflict, "role", "last admin")
 		_, err = fx.admin.SetDisabled(ctx, other, fx.boss.UserID, true)
-		wantAdminError(t, err, AdminConflict, "disabled", "last admin")
+		wantAdminError(t, err, memory.CodeConflict, "disabled", "last admin")
 		if n := fx.count(t, `SELECT count(*) FROM users WHERE role = 'admin' AND disabled_at IS NULL`); n != 1 {
 			t.Errorf("%d enabled admins, want 1", n)
 		}
 	})
 
 	t.Run("disable ends sessions", func(t *testing.T) {
-		s, err := NewSessions(fx.admin.q, func() time.Time { return fx.now })
+		s, err := NewSessions(fx.pool, func() time.Time { return fx.now })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -176,7 +177,7 @@ func TestSetRoleAndDisabled(t *testing.T) {
 
 	t.Run("unknown user", func(t *testing.T) {
 		_, err := fx.admin.SetRole(ctx, fx.boss, 9999, "viewer")
-		wantAdminError(t, err, AdminNotFound, "", "no user")
+		wantAdminError(t, err, memory.CodeNotFound, "", "no user")
 	})
 }
 
@@ -214,14 +215,14 @@ func TestTokens(t *testing.T) {
 
 	for _, tt := range []struct {
 		in    NewToken
-		kind  AdminErrorKind
+		kind  memory.Code
 		field string
 	}{
-		{NewToken{Name: "laptop", Scope: "home", Role: "writer"}, AdminConflict, "name"},
-		{NewToken{Name: " ", Scope: "home", Role: "writer"}, AdminInvalid, "name"},
-		{NewToken{Name: "x", Scope: "Home Scope", Role: "writer"}, AdminInvalid, "scope"},
-		{NewToken{Name: "x", Scope: "home", Role: "admin"}, AdminInvalid, "role"},
-		{NewToken{Name: "x", Scope: "home", Role: "reader", ExpiresInDays: 5000}, AdminInvalid, "expires_days"},
+		{NewToken{Name: "laptop", Scope: "home", Role: "writer"}, memory.CodeConflict, "name"},
+		{NewToken{Name: " ", Scope: "home", Role: "writer"}, memory.CodeInvalid, "name"},
+		{NewToken{Name: "x", Scope: "Home Scope", Role: "writer"}, memory.CodeInvalid, "scope"},
+		{NewToken{Name: "x", Scope: "home", Role: "admin"}, memory.CodeInvalid, "role"},
+		{NewToken{Name: "x", Scope: "home", Role: "reader", ExpiresInDays: 5000}, memory.CodeInvalid, "expires_days"},
 	} {
 		_, _, err := fx.admin.CreateToken(ctx, fx.boss, tt.in)
 		wantAdminError(t, err, tt.kind, tt.field, "")
@@ -232,9 +233,9 @@ func TestTokens(t *testing.T) {
 		t.Fatalf("RevokeToken() = %+v, %v", r, err)
 	}
 	_, err = fx.admin.RevokeToken(ctx, fx.boss, tok.ID)
-	wantAdminError(t, err, AdminConflict, "", "already revoked")
+	wantAdminError(t, err, memory.CodeConflict, "", "already revoked")
 	_, err = fx.admin.RevokeToken(ctx, fx.boss, 9999)
-	wantAdminError(t, err, AdminNotFound, "", "no API token")
+	wantAdminError(t, err, memory.CodeNotFound, "", "no API token")
 	if n := fx.count(t, `SELECT count(*) FROM audit_log WHERE action = 'token.revoke' AND target_id = $1::bigint::text`, tok.ID); n != 1 {
 		t.Errorf("%d token.revoke audit rows, want 1", n)
 	}

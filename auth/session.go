@@ -92,8 +92,9 @@ type Sessions struct {
 	dummy string
 }
 
-// NewSessions returns a session store over q.
-func NewSessions(q *queries.Queries, now func() time.Time) (*Sessions, error) {
+// NewSessions returns a session store over db; now is the clock (nil for
+// time.Now).
+func NewSessions(db DB, now func() time.Time) (*Sessions, error) {
 	if now == nil {
 		now = time.Now
 	}
@@ -101,7 +102,7 @@ func NewSessions(q *queries.Queries, now func() time.Time) (*Sessions, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Sessions{q: q, now: now, dummy: dummy}, nil
+	return &Sessions{q: queries.New(db), now: now, dummy: dummy}, nil
 }
 
 func hashToken(token string) []byte {
@@ -191,49 +192,4 @@ func (s *Sessions) Logout(ctx context.Context, token string) error {
 		return fmt.Errorf("auth: logout: %w", err)
 	}
 	return nil
-}
-
-// APITokenPrefix starts every API token, so a leaked one is easy to spot.
-const APITokenPrefix = "tnr_"
-
-// NewAPIToken returns a fresh API token, its hash for storage and the short
-// prefix shown in lists.
-func NewAPIToken() (token string, hash []byte, prefix string, err error) {
-	secret, err := RandomSecret(32)
-	if err != nil {
-		return "", nil, "", err
-	}
-	token = APITokenPrefix + secret
-	return token, hashToken(token), token[:len(APITokenPrefix)+6], nil
-}
-
-// HashAPIToken is the stored form of an API token.
-func HashAPIToken(token string) []byte { return hashToken(token) }
-
-// ErrUnknownAPIToken is the error of a bearer token that opens nothing: no
-// live token (not revoked, not expired) has its hash.
-var ErrUnknownAPIToken = errors.New("auth: unknown, revoked or expired API token")
-
-// apiTokenTouchEvery bounds how often a token's last_used_at is written: a
-// busy agent must not turn every read into a write.
-const apiTokenTouchEvery = time.Minute
-
-// LiveAPIToken returns the live API token whose secret is bearer at now
-// (ErrUnknownAPIToken when there is none), and keeps its last_used_at to the
-// minute.
-func LiveAPIToken(ctx context.Context, q *queries.Queries, bearer string, now time.Time) (queries.ApiToken, error) {
-	now = now.UTC().Truncate(time.Microsecond)
-	tok, err := q.GetLiveTokenByHash(ctx, queries.GetLiveTokenByHashParams{TokenHash: HashAPIToken(bearer), Now: now})
-	if errors.Is(err, pgx.ErrNoRows) {
-		return queries.ApiToken{}, ErrUnknownAPIToken
-	}
-	if err != nil {
-		return queries.ApiToken{}, fmt.Errorf("auth: look up API token: %w", err)
-	}
-	if tok.LastUsedAt == nil || now.Sub(*tok.LastUsedAt) >= apiTokenTouchEvery {
-		if err := q.TouchToken(ctx, queries.TouchTokenParams{Now: &now, ID: tok.ID}); err != nil {
-			return queries.ApiToken{}, fmt.Errorf("auth: touch API token: %w", err)
-		}
-	}
-	return tok, nil
 }

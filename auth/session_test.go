@@ -33,10 +33,11 @@ func TestRoles(t *testing.T) {
 
 func TestSessions(t *testing.T) {
 	ctx := context.Background()
-	q := queries.New(pgtest.NewPool(t))
+	pool := pgtest.NewPool(t)
+	q := queries.New(pool)
 	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
-	s, err := NewSessions(q, clock)
+	s, err := NewSessions(pool, clock)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,9 +108,10 @@ func TestSessions(t *testing.T) {
 // SessionMaxAge after sign-in.
 func TestSessionAbsoluteLifetime(t *testing.T) {
 	ctx := context.Background()
-	q := queries.New(pgtest.NewPool(t))
+	pool := pgtest.NewPool(t)
+	q := queries.New(pool)
 	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-	s, err := NewSessions(q, func() time.Time { return now })
+	s, err := NewSessions(pool, func() time.Time { return now })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/tenurehq/tenure/memory"
 )
 
 // TestAdminRefusesUnstorableText: creating a user or a token refuses text
@@ -34,7 +36,7 @@ func TestAdminRefusesUnstorableText(t *testing.T) {
 	} {
 		t.Run("user "+tt.name, func(t *testing.T) {
 			_, err := fx.admin.CreateUser(ctx, fx.boss, tt.in)
-			wantAdminError(t, err, AdminInvalid, tt.field, tt.want)
+			wantAdminError(t, err, memory.CodeInvalid, tt.field, tt.want)
 			if err != nil && strings.Contains(err.Error(), "secret") {
 				t.Errorf("error %q repeats the password", err)
 			}
@@ -57,7 +59,7 @@ func TestAdminRefusesUnstorableText(t *testing.T) {
 	} {
 		t.Run("token "+tt.name, func(t *testing.T) {
 			_, _, err := fx.admin.CreateToken(ctx, fx.boss, tt.in)
-			wantAdminError(t, err, AdminInvalid, tt.field, tt.want)
+			wantAdminError(t, err, memory.CodeInvalid, tt.field, tt.want)
 		})
 	}
 

@@ -1,5 +1,5 @@
 // Package bench fills a database with a realistic mix of memory and measures
-// Tenure's workloads against their baselines on that data (DESIGN 9).
+// Tenure's workloads against their baselines on that data.
 package bench
 
 import (

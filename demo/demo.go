@@ -7,25 +7,20 @@ package demo
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/tenurehq/tenure/auth"
-	"github.com/tenurehq/tenure/queries"
+	"github.com/tenurehq/tenure/memory"
 )
 
 // AdminEmail is the login of the admin account the demo creates.
 const AdminEmail = "admin@tenure.local"
-
-// lockKey serialises concurrent demo loads from several replicas ("tenure-demo").
-const lockKey int64 = 0x74656e757265_64
 
 // ErrNotEmpty is returned by Load when the database already holds data; the
 // demo never writes into such a database.
@@ -47,25 +42,20 @@ type Summary struct {
 }
 
 // Load writes the demo memory as of now in one transaction, or returns
-// ErrNotEmpty and writes nothing.
+// ErrNotEmpty and writes nothing. Concurrent loads (several replicas starting
+// at once) wait for each other, so only the first writes.
 func Load(ctx context.Context, pool *pgxpool.Pool, now time.Time) (Summary, error) {
 	var sum Summary
-	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", lockKey); err != nil {
-			return fmt.Errorf("demo: lock: %w", err)
-		}
-		q := queries.New(tx)
-		holds, err := q.DatabaseHoldsMemory(ctx)
-		if err != nil {
-			return fmt.Errorf("demo: check empty: %w", err)
-		}
-		if holds.Entities || holds.MemoryNodes || holds.Users || holds.ConsolidationRuns || holds.ApiTokens {
-			return ErrNotEmpty
-		}
-		l := loader{ctx: ctx, tx: tx, q: q, now: now.UTC(), rnd: rand.New(rand.NewPCG(7, 11))}
+	store := memory.NewStore(pool, memory.Options{})
+	err := store.Seed(ctx, now, func(s *memory.Seeder) error {
+		l := loader{ctx: ctx, s: s, now: now.UTC(), rnd: rand.New(rand.NewPCG(7, 11))}
+		var err error
 		sum, err = l.load()
 		return err
 	})
+	if errors.Is(err, memory.ErrDatabaseNotEmpty) {
+		return Summary{}, ErrNotEmpty
+	}
 	if err != nil {
 		return Summary{}, err
 	}
@@ -74,8 +64,7 @@ func Load(ctx context.Context, pool *pgxpool.Pool, now time.Time) (Summary, erro
 
 type loader struct {
 	ctx context.Context
-	tx  pgx.Tx
-	q   *queries.Queries
+	s   *memory.Seeder
 	now time.Time
 	rnd *rand.Rand
 	sum Summary
@@ -92,61 +81,36 @@ func (l *loader) load() (Summary, error) {
 		}
 		l.sum.Scopes++
 	}
-	// Newer states, moods and identities on a key have superseded the older
-	// ones, as every writer of facts leaves them; exact repeats have merged.
-	var ids []int64
-	rows, err := l.tx.Query(l.ctx, `SELECT id FROM entity_facts WHERE status = 'active'`)
+	// Exact repeats have merged into the first; newer states, moods and
+	// identities on a key have superseded the older ones, as every writer of
+	// facts leaves them; old moods and states have long decayed, and the demo
+	// shows them archived, as the decay job would have left them.
+	settled, err := l.s.Settle(l.ctx)
 	if err != nil {
-		return Summary{}, fmt.Errorf("demo: facts: %w", err)
+		return Summary{}, fmt.Errorf("demo: %w", err)
 	}
-	ids, err = pgx.CollectRows(rows, pgx.RowTo[int64])
-	if err != nil {
-		return Summary{}, fmt.Errorf("demo: facts: %w", err)
-	}
-	// Facts observed again word for word have merged into the first.
-	if _, err := l.q.MergeDuplicatesOf(l.ctx, queries.MergeDuplicatesOfParams{Ids: ids, Now: l.now}); err != nil {
-		return Summary{}, fmt.Errorf("demo: merge duplicates: %w", err)
-	}
-	superseded, err := l.q.SupersedeFacts(l.ctx, queries.SupersedeFactsParams{Ids: ids, Now: l.now})
-	if err != nil {
-		return Summary{}, fmt.Errorf("demo: supersede: %w", err)
-	}
-	l.sum.Superseded = len(superseded)
-	// Old moods and states have long decayed: the demo shows them archived, as
-	// the decay job would have left them.
-	tag, err := l.tx.Exec(l.ctx, `
-		UPDATE entity_facts
-		SET status = 'archived', archived_at = forget_at, archive_reason = 'decayed'
-		WHERE status = 'active' AND forget_at <= $1`, l.now)
-	if err != nil {
-		return Summary{}, fmt.Errorf("demo: archive decayed: %w", err)
-	}
-	l.sum.Archived = int(tag.RowsAffected())
+	l.sum.Superseded, l.sum.Archived = settled.Superseded, settled.Archived
 
 	password, err := auth.RandomSecret(15)
 	if err != nil {
 		return Summary{}, err
 	}
-	hash, err := auth.HashPassword(password)
-	if err != nil {
-		return Summary{}, err
-	}
-	if _, err := l.q.CreateUser(l.ctx, queries.CreateUserParams{
-		Email: AdminEmail, Name: "Demo admin", Role: "admin", PasswordHash: hash,
+	if _, err := auth.SeedUser(l.ctx, l.s.Tx(), auth.NewUser{
+		Email: AdminEmail, Name: "Demo admin", Role: string(auth.RoleAdmin), Password: password,
 	}); err != nil {
 		return Summary{}, fmt.Errorf("demo: admin user: %w", err)
 	}
 	l.sum.AdminEmail, l.sum.AdminPassword = AdminEmail, password
 
-	after, _ := json.Marshal(map[string]int{
-		"scopes": l.sum.Scopes, "entities": l.sum.Entities, "facts": l.sum.Facts,
-		"decisions": l.sum.Decisions, "obligations": l.sum.Obligations, "nodes": l.sum.Nodes,
-	})
-	if err := l.q.InsertAudit(l.ctx, queries.InsertAuditParams{
-		At: l.now, Actor: "system:demo", Action: "demo.load", TargetType: "database",
-		TargetID: "demo", After: after, Reason: "demo data loaded into an empty database",
+	if err := l.s.Audit(l.ctx, memory.SeedAudit{
+		Actor: memory.System("demo"), Action: "demo.load", TargetType: "database", TargetID: "demo",
+		After: map[string]int{
+			"scopes": l.sum.Scopes, "entities": l.sum.Entities, "facts": l.sum.Facts,
+			"decisions": l.sum.Decisions, "obligations": l.sum.Obligations, "nodes": l.sum.Nodes,
+		},
+		Reason: "demo data loaded into an empty database",
 	}); err != nil {
-		return Summary{}, fmt.Errorf("demo: audit: %w", err)
+		return Summary{}, fmt.Errorf("demo: %w", err)
 	}
 	return l.sum, nil
 }
@@ -154,15 +118,15 @@ func (l *loader) load() (Summary, error) {
 func (l *loader) loadScope(s scopeSpec) error {
 	ids := make(map[string]int64, len(s.entities))
 	for _, e := range s.entities {
-		row, err := l.q.UpsertEntity(l.ctx, queries.UpsertEntityParams{Scope: s.name, Name: e.name, Kind: e.kind})
+		id, err := l.s.Entity(l.ctx, s.name, e.name, e.kind)
 		if err != nil {
-			return fmt.Errorf("entity %s: %w", e.name, err)
+			return err
 		}
-		ids[e.name] = row.ID
+		ids[e.name] = id
 		l.sum.Entities++
 	}
 	for _, f := range s.facts {
-		if _, err := l.fact(s.name, ids[f.entity], f, nil); err != nil {
+		if _, _, err := l.fact(s.name, ids[f.entity], f, nil); err != nil {
 			return err
 		}
 	}
@@ -180,7 +144,7 @@ func (l *loader) loadScope(s scopeSpec) error {
 		deadline := l.ago(-o.inDays)
 		f := factSpec{entity: o.entity, key: o.key, content: o.content, durability: "short_term",
 			category: "obligation", confidence: 0.9, ageDays: 10 + l.rnd.Float64()*10}
-		if _, err := l.fact(s.name, ids[o.entity], f, &deadline); err != nil {
+		if _, _, err := l.fact(s.name, ids[o.entity], f, &deadline); err != nil {
 			return err
 		}
 		l.sum.Obligations++
@@ -193,20 +157,21 @@ func (l *loader) loadScope(s scopeSpec) error {
 	return nil
 }
 
-func (l *loader) fact(scope string, entityID int64, f factSpec, deadline *time.Time) (queries.CreateFactRow, error) {
+// fact writes f and returns its id and confirmation time.
+func (l *loader) fact(scope string, entityID int64, f factSpec, deadline *time.Time) (int64, time.Time, error) {
 	confirmed := l.ago(f.ageDays)
 	created := confirmed.Add(-time.Duration(l.rnd.IntN(72)) * time.Hour)
-	row, err := l.q.CreateFact(l.ctx, queries.CreateFactParams{
+	id, err := l.s.Fact(l.ctx, memory.SeedFact{
 		Scope: scope, EntityID: entityID, Key: f.key, Content: f.content,
 		Durability: f.durability, Category: f.category, Confidence: f.confidence,
 		Importance: math.Round((0.3+l.rnd.Float64()*0.6)*100) / 100, ConfirmedAt: confirmed,
 		Deadline: deadline, Source: l.source(), CreatedAt: created,
 	})
 	if err != nil {
-		return row, fmt.Errorf("fact %q: %w", f.content, err)
+		return 0, confirmed, err
 	}
 	l.sum.Facts++
-	return row, nil
+	return id, confirmed, nil
 }
 
 // source spreads the demo facts over the ways facts arrive.
@@ -231,7 +196,7 @@ func (l *loader) recurring(scope string, entityID int64, r recurringSpec) error 
 		age := float64(i)*r.everyDays + l.rnd.Float64()*r.everyDays*0.8
 		f := factSpec{key: r.key, content: r.variants[i%len(r.variants)], durability: r.durability,
 			category: r.category, confidence: math.Round((0.45+l.rnd.Float64()*0.5)*100) / 100, ageDays: age}
-		if _, err := l.fact(scope, entityID, f, nil); err != nil {
+		if _, _, err := l.fact(scope, entityID, f, nil); err != nil {
 			return err
 		}
 	}
@@ -241,26 +206,21 @@ func (l *loader) recurring(scope string, entityID int64, r recurringSpec) error 
 func (l *loader) decision(scope string, entityID int64, d decisionSpec) error {
 	f := factSpec{key: d.key, content: d.decision, durability: "permanent", category: "decision",
 		confidence: 1, ageDays: d.ageDays}
-	fact, err := l.fact(scope, entityID, f, nil)
+	factID, confirmed, err := l.fact(scope, entityID, f, nil)
 	if err != nil {
 		return err
 	}
-	dec, err := l.q.CreateDecision(l.ctx, queries.CreateDecisionParams{
-		FactID: fact.ID, Scope: scope, EntityID: entityID, Key: d.key, Decision: d.decision,
+	dec := memory.SeedDecision{
+		FactID: factID, Scope: scope, EntityID: entityID, Key: d.key, Decision: d.decision,
 		Alternatives: d.alternatives, Reasoning: d.reasoning, DecidedBy: d.decidedBy,
-		DecidedAt: fact.ConfirmedAt, DoNotReopen: !d.open,
-	})
-	if err != nil {
-		return fmt.Errorf("decision %q: %w", d.decision, err)
+		DecidedAt: confirmed, DoNotReopen: !d.open,
 	}
 	if d.open {
-		_, err := l.tx.Exec(l.ctx, `
-			UPDATE decisions SET reopened_at = $2, reopened_by = 'admin@tenure.local',
-				reopen_reason = 'The Saturday opening hours changed; compare practices again.'
-			WHERE id = $1`, dec.ID, l.ago(d.ageDays/3))
-		if err != nil {
-			return fmt.Errorf("reopen decision %q: %w", d.decision, err)
-		}
+		dec.Reopened = &memory.SeedReopening{At: l.ago(d.ageDays / 3), By: AdminEmail,
+			Reason: "The Saturday opening hours changed; compare practices again."}
+	}
+	if _, err := l.s.Decision(l.ctx, dec); err != nil {
+		return err
 	}
 	l.sum.Decisions++
 	return nil
@@ -274,20 +234,16 @@ func (l *loader) node(scope string, n nodeSpec) error {
 	if n.marker != "" {
 		props["durability"] = n.marker
 	}
-	raw, err := json.Marshal(props)
-	if err != nil {
-		return err
-	}
 	var ttl *int32
 	if n.ttlSeconds > 0 {
 		ttl = &n.ttlSeconds
 	}
-	_, err = l.q.InsertNode(l.ctx, queries.InsertNodeParams{
-		Scope: scope, Content: n.content, Properties: raw, Importance: n.importance,
-		TtlSeconds: ttl, CreatedAt: l.now.Add(-time.Duration(n.ageMinutes * float64(time.Minute))),
+	_, err := l.s.Node(l.ctx, memory.SeedNode{
+		Scope: scope, Content: n.content, Properties: props, Importance: n.importance,
+		TTLSeconds: ttl, CreatedAt: l.now.Add(-time.Duration(n.ageMinutes * float64(time.Minute))),
 	})
 	if err != nil {
-		return fmt.Errorf("node %q: %w", n.content, err)
+		return err
 	}
 	l.sum.Nodes++
 	return nil

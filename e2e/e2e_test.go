@@ -21,9 +21,8 @@ import (
 	"github.com/tenurehq/tenure/auth"
 	"github.com/tenurehq/tenure/demo"
 	"github.com/tenurehq/tenure/internal/pgtest"
-	"github.com/tenurehq/tenure/queries"
+	"github.com/tenurehq/tenure/server"
 	"github.com/tenurehq/tenure/static"
-	"github.com/tenurehq/tenure/web"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -63,12 +62,8 @@ func newSession(t *testing.T) *session {
 	if _, err := demo.Load(context.Background(), pool, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	hash, err := auth.HashPassword(password)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := queries.New(pool).CreateUser(context.Background(), queries.CreateUserParams{
-		Email: "reviewer@example.com", Name: "Rita Reviewer", Role: "reviewer", PasswordHash: hash,
+	if _, err := auth.SeedUser(context.Background(), pool, auth.NewUser{
+		Email: "reviewer@example.com", Name: "Rita Reviewer", Role: "reviewer", Password: password,
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +71,7 @@ func newSession(t *testing.T) *session {
 	if err != nil {
 		t.Fatal(err)
 	}
-	app, err := web.New(web.Config{Pool: pool, Assets: assets, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	app, err := server.New(server.Config{Pool: pool, Assets: assets, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

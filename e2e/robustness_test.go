@@ -27,9 +27,8 @@ import (
 	"github.com/tenurehq/tenure/auth"
 	"github.com/tenurehq/tenure/demo"
 	"github.com/tenurehq/tenure/internal/pgtest"
-	"github.com/tenurehq/tenure/queries"
+	"github.com/tenurehq/tenure/server"
 	"github.com/tenurehq/tenure/static"
-	"github.com/tenurehq/tenure/web"
 )
 
 // The robustness test sends a real server (API, MCP and console over one
@@ -315,15 +314,11 @@ func robustServer(t *testing.T, logs io.Writer) (*httptest.Server, *pgxpool.Pool
 	if _, err := demo.Load(context.Background(), pool, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	hash, err := auth.HashPassword(password)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, u := range []queries.CreateUserParams{
-		{Email: "reviewer@example.com", Name: "Rita Reviewer", Role: "reviewer", PasswordHash: hash},
-		{Email: "admin@example.com", Name: "Ada Admin", Role: "admin", PasswordHash: hash},
+	for _, u := range []auth.NewUser{
+		{Email: "reviewer@example.com", Name: "Rita Reviewer", Role: "reviewer", Password: password},
+		{Email: "admin@example.com", Name: "Ada Admin", Role: "admin", Password: password},
 	} {
-		if _, err := queries.New(pool).CreateUser(context.Background(), u); err != nil {
+		if _, err := auth.SeedUser(context.Background(), pool, u); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -331,7 +326,7 @@ func robustServer(t *testing.T, logs io.Writer) (*httptest.Server, *pgxpool.Pool
 	if err != nil {
 		t.Fatal(err)
 	}
-	app, err := web.New(web.Config{Pool: pool, Assets: assets, Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+	app, err := server.New(server.Config{Pool: pool, Assets: assets, Logger: slog.New(slog.NewJSONHandler(logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,13 +337,8 @@ func robustServer(t *testing.T, logs io.Writer) (*httptest.Server, *pgxpool.Pool
 
 func robustToken(t *testing.T, pool *pgxpool.Pool, scope, name, role string) string {
 	t.Helper()
-	secret, hash, prefix, err := auth.NewAPIToken()
+	secret, _, err := auth.SeedToken(context.Background(), pool, auth.NewToken{Name: name, Scope: scope, Role: role}, time.Now())
 	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := queries.New(pool).CreateToken(context.Background(), queries.CreateTokenParams{
-		Name: name, Scope: scope, Role: role, TokenHash: hash, TokenPrefix: prefix, Now: time.Now(),
-	}); err != nil {
 		t.Fatal(err)
 	}
 	return secret
@@ -358,13 +348,7 @@ func robustToken(t *testing.T, pool *pgxpool.Pool, scope, name, role string) str
 // use, and returns its id.
 func robustTokenID(t *testing.T, pool *pgxpool.Pool, name string) int64 {
 	t.Helper()
-	_, hash, prefix, err := auth.NewAPIToken()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := queries.New(pool).CreateToken(context.Background(), queries.CreateTokenParams{
-		Name: name, Scope: robustScope, Role: auth.TokenReader, TokenHash: hash, TokenPrefix: prefix, Now: time.Now(),
-	})
+	_, tok, err := auth.SeedToken(context.Background(), pool, auth.NewToken{Name: name, Scope: robustScope, Role: auth.TokenReader}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,7 @@
 // the work: Rules, the offline rule-based classifier and the default, and
 // LLM, any OpenAI-compatible chat completions endpoint driven by a versioned
 // prompt embedded in the binary. Stored candidates become working rows, so
-// they pass consolidation's gates like any other row (DESIGN 5).
+// they pass consolidation's gates like any other row.
 package extract
 
 import (

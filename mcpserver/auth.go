@@ -5,12 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 
 	"github.com/tenurehq/tenure/auth"
-	"github.com/tenurehq/tenure/queries"
 )
 
 // TokenInfo is the agent behind a request: its API token's name, the one
@@ -43,19 +41,16 @@ func (e *InvalidTokenError) Error() string { return "invalid bearer token: " + e
 // ErrInvalidToken.
 func (e *InvalidTokenError) Unwrap() error { return sdkauth.ErrInvalidToken }
 
-// NewTokenAuth returns the TokenAuth over the api_tokens table: tokens are
-// looked up by their SHA-256 (auth.HashAPIToken), must be live (not revoked,
-// not expired at now()), and their last_used_at is kept to the minute.
-func NewTokenAuth(q *queries.Queries, now func() time.Time) TokenAuth {
-	if now == nil {
-		now = time.Now
-	}
-	return &tokenAuth{q: q, now: now}
+// NewTokenAuth returns the TokenAuth over tokens (auth.Tokens.Authenticate):
+// tokens are looked up by their SHA-256, must be live (not revoked, not
+// expired at the tokens' clock), and their last_used_at is kept to the
+// minute.
+func NewTokenAuth(tokens *auth.Tokens) TokenAuth {
+	return &tokenAuth{tokens: tokens}
 }
 
 type tokenAuth struct {
-	q   *queries.Queries
-	now func() time.Time
+	tokens *auth.Tokens
 }
 
 func (a *tokenAuth) Authenticate(ctx context.Context, bearer string) (TokenInfo, error) {
@@ -63,12 +58,12 @@ func (a *tokenAuth) Authenticate(ctx context.Context, bearer string) (TokenInfo,
 	if bearer == "" {
 		return TokenInfo{}, &InvalidTokenError{Reason: "the token is empty"}
 	}
-	row, err := auth.LiveAPIToken(ctx, a.q, bearer, a.now())
+	tok, err := a.tokens.Authenticate(ctx, bearer)
 	if errors.Is(err, auth.ErrUnknownAPIToken) {
 		return TokenInfo{}, &InvalidTokenError{Reason: "unknown, revoked or expired token"}
 	}
 	if err != nil {
 		return TokenInfo{}, fmt.Errorf("mcpserver: %w", err)
 	}
-	return TokenInfo{Name: row.Name, Scope: row.Scope, Role: row.Role}, nil
+	return TokenInfo{Name: tok.Name, Scope: tok.Scope, Role: tok.Role}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -227,6 +228,16 @@ func TestToolExamples(t *testing.T) {
 		var schema jsonschema.Schema
 		if err := json.Unmarshal(raw, &schema); err != nil {
 			t.Fatal(err)
+		}
+		// What tools/list shows is what ToolSchemas gives (the schemas the
+		// contract tests hold to the OpenAPI document).
+		want, err := json.Marshal(mcpserver.ToolSchemas()[name])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var listed, given any
+		if json.Unmarshal(raw, &listed) != nil || json.Unmarshal(want, &given) != nil || !reflect.DeepEqual(listed, given) {
+			t.Errorf("%s listed schema differs from ToolSchemas:\n%s\nwant\n%s", name, raw, want)
 		}
 		if len(schema.Examples) != 1 {
 			t.Errorf("%s lists %d examples, want one", name, len(schema.Examples))

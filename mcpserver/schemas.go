@@ -223,6 +223,16 @@ func advertise(schemas map[string]*jsonschema.Schema) mcp.Middleware {
 	}
 }
 
+// ToolSchemas returns the input schema each tool is listed with, by tool
+// name (for a writer token: every tool).
+func ToolSchemas() map[string]*jsonschema.Schema {
+	out := make(map[string]*jsonschema.Schema, len(listedSchemas()))
+	for name, s := range listedSchemas() {
+		out[name] = s.CloneSchemas()
+	}
+	return out
+}
+
 // listedSchemas are inputSchemas, built once; they derive from static types
 // and the engine's constants, so an error is a programming error.
 var listedSchemas = sync.OnceValue(func() map[string]*jsonschema.Schema {

@@ -18,8 +18,8 @@ import (
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/tenurehq/tenure/api"
 	"github.com/tenurehq/tenure/extract"
+	"github.com/tenurehq/tenure/internal/httpx"
 	"github.com/tenurehq/tenure/memory"
 )
 
@@ -34,7 +34,7 @@ type config struct {
 
 // WithRequestTimeout bounds each request: the check of its token, and each
 // call it carries (POST; the extract tool through an LLM may take the LLM's
-// own timeout and a little more, api.ExtractTimeout). A call past it fails
+// own timeout and a little more, httpx.ExtractTimeout). A call past it fails
 // with a tool error saying the store is unavailable, to be retried. Without
 // it, or with d <= 0, requests are not bounded. Only POST carries calls: in
 // stateless mode GET, which would open an event stream, is answered 405.
@@ -92,7 +92,7 @@ func NewHandler(store *memory.Store, tokens TokenAuth, logger *slog.Logger, opts
 			server.AddReceivingMiddleware(t.refuseWrites)
 		}
 		if cfg.timeout > 0 {
-			server.AddReceivingMiddleware(bounded(cfg.timeout, api.ExtractTimeout(cfg.timeout, cfg.extractors)))
+			server.AddReceivingMiddleware(bounded(cfg.timeout, httpx.ExtractTimeout(cfg.timeout, cfg.extractors)))
 		}
 		// Outermost, so that every other layer sees a tool's name now.
 		server.AddReceivingMiddleware(renames)
@@ -183,9 +183,9 @@ func (a *authenticator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		a.logger.Warn("mcp.unauthorized", slog.String("reason", invalid.Reason), slog.String("remote", r.RemoteAddr))
 		unauthorized(w, invalid.Error())
 		return
-	case api.IsUnavailable(err):
+	case httpx.IsUnavailable(err):
 		a.logger.Error("mcp.authenticate", slog.String("error", err.Error()))
-		w.Header().Set("Retry-After", strconv.Itoa(api.RetryAfterSeconds))
+		w.Header().Set("Retry-After", strconv.Itoa(httpx.RetryAfterSeconds))
 		http.Error(w, "the token could not be checked: the store is unavailable (its database is unreachable or not answering); retry in a few seconds",
 			http.StatusServiceUnavailable)
 		return

@@ -21,7 +21,6 @@ import (
 	"github.com/tenurehq/tenure/internal/pgtest"
 	"github.com/tenurehq/tenure/mcpserver"
 	"github.com/tenurehq/tenure/memory"
-	"github.com/tenurehq/tenure/queries"
 )
 
 var mcpNow = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
@@ -29,7 +28,6 @@ var mcpNow = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 // mcpFixture is an MCP endpoint over a fresh database, with a fixed clock.
 type mcpFixture struct {
 	pool  *pgxpool.Pool
-	q     *queries.Queries
 	store *memory.Store
 	url   string
 }
@@ -40,8 +38,8 @@ func newMCPFixture(t *testing.T, opts ...mcpserver.Option) *mcpFixture {
 	pool := pgtest.NewPool(t)
 	now := func() time.Time { return mcpNow }
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	f := &mcpFixture{pool: pool, q: queries.New(pool), store: memory.NewStore(pool, memory.Options{Now: now, Logger: logger})}
-	srv := httptest.NewServer(mcpserver.NewHandler(f.store, mcpserver.NewTokenAuth(f.q, now), logger, opts...))
+	f := &mcpFixture{pool: pool, store: memory.NewStore(pool, memory.Options{Now: now, Logger: logger})}
+	srv := httptest.NewServer(mcpserver.NewHandler(f.store, mcpserver.NewTokenAuth(auth.NewTokens(pool, now)), logger, opts...))
 	t.Cleanup(srv.Close)
 	f.url = srv.URL + "/mcp"
 	return f
@@ -50,13 +48,8 @@ func newMCPFixture(t *testing.T, opts ...mcpserver.Option) *mcpFixture {
 // token creates a live API token and returns it.
 func (f *mcpFixture) token(t *testing.T, name, scope, role string) string {
 	t.Helper()
-	secret, hash, prefix, err := auth.NewAPIToken()
+	secret, _, err := auth.SeedToken(context.Background(), f.pool, auth.NewToken{Name: name, Scope: scope, Role: role}, mcpNow)
 	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.q.CreateToken(context.Background(), queries.CreateTokenParams{
-		Name: name, Scope: scope, Role: role, TokenHash: hash, TokenPrefix: prefix, Now: mcpNow,
-	}); err != nil {
 		t.Fatal(err)
 	}
 	return secret

@@ -14,8 +14,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/tenurehq/tenure/api"
 	"github.com/tenurehq/tenure/extract"
+	"github.com/tenurehq/tenure/internal/httpx"
 	"github.com/tenurehq/tenure/memory"
 )
 
@@ -241,23 +241,22 @@ func errReader(c TokenInfo, tool string) error {
 
 // toolError is what the agent reads when a call fails: the engine's message
 // (what was wrong and what is allowed); while the database cannot be reached
-// or does not answer in time (api.IsUnavailable), that the store is
+// or does not answer in time (httpx.IsUnavailable), that the store is
 // unavailable and to retry; for another failure of Tenure itself, a generic
 // message. The details go to the log.
 func (t *tools) toolError(tool string, c TokenInfo, err error) error {
 	attrs := []any{slog.String("tool", tool), slog.String("scope", c.Scope), slog.String("token", c.Name)}
-	var locked *memory.LockedError
-	if errors.As(err, &locked) {
-		t.logger.Info("mcp.tool_refused", append(attrs, slog.String("code", string(memory.CodeDecisionLocked)),
-			slog.Int64("decision_id", locked.DecisionID))...)
-		return locked
-	}
 	var e *memory.Error
 	if errors.As(err, &e) {
-		t.logger.Info("mcp.tool_refused", append(attrs, slog.String("code", string(e.Code)), slog.String("error", e.Error()))...)
+		if e.Locked != nil {
+			attrs = append(attrs, slog.String("code", string(e.Code)), slog.Int64("decision_id", e.Locked.ID))
+		} else {
+			attrs = append(attrs, slog.String("code", string(e.Code)), slog.String("error", e.Error()))
+		}
+		t.logger.Info("mcp.tool_refused", attrs...)
 		return e
 	}
-	if api.IsUnavailable(err) {
+	if httpx.IsUnavailable(err) {
 		t.logger.Error("mcp.tool_unavailable", append(attrs, slog.String("error", err.Error()))...)
 		return fmt.Errorf("%s could not run: the memory store is unavailable (its database is unreachable or not answering); retry in a few seconds", tool)
 	}

@@ -16,7 +16,6 @@ import (
 	"github.com/tenurehq/tenure/internal/pgtest"
 	"github.com/tenurehq/tenure/mcpserver"
 	"github.com/tenurehq/tenure/memory"
-	"github.com/tenurehq/tenure/queries"
 )
 
 // fixedCaller lets every bearer token in as one writer of acme, without the
@@ -79,7 +78,7 @@ func TestToolsWithDatabaseDown(t *testing.T) {
 	store := memory.NewStore(pool, memory.Options{Logger: logger})
 	calls := httptest.NewServer(mcpserver.NewHandler(store, fixedCaller{}, logger))
 	t.Cleanup(calls.Close)
-	tokens := httptest.NewServer(mcpserver.NewHandler(store, mcpserver.NewTokenAuth(queries.New(pool), nil), logger))
+	tokens := httptest.NewServer(mcpserver.NewHandler(store, mcpserver.NewTokenAuth(auth.NewTokens(pool, nil)), logger))
 	t.Cleanup(tokens.Close)
 	if _, body := rawCall(t, calls.URL, "recall", `{"query": "Lisbon"}`); toolErrorText(t, body) != "" {
 		t.Fatalf("recall before the outage failed: %s", body)

@@ -79,8 +79,10 @@ const consolidationLock int64 = 0x74656e757265_63
 // the review queue.
 const repeatedMoodCount = 5
 
-// ErrRunInProgress is returned when another run holds the consolidation lock.
-var ErrRunInProgress = errors.New("consolidation: another run is in progress")
+// ErrRunInProgress is returned when another run holds the consolidation
+// lock (CodeBusy).
+var ErrRunInProgress = &Error{Code: CodeBusy,
+	Message: "another consolidation run is in progress: wait for it to finish, then try again"}
 
 // Run is a consolidation run and its report.
 type Run struct {
@@ -978,11 +980,8 @@ func planNode(row queries.SelectPendingNodesRow, now time.Time) plan {
 		v, _ := props[key].(string)
 		return strings.TrimSpace(v)
 	}
-	p := plan{nodeID: row.ID, scope: row.Scope, marker: MarkerDurable, entity: str("entity"), key: str("key"),
+	p := plan{nodeID: row.ID, scope: row.Scope, marker: Marker(row.Marker), entity: str("entity"), key: str("key"),
 		confidence: defaultConfidence, reasoning: str("reasoning"), decidedBy: str("decided_by")}
-	if m, ok := props["durability"].(string); ok {
-		p.marker = Marker(m)
-	}
 	if p.entity == "" {
 		// A row that names no entity is about what its text names first:
 		// "billing-db replication lag is 4 s" about billing-db, "I am

@@ -243,7 +243,7 @@ func (in NewDecision) validate(actor Actor, now time.Time) (NewDecision, error) 
 // audit rows. Reasoning is required from every writer.
 //
 // When a locked decision already settles the same scope, entity and key, an
-// automated actor is refused with a *LockedError (and the refusal logged),
+// automated actor is refused with a *Error (and the refusal logged),
 // a person with CodeConflict: reopen the old decision first. A decision that
 // was reopened is superseded by the new one: its fact is archived ("superseded
 // by decision N") and its decisions row stays as history.
@@ -255,7 +255,7 @@ func (s *Store) RecordDecision(ctx context.Context, actor Actor, in NewDecision)
 	}
 	var (
 		d      Decision
-		locked *LockedError
+		locked *Error
 	)
 	err = s.tx(ctx, func(q *queries.Queries, _ pgx.Tx) error {
 		if err := q.LockFactKey(ctx, lockKey(in.Scope, in.Entity, in.Key)); err != nil {
@@ -447,22 +447,6 @@ func (s *Store) ListDecisions(ctx context.Context, f DecisionFilter) ([]Decision
 // likeEscaper escapes ILIKE's wildcards (the default escape is backslash).
 var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
-// DecisionConflictError is the error of an edit made against a stale version
-// of a decision. Current holds the decision as it is now. Its code is
-// CodeConflict.
-type DecisionConflictError struct {
-	Current Decision
-}
-
-func (e *DecisionConflictError) Error() string { return e.Unwrap().Error() }
-
-// Unwrap returns the *Error that carries CodeConflict.
-func (e *DecisionConflictError) Unwrap() error {
-	return &Error{Code: CodeConflict, Message: fmt.Sprintf(
-		"the decision was changed by someone else (now version %d); review the current values and apply your change again",
-		e.Current.Version)}
-}
-
 // DecisionChanges are the edits to a decision; a nil field is left unchanged.
 type DecisionChanges struct {
 	Decision     *string
@@ -520,9 +504,9 @@ func errHumansOnly(what string) error {
 }
 
 // EditDecision edits the decision with id if it is still at version;
-// otherwise it returns a *DecisionConflictError holding the current decision
+// otherwise it returns a *Error (CodeConflict) holding the current decision
 // and writes nothing. Only people edit decisions: an automated actor gets a
-// *LockedError (refusal logged) when the decision is locked, CodeForbidden
+// *Error (refusal logged) when the decision is locked, CodeForbidden
 // otherwise. A changed decision text is written to the decision's fact too.
 // An edit that changes nothing returns the decision as it is.
 func (s *Store) EditDecision(ctx context.Context, actor Actor, id int64, version int32, ch DecisionChanges, reason string) (Decision, error) {
@@ -536,7 +520,7 @@ func (s *Store) EditDecision(ctx context.Context, actor Actor, id int64, version
 	}
 	var (
 		d      Decision
-		locked *LockedError
+		locked *Error
 	)
 	err = s.tx(ctx, func(q *queries.Queries, _ pgx.Tx) error {
 		cur, err := decisionForUpdate(ctx, q, id)
@@ -557,7 +541,7 @@ func (s *Store) EditDecision(ctx context.Context, actor Actor, id int64, version
 			return err
 		}
 		if cur.Version != version {
-			return &DecisionConflictError{Current: cur}
+			return staleDecision(cur)
 		}
 		next := cur
 		if ch.Decision != nil {
@@ -584,7 +568,7 @@ func (s *Store) EditDecision(ctx context.Context, actor Actor, id int64, version
 			DecidedBy: next.DecidedBy, DecidedAt: next.DecidedAt, Now: now, ID: id, Version: version,
 		})
 		if isNoRows(err) {
-			return &DecisionConflictError{Current: cur}
+			return staleDecision(cur)
 		}
 		if err != nil {
 			return fmt.Errorf("update: %w", err)

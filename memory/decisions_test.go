@@ -227,9 +227,9 @@ func TestEditDecision(t *testing.T) {
 
 	t.Run("stale version", func(t *testing.T) {
 		_, err := fx.s.EditDecision(ctx, reviewer, d.ID, 1, DecisionChanges{Reasoning: pointerTo("Other.")}, "")
-		var c *DecisionConflictError
-		if !errors.As(err, &c) || c.Current.Version != 2 || c.Current.Decision != got.Decision {
-			t.Fatalf("EditDecision(version 1) = %v, want a *DecisionConflictError with version 2", err)
+		var c *Error
+		if !errors.As(err, &c) || c.CurrentDecision == nil || c.CurrentDecision.Version != 2 || c.CurrentDecision.Decision != got.Decision {
+			t.Fatalf("EditDecision(version 1) = %v, want a conflict carrying the decision at version 2", err)
 		}
 		wantError(t, "EditDecision(version 1)", err, CodeConflict, "changed by someone else", "now version 2")
 		if now, _ := fx.s.GetDecision(ctx, d.ID); now.Reasoning != got.Reasoning || now.Version != 2 {

@@ -31,7 +31,7 @@ type Fact struct {
 	// Confidence is c0, the confidence at ConfirmedAt; decay never overwrites it.
 	Confidence float64 `json:"confidence"`
 	// EffectiveConfidence is the decayed confidence at the moment the fact
-	// was read (DESIGN 3), computed by tenure_effective_confidence.
+	// was read, computed by tenure_effective_confidence.
 	EffectiveConfidence float64    `json:"effective_confidence"`
 	Importance          float64    `json:"importance"`
 	ConfirmedAt         time.Time  `json:"confirmed_at"`
@@ -434,14 +434,14 @@ func (s *Store) GetFact(ctx context.Context, id int64) (Fact, error) {
 // Facts of category decision are refused for every writer: a decision is
 // written with RecordDecision, which keeps its reasoning. An automated actor
 // may not write on the scope, entity and key of a locked decision: the write
-// is refused with a *LockedError and the refusal logged. People are not held
+// is refused with a *Error and the refusal logged. People are not held
 // by the lock; they act deliberately, and the audit log records them.
 func (s *Store) CreateFact(ctx context.Context, actor Actor, in NewFact) (f Fact, reinforced bool, err error) {
 	now := s.Now()
 	if in, err = in.validate(actor, now); err != nil {
 		return Fact{}, false, err
 	}
-	var locked *LockedError
+	var locked *Error
 	err = s.tx(ctx, func(q *queries.Queries, _ pgx.Tx) error {
 		if err := q.LockFactKey(ctx, lockKey(in.Scope, in.Entity, in.Key)); err != nil {
 			return fmt.Errorf("lock key: %w", err)
@@ -538,8 +538,8 @@ func reinforceAudit(f Fact) map[string]any {
 	}
 }
 
-// reinforce applies DESIGN 3's reinforcement to cur, locked by the caller,
-// and audits it.
+// reinforce confirms cur, locked by the caller, as a new observation of it
+// (confidence becomes 1 - (1 - c_now)(1 - c_new)), and audits it.
 func (s *Store) reinforce(ctx context.Context, q *queries.Queries, actor Actor, cur Fact, confidence float64, reason string) (Fact, error) {
 	row, err := q.ReinforceFactByID(ctx, queries.ReinforceFactByIDParams{Now: s.Now(), Confidence: confidence, ID: cur.ID})
 	if err != nil {
@@ -561,7 +561,7 @@ func (s *Store) reinforce(ctx context.Context, q *queries.Queries, actor Actor, 
 }
 
 // ReinforceFact records that the fact with id was observed again with the
-// given confidence (DESIGN 3): confidence becomes 1 - (1 - c_now)(1 - c_new),
+// given confidence: confidence becomes 1 - (1 - c_now)(1 - c_new),
 // confirmed now; durability and category do not change. Archived facts are
 // refused (restore them first); automated actors are held by locked decisions.
 func (s *Store) ReinforceFact(ctx context.Context, actor Actor, id int64, confidence float64) (Fact, error) {
@@ -571,7 +571,7 @@ func (s *Store) ReinforceFact(ctx context.Context, actor Actor, id int64, confid
 	var (
 		f      Fact
 		scope  string
-		locked *LockedError
+		locked *Error
 	)
 	err := s.tx(ctx, func(q *queries.Queries, _ pgx.Tx) error {
 		cur, err := factForUpdate(ctx, q, s.Now(), id)
@@ -616,23 +616,6 @@ func factForUpdate(ctx context.Context, q *queries.Queries, now time.Time, id in
 		return Fact{}, fmt.Errorf("fact %d: %w", id, err)
 	}
 	return newFact(factRow(row)), nil
-}
-
-// ConflictError is the error of an edit made against a stale version of a
-// fact. Current holds the fact as it is now, to show to whoever edited.
-// Its code is CodeConflict.
-type ConflictError struct {
-	Current Fact
-}
-
-func (e *ConflictError) Error() string { return e.Unwrap().Error() }
-
-// Unwrap returns the *Error that carries CodeConflict, so ErrorCode and
-// errors.As see it.
-func (e *ConflictError) Unwrap() error {
-	return &Error{Code: CodeConflict, Message: fmt.Sprintf(
-		"the fact was changed by someone else (now version %d); review the current values and apply your change again",
-		e.Current.Version)}
 }
 
 // FactChanges are the edits to a fact; a nil field is left unchanged.
@@ -699,9 +682,9 @@ func (ch FactChanges) validate(now time.Time) (FactChanges, error) {
 }
 
 // UpdateFact edits the fact with id if it is still at version; otherwise it
-// returns a *ConflictError holding the current fact and writes nothing.
+// returns a *Error (CodeConflict) holding the current fact and writes nothing.
 //
-// Moods never harden (DESIGN 2.5): an automated actor may not raise a fact's
+// Moods never harden: an automated actor may not raise a fact's
 // durability (ephemeral < short_term < long_term < permanent) nor change the
 // category of a mood or state; people may, and are audited like every edit.
 // An automated actor may not edit a fact on a locked decision's key either.
@@ -720,7 +703,7 @@ func (s *Store) UpdateFact(ctx context.Context, actor Actor, id int64, version i
 	var (
 		f      Fact
 		scope  string
-		locked *LockedError
+		locked *Error
 	)
 	err = s.tx(ctx, func(q *queries.Queries, _ pgx.Tx) error {
 		// Take the key locks before the row lock, in the order CreateFact and
@@ -749,7 +732,7 @@ func (s *Store) UpdateFact(ctx context.Context, actor Actor, id int64, version i
 		}
 		scope = cur.Scope
 		if cur.Version != version {
-			return &ConflictError{Current: cur}
+			return staleFact(cur)
 		}
 		next := cur
 		applyFactChanges(&next, ch, now)
@@ -801,7 +784,7 @@ func (s *Store) UpdateFact(ctx context.Context, actor Actor, id int64, version i
 		if isNoRows(err) {
 			// The row is locked above, so this only happens if the locking is
 			// ever removed; still, never overwrite silently.
-			return &ConflictError{Current: cur}
+			return staleFact(cur)
 		}
 		if err != nil {
 			return fmt.Errorf("update: %w", err)
@@ -917,7 +900,7 @@ func timePtrEqual(a, b *time.Time) bool {
 	return a.Equal(*b)
 }
 
-// checkNoHardening enforces DESIGN 2.5 for automated actors.
+// checkNoHardening keeps automated actors from hardening a fact: no raised durability, no mood or state turned into another category.
 func checkNoHardening(cur Fact, durability Durability, category string) error {
 	if durabilityRank(durability) > durabilityRank(cur.Durability) {
 		return &Error{Code: CodeForbidden, Field: "durability", Message: fmt.Sprintf(
@@ -981,7 +964,7 @@ func lockingDecision(ctx context.Context, q *queries.Queries, scope string, enti
 // consolidation_rejections (outside any run) and an open item in the review
 // queue, written with q. The caller commits them, though the write itself is
 // refused, and then calls reportLocked.
-func (s *Store) rejectLocked(ctx context.Context, q *queries.Queries, actor Actor, d lockInfo, scope, content string, props map[string]any) (*LockedError, error) {
+func (s *Store) rejectLocked(ctx context.Context, q *queries.Queries, actor Actor, d lockInfo, scope, content string, props map[string]any) (*Error, error) {
 	props["actor"] = actor.String()
 	raw, err := json.Marshal(props)
 	if err != nil {
@@ -994,13 +977,13 @@ func (s *Store) rejectLocked(ctx context.Context, q *queries.Queries, actor Acto
 	if err != nil {
 		return nil, fmt.Errorf("log refusal: %w", err)
 	}
-	return &LockedError{DecisionID: d.ID, Decision: d.Decision, Reasoning: d.Reasoning}, nil
+	return lockedError(LockedDecision{ID: d.ID, Decision: d.Decision, Reasoning: d.Reasoning}), nil
 }
 
 // reportLocked logs and counts a refusal once its rejection row is committed.
-func (s *Store) reportLocked(actor Actor, scope string, l *LockedError) {
+func (s *Store) reportLocked(actor Actor, scope string, l *Error) {
 	s.logger.Warn("decision_locked", slog.String("scope", scope),
-		slog.Int64("decision_id", l.DecisionID), slog.String("actor", actor.String()))
+		slog.Int64("decision_id", l.Locked.ID), slog.String("actor", actor.String()))
 	s.metrics.Rejected(0, "decision_locked")
 }
 
@@ -1093,9 +1076,9 @@ func (s *Store) bulk(ctx context.Context, actor Actor, ids []int64, action strin
 	}
 	if len(locked) > 0 {
 		for _, l := range locked[1:] {
-			s.reportLocked(actor, l.fact.Scope, &LockedError{DecisionID: l.lock.ID})
+			s.reportLocked(actor, l.fact.Scope, lockedError(LockedDecision{ID: l.lock.ID}))
 		}
-		first := &LockedError{DecisionID: locked[0].lock.ID, Decision: locked[0].lock.Decision, Reasoning: locked[0].lock.Reasoning}
+		first := lockedError(LockedDecision{ID: locked[0].lock.ID, Decision: locked[0].lock.Decision, Reasoning: locked[0].lock.Reasoning})
 		s.reportLocked(actor, locked[0].fact.Scope, first)
 		return 0, first
 	}

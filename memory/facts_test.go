@@ -341,11 +341,11 @@ func (fx *fixture) recordLock(t *testing.T, scope, entity, key string) Decision 
 // wantLocked checks err is the refusal of decision d.
 func wantLocked(t *testing.T, call string, err error, d Decision) {
 	t.Helper()
-	var l *LockedError
-	if !errors.As(err, &l) {
-		t.Fatalf("%s = %v, want a *LockedError", call, err)
+	var e *Error
+	if !errors.As(err, &e) || e.Locked == nil {
+		t.Fatalf("%s = %v, want a refusal carrying the locked decision", call, err)
 	}
-	if l.DecisionID != d.ID || l.Reasoning != d.Reasoning || l.Decision != d.Decision || ErrorCode(err) != CodeDecisionLocked {
+	if l := e.Locked; l.ID != d.ID || l.Reasoning != d.Reasoning || l.Decision != d.Decision || ErrorCode(err) != CodeDecisionLocked {
 		t.Errorf("%s = %+v (code %s), want decision %d with its reasoning", call, l, ErrorCode(err), d.ID)
 	}
 }
@@ -466,13 +466,13 @@ func TestUpdateFact(t *testing.T) {
 	t.Run("stale version", func(t *testing.T) {
 		audits := fx.count(t, `SELECT count(*) FROM audit_log`)
 		_, err := fx.s.UpdateFact(ctx, reviewer, f.ID, 1, FactChanges{Content: pointerTo("Lives in Nice.")}, "")
-		var c *ConflictError
-		if !errors.As(err, &c) {
-			t.Fatalf("UpdateFact(version 1) = %v, want a *ConflictError", err)
+		var c *Error
+		if !errors.As(err, &c) || c.CurrentFact == nil {
+			t.Fatalf("UpdateFact(version 1) = %v, want a conflict carrying the current fact", err)
 		}
 		wantError(t, "UpdateFact(version 1)", err, CodeConflict, "changed by someone else", "now version 2")
-		if c.Current.Content != "Lives in Paris." || c.Current.Version != 2 {
-			t.Errorf("ConflictError.Current = %q v%d, want the current fact at version 2", c.Current.Content, c.Current.Version)
+		if c.CurrentFact.Content != "Lives in Paris." || c.CurrentFact.Version != 2 {
+			t.Errorf("conflict's CurrentFact = %q v%d, want the current fact at version 2", c.CurrentFact.Content, c.CurrentFact.Version)
 		}
 		if now := fx.get(t, f.ID); now.Content != "Lives in Paris." || now.Version != 2 || fx.count(t, `SELECT count(*) FROM audit_log`) != audits {
 			t.Errorf("after a conflict the fact is %q v%d, want nothing written", now.Content, now.Version)

@@ -67,7 +67,7 @@ type Node struct {
 	Scope          string
 	Content        string
 	Properties     map[string]any
-	Marker         Marker // read from properties; durable when absent
+	Marker         Marker // the marker column: properties.durability, durable when absent
 	MarkerExplicit bool   // whether properties hold a marker at all
 	Importance     float64
 	TTLSeconds     *int32
@@ -411,47 +411,6 @@ func deref[T any](p *T) T {
 	return *p
 }
 
-// NodeFilter selects working rows.
-type NodeFilter struct {
-	Scope       string
-	Marker      string // "" for all
-	PendingOnly bool
-	BeforeID    int64
-	Limit       int32 // default 50, at most 500
-}
-
-// ListNodes returns working rows newest first.
-func (s *Store) ListNodes(ctx context.Context, f NodeFilter) ([]Node, error) {
-	p := queries.ListNodesParams{PendingOnly: f.PendingOnly, BeforeID: f.BeforeID, PageSize: f.Limit}
-	if p.PageSize <= 0 {
-		p.PageSize = 50
-	}
-	if p.PageSize > 500 {
-		return nil, Invalidf("limit", "limit %d is too large: at most 500", p.PageSize)
-	}
-	if f.Scope != "" {
-		if _, err := ParseScope(f.Scope); err != nil {
-			return nil, err
-		}
-		p.Scope = &f.Scope
-	}
-	if f.Marker != "" {
-		if _, err := ParseMarker(f.Marker); err != nil {
-			return nil, err
-		}
-		p.Marker = &f.Marker
-	}
-	rows, err := s.q.ListNodes(ctx, p)
-	if err != nil {
-		return nil, fmt.Errorf("list nodes: %w", err)
-	}
-	out := make([]Node, 0, len(rows))
-	for _, r := range rows {
-		out = append(out, newNode(r))
-	}
-	return out, nil
-}
-
 // GetNodes returns the rows with ids that exist, in id order.
 func (s *Store) GetNodes(ctx context.Context, ids []int64) ([]Node, error) {
 	rows, err := s.q.GetNodesByID(ctx, ids)
@@ -469,11 +428,9 @@ func newNode(r queries.MemoryNode) Node {
 	n := Node{
 		ID: r.ID, Scope: r.Scope, Content: r.Content, Importance: r.Importance, TTLSeconds: r.TtlSeconds,
 		CreatedAt: r.CreatedAt, PromotedAt: r.PromotedAt, PromotedFactID: r.PromotedFactID,
-		PromotedRunID: r.PromotedRunID, Marker: MarkerDurable,
+		PromotedRunID: r.PromotedRunID, Marker: Marker(r.Marker),
 	}
 	_ = json.Unmarshal(r.Properties, &n.Properties)
-	if m, ok := n.Properties["durability"].(string); ok {
-		n.Marker, n.MarkerExplicit = Marker(m), true
-	}
+	_, n.MarkerExplicit = n.Properties["durability"].(string)
 	return n
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/tenurehq/tenure/queries"
 )
 
-// The review queue (DESIGN 6) holds what a person must decide because no
+// The review queue holds what a person must decide because no
 // automated process may: consolidation and the refusal paths open items, a
 // reviewer resolves each one with an action. The kinds and their actions:
 //
@@ -42,13 +42,13 @@ import (
 //     fact on the mood's entity with the category (not mood, not decision) and
 //     durability (not ephemeral) the reviewer chooses, written as a human act
 //     and audited. The mood itself stays ephemeral and untouched: moods never
-//     harden (DESIGN 2.5).
+//     harden.
 //   - dismiss: the mood stays a mood; nothing changes.
 //
 // Every action runs in one transaction with its effects, resolves the item
 // (status, resolved_at, resolved_by) and writes a review.<action> audit row
 // beside the audit rows of what it changed. Only people resolve items, and an
-// item is resolved once: a second resolution is a *ReviewResolvedError.
+// item is resolved once: a second resolution is a *Error (CodeConflict).
 
 // The kinds of review item.
 const (
@@ -141,26 +141,6 @@ func newReviewItem(r queries.ReviewItem) ReviewItem {
 		it.ResolvedBy = *r.ResolvedBy
 	}
 	return it
-}
-
-// ReviewResolvedError is the error of an action on an item that is already
-// resolved. Item holds it as it is now. Its code is CodeConflict.
-type ReviewResolvedError struct {
-	Item ReviewItem
-}
-
-func (e *ReviewResolvedError) Error() string { return e.Unwrap().Error() }
-
-// Unwrap returns the *Error that carries CodeConflict.
-func (e *ReviewResolvedError) Unwrap() error {
-	msg := fmt.Sprintf("review item %d was already %s", e.Item.ID, e.Item.Status)
-	if e.Item.ResolvedBy != "" {
-		msg += " by " + e.Item.ResolvedBy
-	}
-	if e.Item.ResolvedAt != nil {
-		msg += " at " + e.Item.ResolvedAt.UTC().Format("2006-01-02 15:04 UTC")
-	}
-	return &Error{Code: CodeConflict, Message: msg + "; nothing was changed"}
 }
 
 // Limits of the review queue.
@@ -400,7 +380,7 @@ func (r Resolution) validate(kind string) (Resolution, error) {
 // and actions above), and resolves the item. Only people resolve items; an
 // action that does not apply to the item's kind or misses a required field is
 // CodeInvalid naming the field; an item resolved already is a
-// *ReviewResolvedError; facts that are no longer there to merge are
+// *Error (CodeConflict); facts that are no longer there to merge are
 // CodeConflict.
 func (s *Store) ResolveReviewItem(ctx context.Context, actor Actor, id int64, res Resolution) (ReviewOutcome, error) {
 	if actor.Automated() {
@@ -420,7 +400,7 @@ func (s *Store) ResolveReviewItem(ctx context.Context, actor Actor, id int64, re
 		}
 		cur := newReviewItem(row)
 		if !cur.Open() {
-			return &ReviewResolvedError{Item: cur}
+			return reviewResolved(cur)
 		}
 		if res, err = res.validate(cur.Kind); err != nil {
 			return err
@@ -453,7 +433,7 @@ func (s *Store) ResolveReviewItem(ctx context.Context, actor Actor, id int64, re
 			Status: resolvedStatus(res.Action), Now: s.Now(), ResolvedBy: actor.Name, ID: id,
 		})
 		if isNoRows(err) {
-			return &ReviewResolvedError{Item: cur}
+			return reviewResolved(cur)
 		}
 		if err != nil {
 			return fmt.Errorf("resolve: %w", err)

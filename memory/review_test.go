@@ -77,8 +77,8 @@ func TestReviewQueueNearDuplicateMerge(t *testing.T) {
 	}
 
 	_, err = e.store.ResolveReviewItem(ctx, Human("bob@example.com"), it.ID, Resolution{Action: ActionDismiss})
-	var resolved *ReviewResolvedError
-	if !errors.As(err, &resolved) || ErrorCode(err) != CodeConflict || !strings.Contains(err.Error(), "already merged by ann@example.com") {
+	var resolved *Error
+	if !errors.As(err, &resolved) || resolved.Review == nil || ErrorCode(err) != CodeConflict || !strings.Contains(err.Error(), "already merged by ann@example.com") {
 		t.Errorf("second resolution = %v, want a conflict naming the first", err)
 	}
 	if n := e.count(t, `SELECT count(*) FROM audit_log WHERE target_type = 'review_item'`); n != 1 {
@@ -157,8 +157,7 @@ func TestReviewDecisionRefusal(t *testing.T) {
 	refuse := func(content string) ReviewItem {
 		t.Helper()
 		_, _, err := fx.s.CreateFact(ctx, bot, NewFact{Scope: "acme", Entity: "Acme Robotics", Key: "rma_policy", Content: content})
-		var l *LockedError
-		if !errors.As(err, &l) {
+		if ErrorCode(err) != CodeDecisionLocked || AsError(err).Locked == nil {
 			t.Fatalf("CreateFact(locked) = %v, want a refusal", err)
 		}
 		items, err := fx.s.ReviewQueue(ctx, ReviewFilter{Kind: ReviewDecisionRefusal})

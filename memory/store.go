@@ -137,30 +137,58 @@ type auditEntry struct {
 	reason     string
 }
 
-// audit writes one audit row with q, inside the caller's transaction.
-func (s *Store) audit(ctx context.Context, q *queries.Queries, e auditEntry) error {
+// AuditEntry is one row of the audit log: who changed what, when, why,
+// and the values before and after (marshalled to JSON; nil for a creation
+// or a deletion).
+type AuditEntry struct {
+	At         time.Time
+	Actor      Actor
+	Action     string // e.g. fact.update, node.durability, user.role
+	TargetType string // fact, decision, node, policy, user, token, ...
+	TargetID   string
+	Scope      string // "" when the change belongs to no scope
+	Before     any
+	After      any
+	Reason     string
+}
+
+// WriteAudit writes one row of the audit log with q, inside the caller's
+// transaction: the one writer of audit_log, for memory, auth, the CLI, jobs
+// and the demo alike, so that every row names its actor the same way
+// (Actor.String: user:EMAIL, token:NAME, system:NAME). Changes made to many
+// rows in one statement (bulk archive and restore, marker changes) write
+// their audit rows in that statement, with the same columns and the actor as
+// Actor.String gives it.
+func WriteAudit(ctx context.Context, q *queries.Queries, e AuditEntry) error {
 	var before, after json.RawMessage
 	var err error
-	if e.before != nil {
-		if before, err = json.Marshal(e.before); err != nil {
+	if e.Before != nil {
+		if before, err = json.Marshal(e.Before); err != nil {
 			return fmt.Errorf("audit: before: %w", err)
 		}
 	}
-	if e.after != nil {
-		if after, err = json.Marshal(e.after); err != nil {
+	if e.After != nil {
+		if after, err = json.Marshal(e.After); err != nil {
 			return fmt.Errorf("audit: after: %w", err)
 		}
 	}
 	var scope *string
-	if e.scope != "" {
-		scope = &e.scope
+	if e.Scope != "" {
+		scope = &e.Scope
 	}
 	err = q.InsertAudit(ctx, queries.InsertAuditParams{
-		At: s.Now(), Actor: e.actor.String(), Action: e.action, TargetType: e.targetType,
-		TargetID: e.targetID, Scope: scope, Before: before, After: after, Reason: e.reason,
+		At: e.At, Actor: e.Actor.String(), Action: e.Action, TargetType: e.TargetType,
+		TargetID: e.TargetID, Scope: scope, Before: before, After: after, Reason: e.Reason,
 	})
 	if err != nil {
-		return fmt.Errorf("audit %s: %w", e.action, err)
+		return fmt.Errorf("audit %s: %w", e.Action, err)
 	}
 	return nil
+}
+
+// audit writes one audit row with q, inside the caller's transaction, at
+// the store's now.
+func (s *Store) audit(ctx context.Context, q *queries.Queries, e auditEntry) error {
+	return WriteAudit(ctx, q, AuditEntry{At: s.Now(), Actor: e.actor, Action: e.action, TargetType: e.targetType,
+		TargetID: e.targetID, Scope: e.scope, Before: e.before, After: e.after, Reason: e.reason})
 }

@@ -32,8 +32,8 @@ type Tombstone struct {
 	Scope          string
 	Content        string
 	Properties     json.RawMessage
-	Marker         Marker // read from properties; durable when absent
-	MarkerExplicit bool
+	Marker         Marker // the marker column: properties.durability, durable when absent
+	MarkerExplicit bool   // whether properties hold a marker at all
 	Importance     float64
 	TTLSeconds     *int32
 	NodeCreatedAt  time.Time
@@ -49,15 +49,17 @@ type Tombstone struct {
 func newTombstone(r queries.NodeTombstone) Tombstone {
 	t := Tombstone{
 		ID: r.ID, NodeID: r.NodeID, Scope: r.Scope, Content: r.Content, Properties: r.Properties,
-		Marker: MarkerDurable, Importance: r.Importance, TTLSeconds: r.TtlSeconds,
+		Marker: Marker(r.Marker), Importance: r.Importance, TTLSeconds: r.TtlSeconds,
 		NodeCreatedAt: r.NodeCreatedAt, RunID: r.RunID, Reason: r.Reason, PrunedAt: r.PrunedAt,
 		PurgeAfter: r.PurgeAfter, RestoredAt: r.RestoredAt, RestoredBy: r.RestoredBy,
 	}
-	var props map[string]any
+	// Marker holds the stored marker or durable; only whether the row sent
+	// one at all is read from properties.
+	var props struct {
+		Marker any `json:"durability"`
+	}
 	if json.Unmarshal(r.Properties, &props) == nil {
-		if m, ok := props["durability"].(string); ok {
-			t.Marker, t.MarkerExplicit = Marker(m), true
-		}
+		_, t.MarkerExplicit = props.Marker.(string)
 	}
 	return t
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/tenurehq/tenure/queries"
 )
 
-// This file is the engine side of export and import (DESIGN 8): a fact per
+// This file is the engine side of export and import: a fact per
 // JSON line, with every field needed to restore it exactly, and its decision
 // when it is one. The statements are plain SQL rather than generated
 // queries: they move whole files in set-based batches, with explicit ids and
@@ -228,50 +228,15 @@ type ImportProblem struct {
 	Message string `json:"message"`
 }
 
-// ImportError refuses a whole import file: nothing was written. It names
-// every bad line, in the order of the file.
-type ImportError struct {
-	Problems []ImportProblem
-}
-
-// Summary is the error's first sentence, without the list.
-func (e *ImportError) Summary() string {
-	lines := map[int]bool{}
-	for _, p := range e.Problems {
-		lines[p.Line] = true
-	}
-	if len(lines) == 1 {
-		return "the file was refused and nothing was imported: 1 line is invalid"
-	}
-	return fmt.Sprintf("the file was refused and nothing was imported: %d lines are invalid", len(lines))
-}
-
-func (e *ImportError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.Summary())
-	for _, p := range e.Problems {
-		fmt.Fprintf(&b, "\n  line %d: ", p.Line)
-		if p.Field != "" {
-			b.WriteString(p.Field + ": ")
-		}
-		b.WriteString(p.Message)
-	}
-	return b.String()
-}
-
-// Unwrap makes an ImportError a CodeInvalid error for callers that only
-// know *Error.
-func (e *ImportError) Unwrap() error { return &Error{Code: CodeInvalid, Message: e.Error()} }
-
 // MappingAxes is the Mapping of a line that gives durability and category.
 const MappingAxes = "durability+category"
 
 // Import writes the facts of lines, with their decisions, in one
 // transaction, keeping their timestamps, status and source exactly
 // (forget_at is computed as for any fact). Every line is validated first;
-// if any is bad, the whole file is refused with an *ImportError naming every
+// if any is bad, the whole file is refused with an *Error (CodeInvalid) whose Problems name every
 // bad line, and nothing is written. A line may not write on the scope,
-// entity and key of a decision already locked in the database (DESIGN 2.3):
+// entity and key of a decision already locked in the database:
 // such lines are bad lines too. Entities are created when missing; a line
 // that names a fact the database already holds is counted, not written
 // again. One audit row records an import that writes anything. A dry run
@@ -321,7 +286,7 @@ func (s *Store) Import(ctx context.Context, actor Actor, lines []ImportLine, opt
 		}
 	}
 	if len(problems) > 0 {
-		return report, &ImportError{Problems: problems}
+		return report, importRefused(problems)
 	}
 	// A line without a kind takes the one another line gives its entity.
 	for i := range facts {
@@ -349,7 +314,7 @@ func (s *Store) Import(ctx context.Context, actor Actor, lines []ImportLine, opt
 		if problems, err := lockedLines(ctx, tx, write, writeLines); err != nil {
 			return err
 		} else if len(problems) > 0 {
-			return &ImportError{Problems: problems}
+			return importRefused(problems)
 		}
 		if len(write) == 0 {
 			return nil
@@ -431,9 +396,8 @@ func (s *Store) Import(ctx context.Context, actor Actor, lines []ImportLine, opt
 		err = nil
 	}
 	if err != nil {
-		var ie *ImportError
-		if errors.As(err, &ie) {
-			return report, ie
+		if e := AsError(err); e != nil && e.Problems != nil {
+			return report, e
 		}
 		return report, fmt.Errorf("import: %w", err)
 	}

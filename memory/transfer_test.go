@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -100,7 +99,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 		t.Errorf("import audit rows = %d, want 1", n)
 	}
 	// The locked decision still locks after the import.
-	if _, _, err := to.s.CreateFact(ctx, bot, NewFact{Scope: "work", Entity: "Billing", Key: "database", Content: "Billing uses MySQL."}); !errors.As(err, new(*LockedError)) {
+	if _, _, err := to.s.CreateFact(ctx, bot, NewFact{Scope: "work", Entity: "Billing", Key: "database", Content: "Billing uses MySQL."}); ErrorCode(err) != CodeDecisionLocked {
 		t.Errorf("write on an imported locked decision = %v, want decision_locked", err)
 	}
 }
@@ -129,9 +128,9 @@ func TestImportRefusesTheWholeFile(t *testing.T) {
 		})},
 	}
 	_, err := fx.s.Import(ctx, Token("agent"), lines, ImportOptions{Scope: "home"})
-	var ie *ImportError
-	if !errors.As(err, &ie) {
-		t.Fatalf("Import = %v, want an *ImportError", err)
+	ie := AsError(err)
+	if ie == nil || len(ie.Problems) == 0 {
+		t.Fatalf("Import = %v, want a refusal naming the bad lines", err)
 	}
 	want := map[int]string{
 		2:  "unknown data_type",
@@ -154,8 +153,8 @@ func TestImportRefusesTheWholeFile(t *testing.T) {
 	if len(got) != len(want) {
 		t.Errorf("problems on lines %v, want exactly %d lines", got, len(want))
 	}
-	if !strings.Contains(ie.Summary(), "7 lines are invalid") || ErrorCode(err) != CodeInvalid {
-		t.Errorf("summary = %q, code %q", ie.Summary(), ErrorCode(err))
+	if !strings.Contains(ie.Message, "7 lines are invalid") || ErrorCode(err) != CodeInvalid {
+		t.Errorf("summary = %q, code %q", ie.Message, ErrorCode(err))
 	}
 	if n := fx.count(t, `SELECT count(*) FROM entity_facts`) + fx.count(t, `SELECT count(*) FROM entities`); n != 0 {
 		t.Errorf("a refused file wrote %d rows", n)
@@ -201,8 +200,8 @@ func TestImportRespectsLockedDecisions(t *testing.T) {
 		{Scope: "work", Entity: "Billing", Key: "database", Content: "Billing uses MySQL.", Durability: "long_term", Category: "observation"},
 	})
 	_, err = fx.s.Import(ctx, System("import"), lines, ImportOptions{})
-	var ie *ImportError
-	if !errors.As(err, &ie) || len(ie.Problems) != 1 || ie.Problems[0].Line != 2 ||
+	ie := AsError(err)
+	if ie == nil || len(ie.Problems) != 1 || ie.Problems[0].Line != 2 ||
 		!strings.Contains(ie.Problems[0].Message, "decision_locked: decision "+itoa(d.ID)) || !strings.Contains(ie.Problems[0].Message, "We run it already.") {
 		t.Fatalf("Import over a locked decision = %v, want line 2 refused with the decision and its reasoning", err)
 	}

@@ -174,9 +174,9 @@ func TestWritesRefuseUnstorableText(t *testing.T) {
 				Decision: &TransferDecision{Decision: "x", Reasoning: "r", Alternatives: []string{"\x00"}}}},
 		}
 		_, err := fx.s.Import(ctx, reviewer, lines, ImportOptions{})
-		var ie *ImportError
-		if !errors.As(err, &ie) || len(ie.Problems) != 2 {
-			t.Fatalf("Import = %v, want an ImportError with two problems", err)
+		ie := AsError(err)
+		if ie == nil || len(ie.Problems) != 2 {
+			t.Fatalf("Import = %v, want a refusal with two problems", err)
 		}
 		for i, want := range []ImportProblem{{Line: 2, Field: "content"}, {Line: 3, Field: "decision.alternatives[0]"}} {
 			if p := ie.Problems[i]; p.Line != want.Line || p.Field != want.Field || !strings.Contains(p.Message, "NUL") {

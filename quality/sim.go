@@ -19,8 +19,8 @@ import (
 
 	"github.com/tenurehq/tenure/auth"
 	"github.com/tenurehq/tenure/memory"
+	"github.com/tenurehq/tenure/server"
 	"github.com/tenurehq/tenure/static"
-	"github.com/tenurehq/tenure/web"
 )
 
 // Options tune a simulation.
@@ -158,7 +158,7 @@ func Run(ctx context.Context, pool *pgxpool.Pool, o Options) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	app, err := web.New(web.Config{Pool: pool, Assets: assets, Logger: logger, Now: s.clock.Now, Store: s.store})
+	app, err := server.New(server.Config{Pool: pool, Assets: assets, Logger: logger, Now: s.clock.Now, Store: s.store})
 	if err != nil {
 		return Report{}, err
 	}

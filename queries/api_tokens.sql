@@ -26,12 +26,6 @@ WHERE id = @id AND revoked_at IS NULL
 RETURNING id, name, scope, role, token_hash, token_prefix, created_by, created_at, last_used_at,
     expires_at, revoked_at;
 
--- name: GetTokenByID :one
-SELECT id, name, scope, role, token_hash, token_prefix, created_by, created_at, last_used_at,
-    expires_at, revoked_at
-FROM api_tokens
-WHERE id = @id;
-
 -- name: GetTokenByIDForUpdate :one
 SELECT id, name, scope, role, token_hash, token_prefix, created_by, created_at, last_used_at,
     expires_at, revoked_at

@@ -88,32 +88,6 @@ func (q *Queries) GetLiveTokenByHash(ctx context.Context, arg GetLiveTokenByHash
 	return i, err
 }
 
-const getTokenByID = `-- name: GetTokenByID :one
-SELECT id, name, scope, role, token_hash, token_prefix, created_by, created_at, last_used_at,
-    expires_at, revoked_at
-FROM api_tokens
-WHERE id = $1
-`
-
-func (q *Queries) GetTokenByID(ctx context.Context, id int64) (ApiToken, error) {
-	row := q.db.QueryRow(ctx, getTokenByID, id)
-	var i ApiToken
-	err := row.Scan(
-		&i.ID,
-		&i.Name,
-		&i.Scope,
-		&i.Role,
-		&i.TokenHash,
-		&i.TokenPrefix,
-		&i.CreatedBy,
-		&i.CreatedAt,
-		&i.LastUsedAt,
-		&i.ExpiresAt,
-		&i.RevokedAt,
-	)
-	return i, err
-}
-
 const getTokenByIDForUpdate = `-- name: GetTokenByIDForUpdate :one
 SELECT id, name, scope, role, token_hash, token_prefix, created_by, created_at, last_used_at,
     expires_at, revoked_at

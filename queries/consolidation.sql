@@ -4,13 +4,13 @@
 -- is already logged in this phase (by this run or an earlier one) is skipped,
 -- and so is a row set aside after a failure until its retry is due (never,
 -- once it is held for a person).
-SELECT n.id, n.scope, n.content, n.properties, n.importance, n.created_at
+SELECT n.id, n.scope, n.content, n.properties, n.marker, n.importance, n.created_at
 FROM memory_nodes n
 WHERE n.promoted_at IS NULL AND n.id > @after_id
   AND NOT EXISTS (
       SELECT 1 FROM consolidation_rejections r
       WHERE r.node_id = n.id AND r.phase = @phase::smallint AND r.run_id IS NOT NULL
-        AND r.reason = n.properties->>'durability')
+        AND r.reason = n.marker)
   AND NOT EXISTS (
       SELECT 1 FROM consolidation_faults f
       WHERE f.node_id = n.id AND (f.retry_at IS NULL OR f.retry_at > @now::timestamptz))
@@ -22,11 +22,13 @@ FOR UPDATE OF n SKIP LOCKED;
 -- RejectGatedNodes logs one refusal for each transient or expired row of the
 -- batch, once per row, phase and reason across every run.
 INSERT INTO consolidation_rejections (run_id, phase, node_id, scope, reason, source, content, properties, created_at)
-SELECT @run_id::bigint, @phase::smallint, n.id, n.scope, n.properties->>'durability', 'consolidation',
+SELECT @run_id::bigint, @phase::smallint, n.id, n.scope, n.marker, 'consolidation',
     n.content, n.properties, @now
 FROM memory_nodes n
 WHERE n.id = ANY(@node_ids::bigint[]) AND n.promoted_at IS NULL
-  AND n.properties->>'durability' IN ('transient', 'expired')
+  AND n.marker IN ('transient', 'expired')
+-- Refusals are numbered in row order, whichever index finds the rows.
+ORDER BY n.id
 ON CONFLICT (node_id, phase, reason) WHERE run_id IS NOT NULL DO NOTHING
 RETURNING id, node_id, scope, reason;
 
@@ -43,7 +45,7 @@ FROM (
 -- One primary-key lookup per row (LIMIT keeps the planner from hashing every
 -- pending row instead).
 JOIN LATERAL (SELECT * FROM memory_nodes x WHERE x.id = i.node_id LIMIT 1) n
-    ON n.promoted_at IS NULL AND coalesce(n.properties->>'durability', 'durable') = 'durable'
+    ON n.promoted_at IS NULL AND n.marker = 'durable'
 JOIN entities e ON e.scope = n.scope AND e.name = i.entity
 JOIN LATERAL (
     SELECT d.id FROM decisions d
@@ -129,7 +131,7 @@ gated AS (
         ORDER BY f.id
         LIMIT 1
     ) m ON true
-    WHERE n.promoted_at IS NULL AND coalesce(n.properties->>'durability', 'durable') = 'durable'
+    WHERE n.promoted_at IS NULL AND n.marker = 'durable'
       -- A row past its explicit ttl is left to cleanup, not promoted.
       AND (n.ttl_seconds IS NULL OR n.created_at + n.ttl_seconds * interval '1 second' > @now::timestamptz)
 ),
@@ -198,7 +200,7 @@ gated AS (
     -- One primary-key lookup per row of the batch (LIMIT keeps the planner
     -- from hashing every pending row instead).
     JOIN LATERAL (SELECT * FROM memory_nodes x WHERE x.id = i.node_id LIMIT 1) n ON true
-    WHERE n.promoted_at IS NULL AND coalesce(n.properties->>'durability', 'durable') = 'durable'
+    WHERE n.promoted_at IS NULL AND n.marker = 'durable'
       -- A row past its explicit ttl is left to cleanup, not promoted.
       AND (n.ttl_seconds IS NULL OR n.created_at + n.ttl_seconds * interval '1 second' > @now::timestamptz)
 ),
@@ -239,23 +241,24 @@ SELECT (SELECT count(*) FROM decs)::int AS decisions, (SELECT count(*) FROM mark
 -- marker is no longer durable are refused, and their facts are left out of
 -- merging.
 WITH win AS (
-    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
+    SELECT n.id, n.scope, n.marker, n.promoted_fact_id
     FROM memory_nodes n
     WHERE n.promoted_run_id > @since_run_id::bigint
       AND (sqlc.narg('scope')::text IS NULL OR n.scope = sqlc.narg('scope'))
       AND n.id <> ALL(@skip_ids::bigint[])
     UNION ALL
-    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
+    SELECT n.id, n.scope, n.marker, n.promoted_fact_id
     FROM memory_nodes n
     WHERE n.id = ANY(@retry_ids::bigint[])
       AND (sqlc.narg('scope')::text IS NULL OR n.scope = sqlc.narg('scope'))
 )
 INSERT INTO consolidation_rejections (run_id, phase, node_id, scope, reason, source, content, properties, created_at)
-SELECT @run_id::bigint, 11, n.id, n.scope, n.properties->>'durability', 'consolidation',
+SELECT @run_id::bigint, 11, n.id, n.scope, n.marker, 'consolidation',
     n.content, n.properties, @now
 FROM win w
 JOIN memory_nodes n ON n.id = w.id
-WHERE n.properties->>'durability' IN ('transient', 'expired')
+WHERE n.marker IN ('transient', 'expired')
+ORDER BY n.id
 ON CONFLICT (node_id, phase, reason) WHERE run_id IS NOT NULL DO NOTHING
 RETURNING id, node_id, scope, reason;
 
@@ -263,12 +266,12 @@ RETURNING id, node_id, scope, reason;
 -- MergeScopes lists the scopes of the merge window, for merging one scope at
 -- a time after merging all at once failed.
 WITH win AS (
-    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
+    SELECT n.id, n.scope, n.marker, n.promoted_fact_id
     FROM memory_nodes n
     WHERE n.promoted_run_id > @since_run_id::bigint
       AND n.id <> ALL(@skip_ids::bigint[])
     UNION ALL
-    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
+    SELECT n.id, n.scope, n.marker, n.promoted_fact_id
     FROM memory_nodes n
     WHERE n.id = ANY(@retry_ids::bigint[])
 )
@@ -278,13 +281,13 @@ SELECT DISTINCT scope FROM win ORDER BY scope;
 -- MergeWindowNodes lists the rows of one scope's merge window, to set them
 -- aside when that scope's merge fails.
 WITH win AS (
-    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
+    SELECT n.id, n.scope, n.marker, n.promoted_fact_id
     FROM memory_nodes n
     WHERE n.promoted_run_id > @since_run_id::bigint
       AND (sqlc.narg('scope')::text IS NULL OR n.scope = sqlc.narg('scope'))
       AND n.id <> ALL(@skip_ids::bigint[])
     UNION ALL
-    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
+    SELECT n.id, n.scope, n.marker, n.promoted_fact_id
     FROM memory_nodes n
     WHERE n.id = ANY(@retry_ids::bigint[])
       AND (sqlc.narg('scope')::text IS NULL OR n.scope = sqlc.narg('scope'))
@@ -297,13 +300,13 @@ SELECT id FROM win ORDER BY id;
 -- survives, reinforced by the others' effective confidence; the others are
 -- archived as merged.
 WITH win AS (
-    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
+    SELECT n.id, n.scope, n.marker, n.promoted_fact_id
     FROM memory_nodes n
     WHERE n.promoted_run_id > @since_run_id::bigint
       AND (sqlc.narg('scope')::text IS NULL OR n.scope = sqlc.narg('scope'))
       AND n.id <> ALL(@skip_ids::bigint[])
     UNION ALL
-    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
+    SELECT n.id, n.scope, n.marker, n.promoted_fact_id
     FROM memory_nodes n
     WHERE n.id = ANY(@retry_ids::bigint[])
       AND (sqlc.narg('scope')::text IS NULL OR n.scope = sqlc.narg('scope'))
@@ -312,7 +315,7 @@ fresh AS (
     SELECT DISTINCT f.entity_id, f.key, lower(f.content) AS norm, md5(lower(f.content)) AS hash
     FROM win w
     JOIN entity_facts f ON f.id = w.promoted_fact_id
-    WHERE f.status = 'active' AND coalesce(w.properties->>'durability', 'durable') = 'durable'
+    WHERE f.status = 'active' AND w.marker = 'durable'
 ),
 grouped AS (
     SELECT f.id, f.extraction_count,
@@ -359,13 +362,13 @@ SELECT (SELECT count(*) FROM archived)::int AS merged, (SELECT count(*) FROM sur
 -- a near duplicate (close to 1) from a contradiction. One older fact a new
 -- fact: a key that thousands of facts share costs one pair each.
 WITH win AS (
-    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
+    SELECT n.id, n.scope, n.marker, n.promoted_fact_id
     FROM memory_nodes n
     WHERE n.promoted_run_id > @since_run_id::bigint
       AND (sqlc.narg('scope')::text IS NULL OR n.scope = sqlc.narg('scope'))
       AND n.id <> ALL(@skip_ids::bigint[])
     UNION ALL
-    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
+    SELECT n.id, n.scope, n.marker, n.promoted_fact_id
     FROM memory_nodes n
     WHERE n.id = ANY(@retry_ids::bigint[])
       AND (sqlc.narg('scope')::text IS NULL OR n.scope = sqlc.narg('scope'))
@@ -385,7 +388,7 @@ pairs AS (
         LIMIT 1
     ) o ON true
     WHERE f.key <> '' AND f.category <> 'decision' AND NOT tenure_supersedes(f.category, f.durability)
-      AND coalesce(w.properties->>'durability', 'durable') = 'durable'
+      AND w.marker = 'durable'
     ON CONFLICT (kind, fact_id, other_fact_id) WHERE status = 'open' AND other_fact_id IS NOT NULL
     DO NOTHING
     RETURNING id
@@ -396,13 +399,13 @@ SELECT count(*)::int FROM pairs;
 -- QueueRepeatedMoods sends moods observed at least min_count times to the
 -- review queue, once: a person decides whether something lasting lies behind.
 WITH win AS (
-    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
+    SELECT n.id, n.scope, n.marker, n.promoted_fact_id
     FROM memory_nodes n
     WHERE n.promoted_run_id > @since_run_id::bigint
       AND (sqlc.narg('scope')::text IS NULL OR n.scope = sqlc.narg('scope'))
       AND n.id <> ALL(@skip_ids::bigint[])
     UNION ALL
-    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
+    SELECT n.id, n.scope, n.marker, n.promoted_fact_id
     FROM memory_nodes n
     WHERE n.id = ANY(@retry_ids::bigint[])
       AND (sqlc.narg('scope')::text IS NULL OR n.scope = sqlc.narg('scope'))
@@ -469,8 +472,8 @@ WITH doomed AS (
     SELECT n.id
     FROM memory_nodes n
     WHERE n.promoted_at IS NULL
-      AND (n.properties->>'durability' = 'expired'
-           OR (n.properties->>'durability' = 'transient' AND n.created_at <= sqlc.arg('hour_ago')::timestamptz)
+      AND (n.marker = 'expired'
+           OR (n.marker = 'transient' AND n.created_at <= sqlc.arg('hour_ago')::timestamptz)
            OR (n.ttl_seconds IS NOT NULL
                AND n.created_at + n.ttl_seconds * interval '1 second' <= sqlc.arg('now')::timestamptz))
     ORDER BY n.id
@@ -481,15 +484,15 @@ gone AS (
     DELETE FROM memory_nodes n
     USING doomed d
     WHERE n.id = d.id
-    RETURNING n.id, n.scope, n.content, n.properties, n.importance, n.ttl_seconds, n.created_at
+    RETURNING n.id, n.scope, n.content, n.properties, n.marker, n.importance, n.ttl_seconds, n.created_at
 )
 INSERT INTO node_tombstones (node_id, scope, content, properties, importance, ttl_seconds,
     node_created_at, run_id, reason, pruned_at, purge_after)
 SELECT g.id, g.scope, g.content, g.properties, g.importance, g.ttl_seconds, g.created_at,
     sqlc.narg('run_id')::bigint,
     CASE
-        WHEN g.properties->>'durability' = 'expired' THEN 'expired'
-        WHEN g.properties->>'durability' = 'transient' THEN 'transient_ttl'
+        WHEN g.marker = 'expired' THEN 'expired'
+        WHEN g.marker = 'transient' THEN 'transient_ttl'
         ELSE 'ttl'
     END,
     sqlc.arg('now')::timestamptz, sqlc.arg('purge_after')::timestamptz

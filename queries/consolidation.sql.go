@@ -165,13 +165,13 @@ func (q *Queries) ListMergeFaults(ctx context.Context, now time.Time) ([]ListMer
 
 const mergeDuplicateFacts = `-- name: MergeDuplicateFacts :one
 WITH win AS (
-    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
+    SELECT n.id, n.scope, n.marker, n.promoted_fact_id
     FROM memory_nodes n
     WHERE n.promoted_run_id > $1::bigint
       AND ($2::text IS NULL OR n.scope = $2)
       AND n.id <> ALL($3::bigint[])
     UNION ALL
-    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
+    SELECT n.id, n.scope, n.marker, n.promoted_fact_id
     FROM memory_nodes n
     WHERE n.id = ANY($4::bigint[])
       AND ($2::text IS NULL OR n.scope = $2)
@@ -180,7 +180,7 @@ fresh AS (
     SELECT DISTINCT f.entity_id, f.key, lower(f.content) AS norm, md5(lower(f.content)) AS hash
     FROM win w
     JOIN entity_facts f ON f.id = w.promoted_fact_id
-    WHERE f.status = 'active' AND coalesce(w.properties->>'durability', 'durable') = 'durable'
+    WHERE f.status = 'active' AND w.marker = 'durable'
 ),
 grouped AS (
     SELECT f.id, f.extraction_count,
@@ -251,12 +251,12 @@ func (q *Queries) MergeDuplicateFacts(ctx context.Context, arg MergeDuplicateFac
 
 const mergeScopes = `-- name: MergeScopes :many
 WITH win AS (
-    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
+    SELECT n.id, n.scope, n.marker, n.promoted_fact_id
     FROM memory_nodes n
     WHERE n.promoted_run_id > $1::bigint
       AND n.id <> ALL($2::bigint[])
     UNION ALL
-    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
+    SELECT n.id, n.scope, n.marker, n.promoted_fact_id
     FROM memory_nodes n
     WHERE n.id = ANY($3::bigint[])
 )
@@ -293,13 +293,13 @@ func (q *Queries) MergeScopes(ctx context.Context, arg MergeScopesParams) ([]str
 
 const mergeWindowNodes = `-- name: MergeWindowNodes :many
 WITH win AS (
-    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
+    SELECT n.id, n.scope, n.marker, n.promoted_fact_id
     FROM memory_nodes n
     WHERE n.promoted_run_id > $1::bigint
       AND ($2::text IS NULL OR n.scope = $2)
       AND n.id <> ALL($3::bigint[])
     UNION ALL
-    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
+    SELECT n.id, n.scope, n.marker, n.promoted_fact_id
     FROM memory_nodes n
     WHERE n.id = ANY($4::bigint[])
       AND ($2::text IS NULL OR n.scope = $2)
@@ -353,8 +353,8 @@ gated AS (
     FROM input i
     -- One primary-key lookup per row of the batch (LIMIT keeps the planner
     -- from hashing every pending row instead).
-    JOIN LATERAL (SELECT id, scope, content, properties, importance, ttl_seconds, created_at, promoted_at, promoted_fact_id, promoted_run_id FROM memory_nodes x WHERE x.id = i.node_id LIMIT 1) n ON true
-    WHERE n.promoted_at IS NULL AND coalesce(n.properties->>'durability', 'durable') = 'durable'
+    JOIN LATERAL (SELECT id, scope, content, properties, importance, ttl_seconds, created_at, promoted_at, promoted_fact_id, promoted_run_id, marker FROM memory_nodes x WHERE x.id = i.node_id LIMIT 1) n ON true
+    WHERE n.promoted_at IS NULL AND n.marker = 'durable'
       -- A row past its explicit ttl is left to cleanup, not promoted.
       AND (n.ttl_seconds IS NULL OR n.created_at + n.ttl_seconds * interval '1 second' > $7::timestamptz)
 ),
@@ -434,7 +434,7 @@ gated AS (
     FROM input i
     -- One primary-key lookup per row of the batch (LIMIT keeps the planner
     -- from hashing every pending row instead).
-    JOIN LATERAL (SELECT id, scope, content, properties, importance, ttl_seconds, created_at, promoted_at, promoted_fact_id, promoted_run_id FROM memory_nodes x WHERE x.id = i.node_id LIMIT 1) n ON true
+    JOIN LATERAL (SELECT id, scope, content, properties, importance, ttl_seconds, created_at, promoted_at, promoted_fact_id, promoted_run_id, marker FROM memory_nodes x WHERE x.id = i.node_id LIMIT 1) n ON true
     LEFT JOIN LATERAL (
         SELECT f.id AS fact_id
         FROM entity_facts f
@@ -444,7 +444,7 @@ gated AS (
         ORDER BY f.id
         LIMIT 1
     ) m ON true
-    WHERE n.promoted_at IS NULL AND coalesce(n.properties->>'durability', 'durable') = 'durable'
+    WHERE n.promoted_at IS NULL AND n.marker = 'durable'
       -- A row past its explicit ttl is left to cleanup, not promoted.
       AND (n.ttl_seconds IS NULL OR n.created_at + n.ttl_seconds * interval '1 second' > $8::timestamptz)
 ),
@@ -552,8 +552,8 @@ WITH doomed AS (
     SELECT n.id
     FROM memory_nodes n
     WHERE n.promoted_at IS NULL
-      AND (n.properties->>'durability' = 'expired'
-           OR (n.properties->>'durability' = 'transient' AND n.created_at <= $4::timestamptz)
+      AND (n.marker = 'expired'
+           OR (n.marker = 'transient' AND n.created_at <= $4::timestamptz)
            OR (n.ttl_seconds IS NOT NULL
                AND n.created_at + n.ttl_seconds * interval '1 second' <= $2::timestamptz))
     ORDER BY n.id
@@ -564,15 +564,15 @@ gone AS (
     DELETE FROM memory_nodes n
     USING doomed d
     WHERE n.id = d.id
-    RETURNING n.id, n.scope, n.content, n.properties, n.importance, n.ttl_seconds, n.created_at
+    RETURNING n.id, n.scope, n.content, n.properties, n.marker, n.importance, n.ttl_seconds, n.created_at
 )
 INSERT INTO node_tombstones (node_id, scope, content, properties, importance, ttl_seconds,
     node_created_at, run_id, reason, pruned_at, purge_after)
 SELECT g.id, g.scope, g.content, g.properties, g.importance, g.ttl_seconds, g.created_at,
     $1::bigint,
     CASE
-        WHEN g.properties->>'durability' = 'expired' THEN 'expired'
-        WHEN g.properties->>'durability' = 'transient' THEN 'transient_ttl'
+        WHEN g.marker = 'expired' THEN 'expired'
+        WHEN g.marker = 'transient' THEN 'transient_ttl'
         ELSE 'ttl'
     END,
     $2::timestamptz, $3::timestamptz
@@ -700,13 +700,13 @@ func (q *Queries) QueueDecisionRefusals(ctx context.Context, arg QueueDecisionRe
 
 const queueNearDuplicates = `-- name: QueueNearDuplicates :one
 WITH win AS (
-    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
+    SELECT n.id, n.scope, n.marker, n.promoted_fact_id
     FROM memory_nodes n
     WHERE n.promoted_run_id > $1::bigint
       AND ($2::text IS NULL OR n.scope = $2)
       AND n.id <> ALL($3::bigint[])
     UNION ALL
-    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
+    SELECT n.id, n.scope, n.marker, n.promoted_fact_id
     FROM memory_nodes n
     WHERE n.id = ANY($4::bigint[])
       AND ($2::text IS NULL OR n.scope = $2)
@@ -726,7 +726,7 @@ pairs AS (
         LIMIT 1
     ) o ON true
     WHERE f.key <> '' AND f.category <> 'decision' AND NOT tenure_supersedes(f.category, f.durability)
-      AND coalesce(w.properties->>'durability', 'durable') = 'durable'
+      AND w.marker = 'durable'
     ON CONFLICT (kind, fact_id, other_fact_id) WHERE status = 'open' AND other_fact_id IS NOT NULL
     DO NOTHING
     RETURNING id
@@ -766,13 +766,13 @@ func (q *Queries) QueueNearDuplicates(ctx context.Context, arg QueueNearDuplicat
 
 const queueRepeatedMoods = `-- name: QueueRepeatedMoods :one
 WITH win AS (
-    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
+    SELECT n.id, n.scope, n.marker, n.promoted_fact_id
     FROM memory_nodes n
     WHERE n.promoted_run_id > $1::bigint
       AND ($2::text IS NULL OR n.scope = $2)
       AND n.id <> ALL($3::bigint[])
     UNION ALL
-    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
+    SELECT n.id, n.scope, n.marker, n.promoted_fact_id
     FROM memory_nodes n
     WHERE n.id = ANY($4::bigint[])
       AND ($2::text IS NULL OR n.scope = $2)
@@ -820,11 +820,12 @@ func (q *Queries) QueueRepeatedMoods(ctx context.Context, arg QueueRepeatedMoods
 
 const rejectGatedNodes = `-- name: RejectGatedNodes :many
 INSERT INTO consolidation_rejections (run_id, phase, node_id, scope, reason, source, content, properties, created_at)
-SELECT $1::bigint, $2::smallint, n.id, n.scope, n.properties->>'durability', 'consolidation',
+SELECT $1::bigint, $2::smallint, n.id, n.scope, n.marker, 'consolidation',
     n.content, n.properties, $3
 FROM memory_nodes n
 WHERE n.id = ANY($4::bigint[]) AND n.promoted_at IS NULL
-  AND n.properties->>'durability' IN ('transient', 'expired')
+  AND n.marker IN ('transient', 'expired')
+ORDER BY n.id
 ON CONFLICT (node_id, phase, reason) WHERE run_id IS NOT NULL DO NOTHING
 RETURNING id, node_id, scope, reason
 `
@@ -845,6 +846,7 @@ type RejectGatedNodesRow struct {
 
 // RejectGatedNodes logs one refusal for each transient or expired row of the
 // batch, once per row, phase and reason across every run.
+// Refusals are numbered in row order, whichever index finds the rows.
 func (q *Queries) RejectGatedNodes(ctx context.Context, arg RejectGatedNodesParams) ([]RejectGatedNodesRow, error) {
 	rows, err := q.db.Query(ctx, rejectGatedNodes,
 		arg.RunID,
@@ -878,23 +880,24 @@ func (q *Queries) RejectGatedNodes(ctx context.Context, arg RejectGatedNodesPara
 const rejectGatedPromoted = `-- name: RejectGatedPromoted :many
 
 WITH win AS (
-    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
+    SELECT n.id, n.scope, n.marker, n.promoted_fact_id
     FROM memory_nodes n
     WHERE n.promoted_run_id > $3::bigint
       AND ($4::text IS NULL OR n.scope = $4)
       AND n.id <> ALL($5::bigint[])
     UNION ALL
-    SELECT n.id, n.scope, n.properties, n.promoted_fact_id
+    SELECT n.id, n.scope, n.marker, n.promoted_fact_id
     FROM memory_nodes n
     WHERE n.id = ANY($6::bigint[])
       AND ($4::text IS NULL OR n.scope = $4)
 )
 INSERT INTO consolidation_rejections (run_id, phase, node_id, scope, reason, source, content, properties, created_at)
-SELECT $1::bigint, 11, n.id, n.scope, n.properties->>'durability', 'consolidation',
+SELECT $1::bigint, 11, n.id, n.scope, n.marker, 'consolidation',
     n.content, n.properties, $2
 FROM win w
 JOIN memory_nodes n ON n.id = w.id
-WHERE n.properties->>'durability' IN ('transient', 'expired')
+WHERE n.marker IN ('transient', 'expired')
+ORDER BY n.id
 ON CONFLICT (node_id, phase, reason) WHERE run_id IS NOT NULL DO NOTHING
 RETURNING id, node_id, scope, reason
 `
@@ -962,8 +965,8 @@ FROM (
     SELECT unnest($4::bigint[]) AS node_id, unnest($5::text[]) AS entity,
         unnest($6::text[]) AS key
 ) i
-JOIN LATERAL (SELECT id, scope, content, properties, importance, ttl_seconds, created_at, promoted_at, promoted_fact_id, promoted_run_id FROM memory_nodes x WHERE x.id = i.node_id LIMIT 1) n
-    ON n.promoted_at IS NULL AND coalesce(n.properties->>'durability', 'durable') = 'durable'
+JOIN LATERAL (SELECT id, scope, content, properties, importance, ttl_seconds, created_at, promoted_at, promoted_fact_id, promoted_run_id, marker FROM memory_nodes x WHERE x.id = i.node_id LIMIT 1) n
+    ON n.promoted_at IS NULL AND n.marker = 'durable'
 JOIN entities e ON e.scope = n.scope AND e.name = i.entity
 JOIN LATERAL (
     SELECT d.id FROM decisions d
@@ -1080,13 +1083,13 @@ func (q *Queries) ScheduleRetries(ctx context.Context, arg ScheduleRetriesParams
 }
 
 const selectPendingNodes = `-- name: SelectPendingNodes :many
-SELECT n.id, n.scope, n.content, n.properties, n.importance, n.created_at
+SELECT n.id, n.scope, n.content, n.properties, n.marker, n.importance, n.created_at
 FROM memory_nodes n
 WHERE n.promoted_at IS NULL AND n.id > $1
   AND NOT EXISTS (
       SELECT 1 FROM consolidation_rejections r
       WHERE r.node_id = n.id AND r.phase = $2::smallint AND r.run_id IS NOT NULL
-        AND r.reason = n.properties->>'durability')
+        AND r.reason = n.marker)
   AND NOT EXISTS (
       SELECT 1 FROM consolidation_faults f
       WHERE f.node_id = n.id AND (f.retry_at IS NULL OR f.retry_at > $3::timestamptz))
@@ -1107,6 +1110,7 @@ type SelectPendingNodesRow struct {
 	Scope      string
 	Content    string
 	Properties json.RawMessage
+	Marker     string
 	Importance float64
 	CreatedAt  time.Time
 }
@@ -1135,6 +1139,7 @@ func (q *Queries) SelectPendingNodes(ctx context.Context, arg SelectPendingNodes
 			&i.Scope,
 			&i.Content,
 			&i.Properties,
+			&i.Marker,
 			&i.Importance,
 			&i.CreatedAt,
 		); err != nil {

@@ -5,17 +5,6 @@ VALUES (@scope, @name, @kind)
 ON CONFLICT (scope, name) DO UPDATE SET name = excluded.name
 RETURNING id, scope, name, kind, created_at, updated_at;
 
--- name: GetEntity :one
-SELECT id, scope, name, kind, created_at, updated_at
-FROM entities
-WHERE id = @id;
-
--- name: ListEntities :many
-SELECT id, scope, name, kind, created_at, updated_at
-FROM entities
-WHERE scope = @scope
-ORDER BY name;
-
 -- name: ListScopes :many
 -- ListScopes returns every scope that holds entities or working rows,
 -- walking the scope indexes one distinct value at a time rather than

@@ -65,60 +65,6 @@ func (q *Queries) EntityByName(ctx context.Context, arg EntityByNameParams) (Ent
 	return i, err
 }
 
-const getEntity = `-- name: GetEntity :one
-SELECT id, scope, name, kind, created_at, updated_at
-FROM entities
-WHERE id = $1
-`
-
-func (q *Queries) GetEntity(ctx context.Context, id int64) (Entity, error) {
-	row := q.db.QueryRow(ctx, getEntity, id)
-	var i Entity
-	err := row.Scan(
-		&i.ID,
-		&i.Scope,
-		&i.Name,
-		&i.Kind,
-		&i.CreatedAt,
-		&i.UpdatedAt,
-	)
-	return i, err
-}
-
-const listEntities = `-- name: ListEntities :many
-SELECT id, scope, name, kind, created_at, updated_at
-FROM entities
-WHERE scope = $1
-ORDER BY name
-`
-
-func (q *Queries) ListEntities(ctx context.Context, scope string) ([]Entity, error) {
-	rows, err := q.db.Query(ctx, listEntities, scope)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []Entity{}
-	for rows.Next() {
-		var i Entity
-		if err := rows.Scan(
-			&i.ID,
-			&i.Scope,
-			&i.Name,
-			&i.Kind,
-			&i.CreatedAt,
-			&i.UpdatedAt,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const listScopes = `-- name: ListScopes :many
 WITH RECURSIVE e AS (
     (SELECT scope FROM entities ORDER BY scope LIMIT 1)

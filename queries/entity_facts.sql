@@ -155,7 +155,7 @@ FROM f
 JOIN entities e ON e.id = f.entity_id;
 
 -- name: ReinforceFactByID :one
--- ReinforceFactByID applies DESIGN 3: confidence becomes 1 - (1 - c_now)(1 - c_new)
+-- ReinforceFactByID reinforces a fact: confidence becomes 1 - (1 - c_now)(1 - c_new)
 -- where c_now is the effective confidence at @now; confirmed_at becomes @now.
 -- Durability and category never change here.
 UPDATE entity_facts f

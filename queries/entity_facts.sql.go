@@ -1306,7 +1306,7 @@ type ReinforceFactByIDRow struct {
 	EffectiveConfidence float64
 }
 
-// ReinforceFactByID applies DESIGN 3: confidence becomes 1 - (1 - c_now)(1 - c_new)
+// ReinforceFactByID reinforces a fact: confidence becomes 1 - (1 - c_now)(1 - c_new)
 // where c_now is the effective confidence at @now; confirmed_at becomes @now.
 // Durability and category never change here.
 func (q *Queries) ReinforceFactByID(ctx context.Context, arg ReinforceFactByIDParams) (ReinforceFactByIDRow, error) {

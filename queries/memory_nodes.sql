@@ -2,7 +2,7 @@
 INSERT INTO memory_nodes (scope, content, properties, importance, ttl_seconds, created_at)
 VALUES (@scope, @content, @properties, @importance, sqlc.narg('ttl_seconds'), @created_at)
 RETURNING id, scope, content, properties, importance, ttl_seconds, created_at, promoted_at,
-    promoted_fact_id, promoted_run_id;
+    promoted_fact_id, promoted_run_id, marker;
 
 -- name: InsertNodes :many
 -- InsertNodes writes a whole batch in one statement; ttl 0 means none. The ids
@@ -47,7 +47,7 @@ SELECT id, scope, old_marker FROM upd ORDER BY id;
 
 -- name: GetNodesByID :many
 SELECT id, scope, content, properties, importance, ttl_seconds, created_at, promoted_at,
-    promoted_fact_id, promoted_run_id
+    promoted_fact_id, promoted_run_id, marker
 FROM memory_nodes
 WHERE id = ANY(@ids::bigint[])
 ORDER BY id;
@@ -56,39 +56,19 @@ ORDER BY id;
 -- ListNodes pages through working rows, newest first; a marker filter reads
 -- an absent key as durable.
 SELECT id, scope, content, properties, importance, ttl_seconds, created_at, promoted_at,
-    promoted_fact_id, promoted_run_id
+    promoted_fact_id, promoted_run_id, marker
 FROM memory_nodes
 WHERE (sqlc.narg('scope')::text IS NULL OR scope = sqlc.narg('scope'))
-  AND (sqlc.narg('marker')::text IS NULL
-       OR coalesce(properties->>'durability', 'durable') = sqlc.narg('marker'))
+  AND (sqlc.narg('marker')::text IS NULL OR marker = sqlc.narg('marker'))
   AND (NOT @pending_only::boolean OR promoted_at IS NULL)
   AND (@before_id::bigint = 0 OR id < @before_id)
 ORDER BY id DESC
 LIMIT @page_size;
 
--- name: ListWorkingRows :many
--- ListWorkingRows pages through working rows for the console, newest first.
--- state is pending, promoted, set_aside (rows consolidation set aside after a
--- failure of their own), or empty for all; marker is the stored marker,
--- empty when the row has none (it reads as durable, and a durable filter finds
--- it).
-SELECT n.id, n.scope, n.content, coalesce(n.properties->>'durability', '')::text AS marker,
-    n.importance, n.ttl_seconds, n.created_at, n.promoted_at, n.promoted_fact_id, n.promoted_run_id
-FROM memory_nodes n
-WHERE (sqlc.narg('scope')::text IS NULL OR n.scope = sqlc.narg('scope'))
-  AND (sqlc.narg('marker')::text IS NULL
-       OR coalesce(n.properties->>'durability', 'durable') = sqlc.narg('marker'))
-  AND (@state::text IN ('', 'set_aside') OR (@state::text = 'pending') = (n.promoted_at IS NULL))
-  AND (@state::text <> 'set_aside'
-       OR EXISTS (SELECT 1 FROM consolidation_faults f WHERE f.node_id = n.id))
-  AND (@before_id::bigint = 0 OR n.id < @before_id)
-ORDER BY n.id DESC
-LIMIT @page_size;
-
 -- name: CountPendingNodes :many
 -- CountPendingNodes counts the rows consolidation has not promoted yet, by
 -- scope and marker (an absent marker counts as durable).
-SELECT scope, coalesce(properties->>'durability', 'durable')::text AS marker, count(*)::bigint AS n
+SELECT scope, marker, count(*)::bigint AS n
 FROM memory_nodes
 WHERE promoted_at IS NULL
 GROUP BY 1, 2

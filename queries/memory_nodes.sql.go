@@ -12,7 +12,7 @@ import (
 )
 
 const countPendingNodes = `-- name: CountPendingNodes :many
-SELECT scope, coalesce(properties->>'durability', 'durable')::text AS marker, count(*)::bigint AS n
+SELECT scope, marker, count(*)::bigint AS n
 FROM memory_nodes
 WHERE promoted_at IS NULL
 GROUP BY 1, 2
@@ -49,7 +49,7 @@ func (q *Queries) CountPendingNodes(ctx context.Context) ([]CountPendingNodesRow
 
 const getNodesByID = `-- name: GetNodesByID :many
 SELECT id, scope, content, properties, importance, ttl_seconds, created_at, promoted_at,
-    promoted_fact_id, promoted_run_id
+    promoted_fact_id, promoted_run_id, marker
 FROM memory_nodes
 WHERE id = ANY($1::bigint[])
 ORDER BY id
@@ -75,6 +75,7 @@ func (q *Queries) GetNodesByID(ctx context.Context, ids []int64) ([]MemoryNode, 
 			&i.PromotedAt,
 			&i.PromotedFactID,
 			&i.PromotedRunID,
+			&i.Marker,
 		); err != nil {
 			return nil, err
 		}
@@ -90,7 +91,7 @@ const insertNode = `-- name: InsertNode :one
 INSERT INTO memory_nodes (scope, content, properties, importance, ttl_seconds, created_at)
 VALUES ($1, $2, $3, $4, $5, $6)
 RETURNING id, scope, content, properties, importance, ttl_seconds, created_at, promoted_at,
-    promoted_fact_id, promoted_run_id
+    promoted_fact_id, promoted_run_id, marker
 `
 
 type InsertNodeParams struct {
@@ -123,6 +124,7 @@ func (q *Queries) InsertNode(ctx context.Context, arg InsertNodeParams) (MemoryN
 		&i.PromotedAt,
 		&i.PromotedFactID,
 		&i.PromotedRunID,
+		&i.Marker,
 	)
 	return i, err
 }
@@ -211,11 +213,10 @@ func (q *Queries) ListNodeScopes(ctx context.Context) ([]string, error) {
 
 const listNodes = `-- name: ListNodes :many
 SELECT id, scope, content, properties, importance, ttl_seconds, created_at, promoted_at,
-    promoted_fact_id, promoted_run_id
+    promoted_fact_id, promoted_run_id, marker
 FROM memory_nodes
 WHERE ($1::text IS NULL OR scope = $1)
-  AND ($2::text IS NULL
-       OR coalesce(properties->>'durability', 'durable') = $2)
+  AND ($2::text IS NULL OR marker = $2)
   AND (NOT $3::boolean OR promoted_at IS NULL)
   AND ($4::bigint = 0 OR id < $4)
 ORDER BY id DESC
@@ -258,84 +259,7 @@ func (q *Queries) ListNodes(ctx context.Context, arg ListNodesParams) ([]MemoryN
 			&i.PromotedAt,
 			&i.PromotedFactID,
 			&i.PromotedRunID,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const listWorkingRows = `-- name: ListWorkingRows :many
-SELECT n.id, n.scope, n.content, coalesce(n.properties->>'durability', '')::text AS marker,
-    n.importance, n.ttl_seconds, n.created_at, n.promoted_at, n.promoted_fact_id, n.promoted_run_id
-FROM memory_nodes n
-WHERE ($1::text IS NULL OR n.scope = $1)
-  AND ($2::text IS NULL
-       OR coalesce(n.properties->>'durability', 'durable') = $2)
-  AND ($3::text IN ('', 'set_aside') OR ($3::text = 'pending') = (n.promoted_at IS NULL))
-  AND ($3::text <> 'set_aside'
-       OR EXISTS (SELECT 1 FROM consolidation_faults f WHERE f.node_id = n.id))
-  AND ($4::bigint = 0 OR n.id < $4)
-ORDER BY n.id DESC
-LIMIT $5
-`
-
-type ListWorkingRowsParams struct {
-	Scope    *string
-	Marker   *string
-	State    string
-	BeforeID int64
-	PageSize int32
-}
-
-type ListWorkingRowsRow struct {
-	ID             int64
-	Scope          string
-	Content        string
-	Marker         string
-	Importance     float64
-	TtlSeconds     *int32
-	CreatedAt      time.Time
-	PromotedAt     *time.Time
-	PromotedFactID *int64
-	PromotedRunID  *int64
-}
-
-// ListWorkingRows pages through working rows for the console, newest first.
-// state is pending, promoted, set_aside (rows consolidation set aside after a
-// failure of their own), or empty for all; marker is the stored marker,
-// empty when the row has none (it reads as durable, and a durable filter finds
-// it).
-func (q *Queries) ListWorkingRows(ctx context.Context, arg ListWorkingRowsParams) ([]ListWorkingRowsRow, error) {
-	rows, err := q.db.Query(ctx, listWorkingRows,
-		arg.Scope,
-		arg.Marker,
-		arg.State,
-		arg.BeforeID,
-		arg.PageSize,
-	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []ListWorkingRowsRow{}
-	for rows.Next() {
-		var i ListWorkingRowsRow
-		if err := rows.Scan(
-			&i.ID,
-			&i.Scope,
-			&i.Content,
 			&i.Marker,
-			&i.Importance,
-			&i.TtlSeconds,
-			&i.CreatedAt,
-			&i.PromotedAt,
-			&i.PromotedFactID,
-			&i.PromotedRunID,
 		); err != nil {
 			return nil, err
 		}

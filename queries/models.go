@@ -165,6 +165,7 @@ type MemoryNode struct {
 	PromotedAt     *time.Time
 	PromotedFactID *int64
 	PromotedRunID  *int64
+	Marker         string
 }
 
 type NodeTombstone struct {
@@ -182,6 +183,7 @@ type NodeTombstone struct {
 	PurgeAfter    time.Time
 	RestoredAt    *time.Time
 	RestoredBy    *string
+	Marker        string
 }
 
 type ReviewItem struct {

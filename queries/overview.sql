@@ -52,7 +52,7 @@ LIMIT @max_rows;
 -- OverviewPendingNodesByMarker counts working rows not yet promoted by their
 -- durability marker (an absent key reads as durable), over
 -- memory_nodes_pending_idx.
-SELECT coalesce(properties->>'durability', 'durable')::text AS marker, count(*)::bigint AS nodes
+SELECT marker, count(*)::bigint AS nodes
 FROM memory_nodes
 WHERE promoted_at IS NULL
 GROUP BY 1

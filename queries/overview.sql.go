@@ -182,7 +182,7 @@ func (q *Queries) OverviewOverdueObligations(ctx context.Context, arg OverviewOv
 }
 
 const overviewPendingNodesByMarker = `-- name: OverviewPendingNodesByMarker :many
-SELECT coalesce(properties->>'durability', 'durable')::text AS marker, count(*)::bigint AS nodes
+SELECT marker, count(*)::bigint AS nodes
 FROM memory_nodes
 WHERE promoted_at IS NULL
 GROUP BY 1

@@ -9,11 +9,6 @@ SELECT id, email, name, role, password_hash, created_at, updated_at, last_login_
 FROM users
 WHERE lower(email) = lower(@email);
 
--- name: GetUser :one
-SELECT id, email, name, role, password_hash, created_at, updated_at, last_login_at, disabled_at
-FROM users
-WHERE id = @id;
-
 -- name: ListUsers :many
 SELECT id, email, name, role, password_hash, created_at, updated_at, last_login_at, disabled_at
 FROM users
@@ -31,9 +26,6 @@ RETURNING id, email, name, role, password_hash, created_at, updated_at, last_log
 UPDATE users SET disabled_at = sqlc.narg('disabled_at'), updated_at = @at
 WHERE id = @id
 RETURNING id, email, name, role, password_hash, created_at, updated_at, last_login_at, disabled_at;
-
--- name: CountAdmins :one
-SELECT count(*)::int FROM users WHERE role = 'admin' AND disabled_at IS NULL;
 
 -- name: LockActiveAdmins :many
 -- LockActiveAdmins locks the rows of the enabled admins, so that two admins

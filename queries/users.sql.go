@@ -10,17 +10,6 @@ import (
 	"time"
 )
 
-const countAdmins = `-- name: CountAdmins :one
-SELECT count(*)::int FROM users WHERE role = 'admin' AND disabled_at IS NULL
-`
-
-func (q *Queries) CountAdmins(ctx context.Context) (int32, error) {
-	row := q.db.QueryRow(ctx, countAdmins)
-	var column_1 int32
-	err := row.Scan(&column_1)
-	return column_1, err
-}
-
 const createUser = `-- name: CreateUser :one
 INSERT INTO users (email, name, role, password_hash)
 VALUES ($1, $2, $3, $4)
@@ -42,29 +31,6 @@ func (q *Queries) CreateUser(ctx context.Context, arg CreateUserParams) (User, e
 		arg.Role,
 		arg.PasswordHash,
 	)
-	var i User
-	err := row.Scan(
-		&i.ID,
-		&i.Email,
-		&i.Name,
-		&i.Role,
-		&i.PasswordHash,
-		&i.CreatedAt,
-		&i.UpdatedAt,
-		&i.LastLoginAt,
-		&i.DisabledAt,
-	)
-	return i, err
-}
-
-const getUser = `-- name: GetUser :one
-SELECT id, email, name, role, password_hash, created_at, updated_at, last_login_at, disabled_at
-FROM users
-WHERE id = $1
-`
-
-func (q *Queries) GetUser(ctx context.Context, id int64) (User, error) {
-	row := q.db.QueryRow(ctx, getUser, id)
 	var i User
 	err := row.Scan(
 		&i.ID,

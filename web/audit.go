@@ -32,7 +32,7 @@ var (
 
 // auditList shows the audit log, newest first, filtered by the query string,
 // one keyset page at a time.
-func (s *Server) auditList(c echo.Context) error {
+func (s *Console) auditList(c echo.Context) error {
 	view, filter, err := parseAuditLogFilter(c.QueryParams())
 	if err != nil {
 		return err

@@ -36,11 +36,11 @@ func currentSession(c echo.Context) *auth.Session {
 // secureCookies reports whether cookies set on this response are Secure: the
 // configured public URL is https, or the request itself came over TLS. No
 // request header decides it, since any client can send one.
-func (s *Server) secureCookies(c echo.Context) bool {
+func (s *Console) secureCookies(c echo.Context) bool {
 	return s.publicHTTPS || c.Request().TLS != nil
 }
 
-func (s *Server) setCookie(c echo.Context, name, value string, maxAge int) {
+func (s *Console) setCookie(c echo.Context, name, value string, maxAge int) {
 	c.SetCookie(&http.Cookie{
 		Name: name, Value: value, Path: "/", MaxAge: maxAge, HttpOnly: true,
 		Secure: s.secureCookies(c), SameSite: http.SameSiteLaxMode,
@@ -55,7 +55,7 @@ func noStore(c echo.Context) {
 
 // loadSession puts the signed-in person, if any, into the request, and their
 // CSRF token into the rendering context.
-func (s *Server) loadSession(next echo.HandlerFunc) echo.HandlerFunc {
+func (s *Console) loadSession(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		path := c.Request().URL.Path
 		if !consolePath(path) {
@@ -85,7 +85,7 @@ func (s *Server) loadSession(next echo.HandlerFunc) echo.HandlerFunc {
 
 // require lets through people whose role allows need. Others are sent to sign
 // in (or told, for htmx), or refused with 403.
-func (s *Server) require(need auth.Role) echo.MiddlewareFunc {
+func (s *Console) require(need auth.Role) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			sess := currentSession(c)
@@ -111,7 +111,7 @@ func (s *Server) require(need auth.Role) echo.MiddlewareFunc {
 
 // checkCSRF refuses a state-changing request that does not carry the
 // session's CSRF token, as the _csrf form field or the X-CSRF-Token header.
-func (s *Server) checkCSRF(next echo.HandlerFunc) echo.HandlerFunc {
+func (s *Console) checkCSRF(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if !consolePath(c.Request().URL.Path) {
 			return next(c)
@@ -147,7 +147,7 @@ func consolePath(path string) bool {
 	return true
 }
 
-func (s *Server) loginShow(c echo.Context) error {
+func (s *Console) loginShow(c echo.Context) error {
 	next := localReturnPath(c.QueryParam("next"), "")
 	if currentSession(c) != nil {
 		return c.Redirect(http.StatusSeeOther, cmp.Or(next, "/"))
@@ -156,7 +156,7 @@ func (s *Server) loginShow(c echo.Context) error {
 }
 
 // renderLogin renders the sign-in form with a fresh double-submit token.
-func (s *Server) renderLogin(c echo.Context, status int, p pages.LoginPage) error {
+func (s *Console) renderLogin(c echo.Context, status int, p pages.LoginPage) error {
 	token, err := auth.RandomSecret(24)
 	if err != nil {
 		return err
@@ -170,7 +170,7 @@ func (s *Server) renderLogin(c echo.Context, status int, p pages.LoginPage) erro
 // loginSubmit checks the sign-in form. Failed sign-ins are throttled per
 // account and per client address (throttle.go): past the limit the form
 // comes back 429 with Retry-After, and no password is checked.
-func (s *Server) loginSubmit(c echo.Context) error {
+func (s *Console) loginSubmit(c echo.Context) error {
 	p := pages.LoginPage{Email: strings.TrimSpace(c.FormValue("email")), Next: localReturnPath(c.FormValue("next"), "")}
 	cookie, err := c.Cookie(loginCSRFCookie)
 	if err != nil || cookie.Value == "" || subtle.ConstantTimeCompare([]byte(cookie.Value), []byte(c.FormValue("_csrf"))) != 1 {
@@ -260,7 +260,7 @@ func sessionUserAgent(ua string) string {
 	return strings.TrimSpace(b.String())
 }
 
-func (s *Server) logout(c echo.Context) error {
+func (s *Console) logout(c echo.Context) error {
 	if cookie, err := c.Cookie(sessionCookie); err == nil {
 		if err := s.sessions.Logout(c.Request().Context(), cookie.Value); err != nil {
 			return err

@@ -10,7 +10,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/tenurehq/tenure/auth"
-	"github.com/tenurehq/tenure/queries"
 )
 
 // TestSignInRefusesUnstorableText: an email, a password or a return path
@@ -160,12 +159,7 @@ func TestAdminFormsRefuseUnstorableText(t *testing.T) {
 	if msg := parse(t, rec).Find(`[data-testid="error-role"]`).Text(); rec.Code != http.StatusUnprocessableEntity || !strings.Contains(msg, "NUL") {
 		t.Errorf("role change with a NUL = %d %q, want 422 beside the role", rec.Code, msg)
 	}
-	_, hash, prefix, err := auth.NewAPIToken()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := queries.New(f.pool).CreateToken(context.Background(), queries.CreateTokenParams{
-		Name: "ci", Scope: "acme", Role: auth.TokenWriter, TokenHash: hash, TokenPrefix: prefix, Now: now})
+	_, tok, err := auth.SeedToken(context.Background(), f.pool, auth.NewToken{Name: "ci", Scope: "acme", Role: auth.TokenWriter}, now)
 	if err != nil {
 		t.Fatal(err)
 	}

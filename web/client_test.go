@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/tenurehq/tenure/auth"
-	"github.com/tenurehq/tenure/queries"
 )
 
 // client is a browser stand-in: it keeps cookies and the session's CSRF token.
@@ -79,9 +78,8 @@ func (f fixture) login(t *testing.T, role string) *client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := queries.New(f.pool).CreateUser(context.Background(), queries.CreateUserParams{
-		Email: email, Role: role, PasswordHash: hash,
-	}); err != nil {
+	if _, err := f.pool.Exec(context.Background(),
+		`INSERT INTO users (email, role, password_hash) VALUES ($1, $2, $3)`, email, role, hash); err != nil {
 		t.Fatal(err)
 	}
 	c := newClient(f)

@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -32,7 +31,7 @@ const (
 
 // consolidationShow lists runs newest first, the chart of refusals of the
 // last runs, and the scheduled jobs of this process.
-func (s *Server) consolidationShow(c echo.Context) error {
+func (s *Console) consolidationShow(c echo.Context) error {
 	ctx := c.Request().Context()
 	before, err := keysetBefore(c.QueryParams(), "run")
 	if err != nil {
@@ -128,11 +127,11 @@ func phaseLabel(phase int) string {
 // consolidationRun runs consolidation now, in this request, and shows the
 // run's report. Another run in progress, here or on another replica, is
 // answered with a message.
-func (s *Server) consolidationRun(c echo.Context) error {
+func (s *Console) consolidationRun(c echo.Context) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.Request().Context()), manualRunTimeout)
 	defer cancel()
 	run, err := s.store.Consolidate(ctx, memory.ConsolidateOptions{Trigger: memory.TriggerManual})
-	if errors.Is(err, memory.ErrRunInProgress) {
+	if memory.ErrorCode(err) == memory.CodeBusy {
 		return s.redirectWithFlash(c, "/consolidation", "error",
 			"Not started: another run is in progress. Wait for it to finish, then look at its report below.")
 	}
@@ -180,7 +179,7 @@ var phaseDoes = map[int]string{
 }
 
 // runShow shows one run's report, phase by phase, and its first refusals.
-func (s *Server) runShow(c echo.Context) error {
+func (s *Console) runShow(c echo.Context) error {
 	ctx := c.Request().Context()
 	id, err := pathID(c, "id")
 	if err != nil {
@@ -260,7 +259,7 @@ func rejectionLogRow(r memory.Rejection) pages.RejectionLogRow {
 
 // rejectionList shows the rejection log, newest first, filtered by run,
 // phase, reason, scope and source, one keyset page at a time.
-func (s *Server) rejectionList(c echo.Context) error {
+func (s *Console) rejectionList(c echo.Context) error {
 	ctx := c.Request().Context()
 	view, filter, err := parseRejectionLogFilter(c.QueryParams())
 	if err != nil {

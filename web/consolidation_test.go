@@ -16,6 +16,7 @@ import (
 	"github.com/tenurehq/tenure/internal/pgtest"
 	"github.com/tenurehq/tenure/jobs"
 	"github.com/tenurehq/tenure/memory"
+	"github.com/tenurehq/tenure/server"
 	"github.com/tenurehq/tenure/static"
 	"github.com/tenurehq/tenure/views/pages"
 	"github.com/tenurehq/tenure/web"
@@ -35,7 +36,7 @@ func consFixtureWithJobs(t *testing.T, j web.Jobs) fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := web.New(web.Config{
+	srv, err := server.New(server.Config{
 		Pool: pool, Assets: assets, Now: func() time.Time { return now }, Jobs: j,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})

@@ -22,7 +22,7 @@ const decisionsPageSize = 50
 
 // decisionList shows decisions, newest first, filtered by the query string,
 // one keyset page at a time, with the number of writes each one refused.
-func (s *Server) decisionList(c echo.Context) error {
+func (s *Console) decisionList(c echo.Context) error {
 	ctx := c.Request().Context()
 	filter, before, err := parseDecisionsFilter(c.QueryParams())
 	if err != nil {
@@ -50,15 +50,9 @@ func (s *Server) decisionList(c echo.Context) error {
 	for i, d := range list {
 		ids[i] = d.ID
 	}
-	refusals := map[int64]int64{}
-	if len(ids) > 0 {
-		counts, err := s.q.CountRefusalsForDecisions(ctx, ids)
-		if err != nil {
-			return err
-		}
-		for _, r := range counts {
-			refusals[r.DecisionID] = r.Refusals
-		}
+	refusals, err := s.store.CountRefusals(ctx, ids)
+	if err != nil {
+		return err
 	}
 	for _, d := range list {
 		view.Decisions = append(view.Decisions, pages.DecisionListRow{
@@ -70,7 +64,7 @@ func (s *Server) decisionList(c echo.Context) error {
 	if isHTMX(c) {
 		return s.page(c, http.StatusOK, "Decisions", "decisions", nil, pages.DecisionsResults(view))
 	}
-	if view.Scopes, err = s.q.ListScopes(ctx); err != nil {
+	if view.Scopes, err = s.store.Scopes(ctx); err != nil {
 		return err
 	}
 	return s.page(c, http.StatusOK, "Decisions", "decisions", pages.Decisions(view), nil)
@@ -124,7 +118,7 @@ func decisionsURL(f pages.DecisionsFilter, before int64) string {
 
 // decisionShow shows one decision, its lock, the writes it refused and its
 // history; reviewers also get the edit, reopen and relock forms.
-func (s *Server) decisionShow(c echo.Context) error {
+func (s *Console) decisionShow(c echo.Context) error {
 	id, err := pathID(c, "id")
 	if err != nil {
 		return err
@@ -139,7 +133,7 @@ func (s *Server) decisionShow(c echo.Context) error {
 
 // renderDecision completes view with d, its refused writes and its history,
 // and renders the decision page with status.
-func (s *Server) renderDecision(c echo.Context, status int, d memory.Decision, view pages.DecisionPage) error {
+func (s *Console) renderDecision(c echo.Context, status int, d memory.Decision, view pages.DecisionPage) error {
 	ctx := c.Request().Context()
 	refused, err := s.store.RefusedWrites(ctx, d.ID)
 	if err != nil {
@@ -271,7 +265,7 @@ var decisionEditFields = []string{"decision", "alternatives", "reasoning", "deci
 // decisionSave applies the edit form through the engine: 303 back to the
 // decision when saved, 422 with the error beside its field, 409 with the
 // current values when someone else saved first.
-func (s *Server) decisionSave(c echo.Context) error {
+func (s *Console) decisionSave(c echo.Context) error {
 	ctx := c.Request().Context()
 	id, err := pathID(c, "id")
 	if err != nil {
@@ -310,7 +304,7 @@ func (s *Server) decisionSave(c echo.Context) error {
 	if form.DecidedAt != "" {
 		at, err := decisionFormTime("decided_at", form.DecidedAt)
 		if err != nil {
-			return invalid("decided_at", err.(*memory.Error).Message)
+			return invalid("decided_at", messageOf(err))
 		}
 		// The form shows whole seconds: an untouched field keeps the stored instant.
 		if !at.Equal(cur.DecidedAt.Truncate(time.Second)) {
@@ -318,14 +312,14 @@ func (s *Server) decisionSave(c echo.Context) error {
 		}
 	}
 	d, err := s.store.EditDecision(ctx, actor(c), id, int32(version), ch, form.Reason)
-	var conflict *memory.DecisionConflictError
-	switch {
-	case errors.As(err, &conflict):
-		return s.renderDecision(c, http.StatusConflict, conflict.Current, pages.DecisionPage{
-			Form: decisionFormOf(conflict.Current),
+	switch stale := memory.AsError(err); {
+	case stale != nil && stale.CurrentDecision != nil:
+		current := *stale.CurrentDecision
+		return s.renderDecision(c, http.StatusConflict, current, pages.DecisionPage{
+			Form: decisionFormOf(current),
 			Conflict: &pages.DecisionConflict{
 				Message: "Someone else changed this decision while you were editing it. The form now shows the current values (version " +
-					strconv.Itoa(int(conflict.Current.Version)) + "); apply your change again if it still holds.",
+					strconv.Itoa(int(current.Version)) + "); apply your change again if it still holds.",
 				Yours: form,
 			},
 		})
@@ -343,14 +337,14 @@ func decisionPath(id int64) string { return "/decisions/" + strconv.FormatInt(id
 
 // decisionReopen lifts a decision's lock; the reason is required (422 beside
 // the field without one).
-func (s *Server) decisionReopen(c echo.Context) error { return s.decisionLock(c, true) }
+func (s *Console) decisionReopen(c echo.Context) error { return s.decisionLock(c, true) }
 
 // decisionRelock locks a reopened decision again; the reason is optional.
-func (s *Server) decisionRelock(c echo.Context) error { return s.decisionLock(c, false) }
+func (s *Console) decisionRelock(c echo.Context) error { return s.decisionLock(c, false) }
 
 // decisionLock reopens (reopen) or relocks the decision with the posted
 // reason: 303 back to it with a message, or lockFailed's answer.
-func (s *Server) decisionLock(c echo.Context, reopen bool) error {
+func (s *Console) decisionLock(c echo.Context, reopen bool) error {
 	ctx := c.Request().Context()
 	id, err := pathID(c, "id")
 	if err != nil {
@@ -382,7 +376,7 @@ func (s *Server) decisionLock(c echo.Context, reopen bool) error {
 
 // lockFailed answers a refused reopen or relock: 422 with the error beside
 // the reason, 409 with the page and the reason the lock could not change.
-func (s *Server) lockFailed(c echo.Context, cur memory.Decision, err error, view pages.DecisionPage, reopen bool) error {
+func (s *Console) lockFailed(c echo.Context, cur memory.Decision, err error, view pages.DecisionPage, reopen bool) error {
 	view.Form = decisionFormOf(cur)
 	if field, msg, ok := decisionFieldError(err, "reason"); ok {
 		if field == "" {
@@ -411,12 +405,12 @@ func (s *Server) lockFailed(c echo.Context, cur memory.Decision, err error, view
 var newDecisionFields = []string{"scope", "entity", "key", "decision", "alternatives", "reasoning", "decided_by", "decided_at"}
 
 // decisionNew shows the form that records a decision.
-func (s *Server) decisionNew(c echo.Context) error {
+func (s *Console) decisionNew(c echo.Context) error {
 	return s.renderNewDecision(c, http.StatusOK, pages.NewDecisionForm{DoNotReopen: true, Scope: c.QueryParam("scope")})
 }
 
-func (s *Server) renderNewDecision(c echo.Context, status int, form pages.NewDecisionForm) error {
-	scopes, err := s.q.ListScopes(c.Request().Context())
+func (s *Console) renderNewDecision(c echo.Context, status int, form pages.NewDecisionForm) error {
+	scopes, err := s.store.Scopes(c.Request().Context())
 	if err != nil {
 		return err
 	}
@@ -427,7 +421,7 @@ func (s *Server) renderNewDecision(c echo.Context, status int, form pages.NewDec
 // decisionCreate records a decision through the engine: 303 to its page, or
 // the form again with the error beside its field (422, or 409 when a locked
 // decision already settles the key).
-func (s *Server) decisionCreate(c echo.Context) error {
+func (s *Console) decisionCreate(c echo.Context) error {
 	form := pages.NewDecisionForm{
 		Scope:        strings.TrimSpace(c.FormValue("scope")),
 		Entity:       c.FormValue("entity"),
@@ -452,7 +446,7 @@ func (s *Server) decisionCreate(c echo.Context) error {
 	if form.DecidedAt != "" {
 		at, err := decisionFormTime("decided_at", form.DecidedAt)
 		if err != nil {
-			form.Errors = map[string]string{"decided_at": err.(*memory.Error).Message}
+			form.Errors = map[string]string{"decided_at": messageOf(err)}
 			return s.renderNewDecision(c, http.StatusUnprocessableEntity, form)
 		}
 		in.DecidedAt = at

@@ -2,7 +2,6 @@ package web_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -93,8 +92,7 @@ func TestDecisionsListAndFilters(t *testing.T) {
 	}
 	_, _, err := decStore(f).CreateFact(ctx, memory.Token("support-bot"), memory.NewFact{
 		Scope: "acme-support", Entity: "Acme Robotics", Key: "rma_policy", Content: "Ask for photos first."})
-	var locked *memory.LockedError
-	if !errors.As(err, &locked) {
+	if memory.ErrorCode(err) != memory.CodeDecisionLocked {
 		t.Fatalf("CreateFact on a locked key = %v, want a refusal", err)
 	}
 	doc := parse(t, f.get(t, "/decisions"))
@@ -190,8 +188,7 @@ func TestDecisionPageShowsReasoningAndRefusedWrites(t *testing.T) {
 	d := decRecord(t, f, "acme", "Acme Robotics", "database", "Use PostgreSQL.", "We know it well.\nIt has advisory locks.")
 	_, _, err := decStore(f).CreateFact(ctx, memory.Token("laptop-agent"), memory.NewFact{
 		Scope: "acme", Entity: "Acme Robotics", Key: "database", Content: "Move to MongoDB."})
-	var locked *memory.LockedError
-	if !errors.As(err, &locked) || locked.DecisionID != d.ID {
+	if locked := memory.AsError(err); locked == nil || locked.Locked == nil || locked.Locked.ID != d.ID {
 		t.Fatalf("CreateFact(locked) = %v, want a refusal by decision %d", err, d.ID)
 	}
 

@@ -22,7 +22,7 @@ import (
 
 // factShow shows one fact: its fields, its confidence over time, its history
 // and, for reviewers, its edit form.
-func (s *Server) factShow(c echo.Context) error {
+func (s *Console) factShow(c echo.Context) error {
 	id, err := pathID(c, "id")
 	if err != nil {
 		return err
@@ -38,7 +38,7 @@ func (s *Server) factShow(c echo.Context) error {
 // on success, 422 with the form and the error beside its field when the
 // engine refuses a value, 409 with the current values when someone else
 // saved the fact first.
-func (s *Server) factSave(c echo.Context) error {
+func (s *Console) factSave(c echo.Context) error {
 	id, err := pathID(c, "id")
 	if err != nil {
 		return err
@@ -78,12 +78,11 @@ func (s *Server) factSave(c echo.Context) error {
 				fmt.Sprintf("Fact %d saved (version %d).", id, saved.Version))
 		}
 	}
-	var conflict *memory.ConflictError
-	if errors.As(err, &conflict) {
-		current := factFormOf(conflict.Current)
-		return s.renderFact(c, http.StatusConflict, conflict.Current, current, &pages.FactConflict{
+	if stale := memory.AsError(err); stale != nil && stale.CurrentFact != nil {
+		now := *stale.CurrentFact
+		return s.renderFact(c, http.StatusConflict, now, factFormOf(now), &pages.FactConflict{
 			Message: fmt.Sprintf("Someone else changed this fact while you were editing it (it is now at version %d). "+
-				"The form shows the current values: check them and apply your change again.", conflict.Current.Version),
+				"The form shows the current values: check them and apply your change again.", now.Version),
 			Yours: form,
 		})
 	}
@@ -186,14 +185,14 @@ func factPath(id int64) string { return "/facts/" + strconv.FormatInt(id, 10) }
 
 // renderFact renders the fact page with status, the form as given and, after
 // a 409, the conflict.
-func (s *Server) renderFact(c echo.Context, status int, f memory.Fact, form pages.FactForm, conflict *pages.FactConflict) error {
+func (s *Console) renderFact(c echo.Context, status int, f memory.Fact, form pages.FactForm, conflict *pages.FactConflict) error {
 	ctx := c.Request().Context()
 	now := s.now()
 	history, err := s.store.FactHistory(ctx, f.ID)
 	if err != nil {
 		return err
 	}
-	decisions, err := s.q.DecisionsBackingFacts(ctx, []int64{f.ID})
+	decisions, err := s.store.DecisionsOfFacts(ctx, []int64{f.ID})
 	if err != nil {
 		return err
 	}
@@ -201,7 +200,7 @@ func (s *Server) renderFact(c echo.Context, status int, f memory.Fact, form page
 	if err != nil {
 		return err
 	}
-	cats, err := s.q.ListCategories(ctx)
+	cats, err := s.store.Categories(ctx)
 	if err != nil {
 		return err
 	}
@@ -209,8 +208,8 @@ func (s *Server) renderFact(c echo.Context, status int, f memory.Fact, form page
 		Fact: factDetailOf(f), Form: form, CanEdit: signedInAs(c, auth.RoleReviewer), Conflict: conflict,
 		Categories: mergeSorted(memory.SuggestedCategories(), cats), Now: now,
 	}
-	if len(decisions) > 0 {
-		view.DecisionID = decisions[0].ID
+	if id, ok := decisions[f.ID]; ok {
+		view.DecisionID = id
 	}
 	view.Durabilities = durabilityNames
 	for _, h := range history {
@@ -433,7 +432,7 @@ func auditValue(raw json.RawMessage) string {
 // engine, in one transaction, and goes back to where the form came from with
 // a message saying what changed. A refusal writes nothing and comes back
 // with the engine's explanation.
-func (s *Server) factBulk(c echo.Context) error {
+func (s *Console) factBulk(c echo.Context) error {
 	form, err := c.FormParams()
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, "The form could not be read.")

@@ -5,13 +5,11 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/tenurehq/tenure/auth"
 	"github.com/tenurehq/tenure/memory"
-	"github.com/tenurehq/tenure/queries"
 	"github.com/tenurehq/tenure/views/pages"
 )
 
@@ -19,63 +17,38 @@ const factsPageSize = 50
 
 // factList shows facts, newest first, filtered by the query string, one
 // keyset page at a time.
-func (s *Server) factList(c echo.Context) error {
+func (s *Console) factList(c echo.Context) error {
 	ctx := c.Request().Context()
-	filter, before, err := parseFactsFilter(c.QueryParams())
+	filter, mf, err := parseFactsFilter(c.QueryParams())
 	if err != nil {
 		return err
 	}
-	params := queries.ListFactsParams{Now: s.now(), BeforeID: before, PageSize: factsPageSize + 1}
-	if filter.Scope != "" {
-		params.Scope = &filter.Scope
+	mf.Limit, mf.At = factsPageSize, s.now()
+	view := pages.FactsPage{Filter: filter, Now: mf.At, CanEdit: signedInAs(c, auth.RoleReviewer),
+		ReturnURL: factsURL(filter, mf.BeforeID)}
+	list, err := s.store.ListFacts(ctx, mf)
+	if err != nil {
+		return err
 	}
-	if filter.Durability != "" {
-		params.Durability = &filter.Durability
-	}
-	if filter.Category != "" {
-		params.Category = &filter.Category
-	}
-	if filter.Status != "all" {
-		params.Status = &filter.Status
-	}
-	if filter.Query != "" {
-		params.Query = &filter.Query
-	}
-	view := pages.FactsPage{Filter: filter, Now: params.Now, CanEdit: signedInAs(c, auth.RoleReviewer),
-		ReturnURL: factsURL(filter, before)}
-	if filter.Entity != "" {
-		if params.EntityIds, err = s.q.EntityIDsNamed(ctx, queries.EntityIDsNamedParams{
-			Name: filter.Entity, Scope: params.Scope,
-		}); err != nil {
-			return err
-		}
-		view.EntityMissing = len(params.EntityIds) == 0
-	}
-	var rows []queries.ListFactsRow
-	if !view.EntityMissing {
-		if rows, err = s.q.ListFacts(ctx, params); err != nil {
-			return err
-		}
-	}
+	view.EntityMissing = list.EntityMissing
 	view.Durabilities = durabilityNames
-	if len(rows) > factsPageSize {
-		rows = rows[:factsPageSize]
-		view.NextURL = factsURL(filter, rows[len(rows)-1].ID)
+	if list.Next != 0 {
+		view.NextURL = factsURL(filter, list.Next)
 	}
-	if before != 0 {
+	if mf.BeforeID != 0 {
 		view.FirstURL = factsURL(filter, 0)
 	}
-	for _, r := range rows {
+	for _, f := range list.Facts {
 		view.Facts = append(view.Facts, pages.FactRow{
-			ID: r.ID, Scope: r.Scope, Entity: r.EntityName, Key: r.Key, Content: r.Content,
-			Durability: r.Durability, Category: r.Category, Status: r.Status, Source: r.Source,
-			Confidence: r.Confidence, Effective: r.EffectiveConfidence, ConfirmedAt: r.ConfirmedAt,
-			ForgetAt: r.ForgetAt, Deadline: r.Deadline,
+			ID: f.ID, Scope: f.Scope, Entity: f.Entity, Key: f.Key, Content: f.Content,
+			Durability: string(f.Durability), Category: f.Category, Status: string(f.Status), Source: f.Source,
+			Confidence: f.Confidence, Effective: f.EffectiveConfidence, ConfirmedAt: f.ConfirmedAt,
+			ForgetAt: f.ForgetAt, Deadline: f.Deadline,
 		})
 	}
 	if !isHTMX(c) || view.CanEdit {
 		// The filter bar and the bulk bar offer every category in use.
-		cats, err := s.q.ListCategories(ctx)
+		cats, err := s.store.Categories(ctx)
 		if err != nil {
 			return err
 		}
@@ -84,13 +57,11 @@ func (s *Server) factList(c echo.Context) error {
 	if isHTMX(c) {
 		return s.page(c, http.StatusOK, "Facts", "facts", nil, pages.FactsResults(view))
 	}
-	if view.Scopes, err = s.q.ListScopes(ctx); err != nil {
+	if view.Scopes, err = s.store.Scopes(ctx); err != nil {
 		return err
 	}
 	if filter.Scope != "" {
-		if view.EntityNames, err = s.q.EntityNamesInScope(ctx, queries.EntityNamesInScopeParams{
-			Scope: filter.Scope, MaxRows: maxEntitySuggestions,
-		}); err != nil {
+		if view.EntityNames, err = s.store.EntityNames(ctx, filter.Scope, maxEntitySuggestions); err != nil {
 			return err
 		}
 	}
@@ -110,12 +81,13 @@ var durabilityNames = func() []string {
 // maxEntitySuggestions bounds the entity names the filter suggests.
 const maxEntitySuggestions = 500
 
-// parseFactsFilter reads and validates the facts filter; a bad value is a 400
-// that names the parameter and what it accepts. Text the store cannot take
-// (not UTF-8, a NUL, a control character) is refused first, in any parameter.
-func parseFactsFilter(v url.Values) (pages.FactsFilter, int64, error) {
+// parseFactsFilter reads the facts filter: the page's view of it, and the
+// engine's, which validates it; a bad value is a 400 that names the
+// parameter and what it accepts. Text the store cannot take (not UTF-8, a
+// NUL, a control character) is refused first, in any parameter.
+func parseFactsFilter(v url.Values) (pages.FactsFilter, memory.FactFilter, error) {
 	if err := memory.CheckParams(v); err != nil {
-		return pages.FactsFilter{Status: string(memory.StatusActive)}, 0, err
+		return pages.FactsFilter{Status: string(memory.StatusActive)}, memory.FactFilter{}, err
 	}
 	f := pages.FactsFilter{
 		Scope:      strings.TrimSpace(v.Get("scope")),
@@ -125,38 +97,17 @@ func parseFactsFilter(v url.Values) (pages.FactsFilter, int64, error) {
 		Query:      strings.TrimSpace(v.Get("q")),
 		Entity:     strings.TrimSpace(v.Get("entity")),
 	}
-	if n := utf8.RuneCountInString(f.Entity); n > 200 {
-		return f, 0, memory.Invalidf("entity", "the entity name is %d characters long: at most 200 are allowed", n)
+	mf := memory.FactFilter{Scope: f.Scope, Durability: f.Durability, Category: f.Category,
+		Status: f.Status, Entity: f.Entity, Query: f.Query}
+	if err := mf.Validate(); err != nil {
+		return f, mf, err
 	}
-	if f.Scope != "" {
-		if _, err := memory.ParseScope(f.Scope); err != nil {
-			return f, 0, err
-		}
-	}
-	if f.Durability != "" {
-		if _, err := memory.ParseDurability(f.Durability); err != nil {
-			return f, 0, err
-		}
-	}
-	if f.Category != "" {
-		if _, err := memory.ParseCategory(f.Category); err != nil {
-			return f, 0, err
-		}
-	}
-	switch f.Status {
-	case "":
+	if f.Status == "" {
 		f.Status = string(memory.StatusActive)
-	case "all":
-	default:
-		if _, err := memory.ParseStatus(f.Status); err != nil {
-			return f, 0, memory.Invalidf("status", "unknown status %q: allowed values are active, archived, all", f.Status)
-		}
 	}
-	if utf8.RuneCountInString(f.Query) > 200 {
-		return f, 0, memory.Invalidf("q", "the text search is %d characters long: at most 200 are allowed", utf8.RuneCountInString(f.Query))
-	}
-	before, err := keysetBefore(v, "fact")
-	return f, before, err
+	var err error
+	mf.BeforeID, err = keysetBefore(v, "fact")
+	return f, mf, err
 }
 
 // factsURL is the facts list URL for filter, starting below fact id before.

@@ -41,7 +41,7 @@ const flashCookie = "tenure_flash"
 
 // redirectWithFlash answers a successful form post: 303 to target, with a
 // one-line message shown on the next page (POST, then redirect, then GET).
-func (s *Server) redirectWithFlash(c echo.Context, target, kind, message string) error {
+func (s *Console) redirectWithFlash(c echo.Context, target, kind, message string) error {
 	s.setCookie(c, flashCookie, url.QueryEscape(kind+"|"+message), 60)
 	if isHTMX(c) {
 		c.Response().Header().Set("HX-Redirect", target)
@@ -51,7 +51,7 @@ func (s *Server) redirectWithFlash(c echo.Context, target, kind, message string)
 }
 
 // takeFlash reads and clears the flash message, if any.
-func (s *Server) takeFlash(c echo.Context) layouts.Flash {
+func (s *Console) takeFlash(c echo.Context) layouts.Flash {
 	ck, err := c.Cookie(flashCookie)
 	if err != nil || ck.Value == "" {
 		return layouts.Flash{}

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/tenurehq/tenure/auth"
-	"github.com/tenurehq/tenure/web"
+	"github.com/tenurehq/tenure/server"
 )
 
 // TestConcurrentLoginMemory measures what 32 concurrent sign-ins cost in
@@ -20,7 +20,7 @@ import (
 // argon2id computations (64 MiB each) and 64 MiB of slack. PostgreSQL runs in
 // its own processes and is not counted. Linux only.
 func TestConcurrentLoginMemory(t *testing.T) {
-	f, _ := newConfiguredFixture(t, web.Config{})
+	f, _ := newConfiguredFixture(t, server.Config{})
 	var before, hwmBefore int64
 	resetHWM := false
 	concurrentLogins(t, f, 32, func() {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/tenurehq/tenure/auth"
 	"github.com/tenurehq/tenure/memory"
-	"github.com/tenurehq/tenure/queries"
 	"github.com/tenurehq/tenure/views/pages"
 )
 
@@ -20,23 +19,18 @@ const nodesPageSize = 50
 
 // nodeList shows working rows, newest first, filtered by scope, marker and
 // state (pending by default), one keyset page at a time.
-func (s *Server) nodeList(c echo.Context) error {
+func (s *Console) nodeList(c echo.Context) error {
 	ctx := c.Request().Context()
 	filter, before, err := parseWorkingFilter(c.QueryParams())
 	if err != nil {
 		return err
 	}
-	params := queries.ListWorkingRowsParams{BeforeID: before, PageSize: nodesPageSize + 1}
-	if filter.Scope != "" {
-		params.Scope = &filter.Scope
+	f := memory.NodeFilter{Scope: filter.Scope, Marker: filter.Marker, State: filter.State,
+		BeforeID: before, Limit: nodesPageSize + 1}
+	if filter.State == "all" {
+		f.State = ""
 	}
-	if filter.Marker != "" {
-		params.Marker = &filter.Marker
-	}
-	if filter.State != "all" {
-		params.State = filter.State
-	}
-	rows, err := s.q.ListWorkingRows(ctx, params)
+	rows, err := s.store.ListNodes(ctx, f)
 	if err != nil {
 		return err
 	}
@@ -62,8 +56,11 @@ func (s *Server) nodeList(c echo.Context) error {
 	}
 	for _, r := range rows {
 		row := pages.WorkingRow{
-			ID: r.ID, Scope: r.Scope, Content: r.Content, Marker: r.Marker, Importance: r.Importance,
-			TTLSeconds: r.TtlSeconds, CreatedAt: r.CreatedAt, PromotedAt: r.PromotedAt, PromotedFactID: r.PromotedFactID,
+			ID: r.ID, Scope: r.Scope, Content: r.Content, Importance: r.Importance,
+			TTLSeconds: r.TTLSeconds, CreatedAt: r.CreatedAt, PromotedAt: r.PromotedAt, PromotedFactID: r.PromotedFactID,
+		}
+		if r.MarkerExplicit {
+			row.Marker = string(r.Marker)
 		}
 		if f, ok := faults[r.ID]; ok {
 			fr := faultRows([]memory.Fault{f})[0]
@@ -74,7 +71,7 @@ func (s *Server) nodeList(c echo.Context) error {
 	if isHTMX(c) {
 		return s.page(c, http.StatusOK, "Working memory", "working", nil, pages.WorkingResults(view))
 	}
-	if view.Scopes, err = s.q.ListNodeScopes(ctx); err != nil {
+	if view.Scopes, err = s.store.NodeScopes(ctx); err != nil {
 		return err
 	}
 	faultCounts, err := s.store.CountFaults(ctx)
@@ -82,7 +79,7 @@ func (s *Server) nodeList(c echo.Context) error {
 		return err
 	}
 	view.SetAside.Waiting, view.SetAside.Held = faultCounts.Waiting, faultCounts.Held
-	counts, err := s.q.CountPendingNodes(ctx)
+	counts, err := s.store.CountPendingNodes(ctx)
 	if err != nil {
 		return err
 	}
@@ -91,13 +88,13 @@ func (s *Server) nodeList(c echo.Context) error {
 			view.Counts = append(view.Counts, pages.WorkingCount{Scope: cnt.Scope})
 		}
 		last := &view.Counts[len(view.Counts)-1]
-		switch memory.Marker(cnt.Marker) {
+		switch cnt.Marker {
 		case memory.MarkerDurable:
-			last.Durable = cnt.N
+			last.Durable = cnt.Rows
 		case memory.MarkerTransient:
-			last.Transient = cnt.N
+			last.Transient = cnt.Rows
 		case memory.MarkerExpired:
-			last.Expired = cnt.N
+			last.Expired = cnt.Rows
 		}
 	}
 	return s.page(c, http.StatusOK, "Working memory", "working", pages.Working(view), nil)
@@ -154,7 +151,7 @@ func keysetBefore(v url.Values, what string) (int64, error) {
 // expire buttons), then goes back to the list with a message. Refusals by
 // the engine (no row selected, an unknown or already promoted row) come back
 // as an error message; nothing is written then.
-func (s *Server) nodeMarkers(c echo.Context) error {
+func (s *Console) nodeMarkers(c echo.Context) error {
 	back := listReturnURL(c.FormValue("return"), "/working")
 	form, err := c.FormParams()
 	if err != nil {
@@ -213,7 +210,7 @@ func (s *Server) nodeMarkers(c echo.Context) error {
 // nodeRetry forgets the recorded failures of the selected set-aside rows, so
 // that the next consolidation run tries them again with a fresh count of
 // attempts.
-func (s *Server) nodeRetry(c echo.Context) error {
+func (s *Console) nodeRetry(c echo.Context) error {
 	back := listReturnURL(c.FormValue("return"), "/working")
 	form, err := c.FormParams()
 	if err != nil {

@@ -9,7 +9,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/tenurehq/tenure/memory"
-	"github.com/tenurehq/tenure/queries"
 	"github.com/tenurehq/tenure/views/pages"
 )
 
@@ -38,110 +37,58 @@ var (
 // overviewShow is the console's landing page: the durability × category
 // matrix, facts about to be forgotten, obligations, the last runs and the
 // queues waiting for people. Every query reads an index or one GROUP BY.
-func (s *Server) overviewShow(c echo.Context) error {
-	ctx := c.Request().Context()
+func (s *Console) overviewShow(c echo.Context) error {
 	now := s.now().UTC()
-	view := pages.OverviewPage{Now: now}
-
-	axes, err := s.q.CountFactsByAxes(ctx, string(memory.StatusActive))
+	o, err := s.store.Overview(c.Request().Context(), memory.OverviewOptions{At: now,
+		ForgetWithin: overviewForgetWindow, DueWithin: overviewObligationWindow, Rows: overviewPanelRows, Runs: overviewRuns})
 	if err != nil {
 		return err
 	}
-	view.Matrix = overviewMatrix(axes)
-
-	forgetting, err := s.q.OverviewForgettingSoon(ctx, queries.OverviewForgettingSoonParams{
-		Now: now, Until: now.Add(overviewForgetWindow), MaxRows: overviewPanelRows + 1})
-	if err != nil {
-		return err
-	}
-	if len(forgetting) > overviewPanelRows {
-		forgetting, view.MoreForgetting = forgetting[:overviewPanelRows], true
-	}
-	for _, r := range forgetting {
+	view := pages.OverviewPage{Now: now, Matrix: overviewMatrix(o.Axes),
+		MoreForgetting: o.MoreForgetting, MoreUpcoming: o.MoreUpcoming, MoreOverdue: o.MoreOverdue,
+		SetAsideWaiting: o.SetAside.Waiting, SetAsideHeld: o.SetAside.Held}
+	for _, f := range o.Forgetting {
 		view.Forgetting = append(view.Forgetting, pages.OverviewFact{
-			ID: r.ID, Scope: r.Scope, Entity: r.EntityName, Content: r.Content, Durability: r.Durability,
-			Category: r.Category, ForgetAt: r.ForgetAt, Effective: r.EffectiveConfidence,
+			ID: f.ID, Scope: f.Scope, Entity: f.Entity, Content: f.Content, Durability: string(f.Durability),
+			Category: f.Category, ForgetAt: f.ForgetAt, Effective: f.EffectiveConfidence,
 		})
 	}
-
-	upcoming, err := s.q.OverviewUpcomingObligations(ctx, queries.OverviewUpcomingObligationsParams{
-		Now: now, Until: now.Add(overviewObligationWindow), MaxRows: overviewPanelRows + 1})
-	if err != nil {
-		return err
-	}
-	if len(upcoming) > overviewPanelRows {
-		upcoming, view.MoreUpcoming = upcoming[:overviewPanelRows], true
-	}
-	for _, r := range upcoming {
+	for _, d := range o.Upcoming {
 		view.Upcoming = append(view.Upcoming, pages.OverviewObligation{
-			ID: r.ID, Scope: r.Scope, Entity: r.EntityName, Content: r.Content, Deadline: r.Deadline})
+			ID: d.ID, Scope: d.Scope, Entity: d.Entity, Content: d.Content, Deadline: d.Deadline})
 	}
-	overdue, err := s.q.OverviewOverdueObligations(ctx, queries.OverviewOverdueObligationsParams{
-		Now: now, MaxRows: overviewPanelRows + 1})
-	if err != nil {
-		return err
-	}
-	if len(overdue) > overviewPanelRows {
-		overdue, view.MoreOverdue = overdue[:overviewPanelRows], true
-	}
-	for _, r := range overdue {
+	for _, d := range o.Overdue {
 		view.Overdue = append(view.Overdue, pages.OverviewObligation{
-			ID: r.ID, Scope: r.Scope, Entity: r.EntityName, Content: r.Content, Deadline: r.Deadline})
+			ID: d.ID, Scope: d.Scope, Entity: d.Entity, Content: d.Content, Deadline: d.Deadline})
 	}
-
-	runs, err := s.q.OverviewRecentRuns(ctx, overviewRuns)
-	if err != nil {
-		return err
-	}
-	for _, r := range runs {
+	for _, r := range o.Runs {
 		view.Runs = append(view.Runs, pages.OverviewRun{
 			ID: r.ID, Trigger: r.Trigger, Status: r.Status, StartedAt: r.StartedAt, Promoted: r.Promoted,
 			Reinforced: r.Reinforced, Archived: r.Archived, TransientRejected: r.TransientRejected,
 			ExpiredRejected: r.ExpiredRejected, DecisionLocked: r.DecisionLocked,
 		})
 	}
-
-	markers, err := s.q.OverviewPendingNodesByMarker(ctx)
-	if err != nil {
-		return err
-	}
-	byMarker := map[string]int64{}
-	for _, m := range markers {
-		byMarker[m.Marker] = m.Nodes
-		view.PendingTotal += m.Nodes
+	for _, n := range o.Pending {
+		view.PendingTotal += n
 	}
 	for _, m := range overviewMarkers {
 		view.Markers = append(view.Markers, pages.OverviewCount{Key: m.key, Label: m.label,
-			Count: byMarker[m.key], Href: "/working?marker=" + url.QueryEscape(m.key)})
+			Count: o.Pending[memory.Marker(m.key)], Href: "/working?marker=" + url.QueryEscape(m.key)})
 	}
-
-	faults, err := s.store.CountFaults(ctx)
-	if err != nil {
-		return err
-	}
-	view.SetAsideWaiting, view.SetAsideHeld = faults.Waiting, faults.Held
-
-	review, err := s.q.OverviewOpenReviewByKind(ctx)
-	if err != nil {
-		return err
-	}
-	byKind := map[string]int64{}
-	for _, r := range review {
-		byKind[r.Kind] = r.Items
-		view.ReviewTotal += r.Items
+	for _, n := range o.OpenReview {
+		view.ReviewTotal += n
 	}
 	for _, k := range overviewReviewKinds {
 		view.Review = append(view.Review, pages.OverviewCount{Key: k.key, Label: k.label,
-			Count: byKind[k.key], Href: "/review?kind=" + url.QueryEscape(k.key)})
+			Count: o.OpenReview[k.key], Href: "/review?kind=" + url.QueryEscape(k.key)})
 	}
-
 	return s.page(c, http.StatusOK, "Overview", "overview", pages.Overview(view), nil)
 }
 
 // overviewMatrix lays the counts out with the four durabilities as rows and
 // the categories as columns: the suggested ones first, in their own order,
 // then any other category in use, alphabetically.
-func overviewMatrix(rows []queries.CountFactsByAxesRow) pages.OverviewMatrix {
+func overviewMatrix(rows []memory.AxesCount) pages.OverviewMatrix {
 	var m pages.OverviewMatrix
 	for _, d := range memory.Durabilities() {
 		m.Durabilities = append(m.Durabilities, string(d))
@@ -150,7 +97,7 @@ func overviewMatrix(rows []queries.CountFactsByAxesRow) pages.OverviewMatrix {
 	var others []string
 	counts := map[[2]string]int64{}
 	for _, r := range rows {
-		counts[[2]string{r.Durability, r.Category}] += r.Facts
+		counts[[2]string{string(r.Durability), r.Category}] += r.Facts
 		if !slices.Contains(m.Categories, r.Category) && !slices.Contains(others, r.Category) {
 			others = append(others, r.Category)
 		}

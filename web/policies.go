@@ -26,7 +26,7 @@ var policiesUnits = map[string]time.Duration{
 }
 
 // policyList shows every decay policy; admins also get a form per policy.
-func (s *Server) policyList(c echo.Context) error {
+func (s *Console) policyList(c echo.Context) error {
 	return s.renderPolicies(c, http.StatusOK, 0, policiesSubmitted{})
 }
 
@@ -42,13 +42,13 @@ func policiesStamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano)
 
 // renderPolicies renders the policies page; the form of policy formID (when
 // not 0) shows form instead of the policy's own values.
-func (s *Server) renderPolicies(c echo.Context, status int, formID int64, form policiesSubmitted) error {
+func (s *Console) renderPolicies(c echo.Context, status int, formID int64, form policiesSubmitted) error {
 	return s.renderPoliciesWith(c, status, formID, form, pages.CategoryForm{})
 }
 
 // renderPoliciesWith is renderPolicies with the category form cat shown
 // again (with its error) when cat.Category is set.
-func (s *Server) renderPoliciesWith(c echo.Context, status int, formID int64, form policiesSubmitted, cat pages.CategoryForm) error {
+func (s *Console) renderPoliciesWith(c echo.Context, status int, formID int64, form policiesSubmitted, cat pages.CategoryForm) error {
 	ctx := c.Request().Context()
 	policies, err := s.store.ListPolicies(ctx)
 	if err != nil {
@@ -94,7 +94,7 @@ func (s *Server) renderPoliciesWith(c echo.Context, status int, formID int64, fo
 
 // policySave changes one decay policy through the engine, which recomputes
 // forget_at for the facts it governs and audits the change.
-func (s *Server) policySave(c echo.Context) error {
+func (s *Console) policySave(c echo.Context) error {
 	id, err := pathID(c, "id")
 	if err != nil {
 		return err
@@ -226,12 +226,12 @@ func policiesFloorText(v float64) string {
 
 // categoryRows lists every category with a setting, then the categories in
 // use without one (they accumulate); cat is shown again in its row.
-func (s *Server) categoryRows(ctx context.Context, cat pages.CategoryForm) ([]pages.CategoryRow, error) {
+func (s *Console) categoryRows(ctx context.Context, cat pages.CategoryForm) ([]pages.CategoryRow, error) {
 	settings, err := s.store.CategorySettings(ctx)
 	if err != nil {
 		return nil, err
 	}
-	inUse, err := s.q.ListCategories(ctx)
+	inUse, err := s.store.Categories(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -265,7 +265,7 @@ func (s *Server) categoryRows(ctx context.Context, cat pages.CategoryForm) ([]pa
 // key (supersedes=true) or accumulate (false), through the engine, which
 // audits it: 303 back to the page, or the page again with the refusal
 // beside the category (422).
-func (s *Server) categorySave(c echo.Context) error {
+func (s *Console) categorySave(c echo.Context) error {
 	category := c.Param("category")
 	form := pages.CategoryForm{Category: category, Reason: c.FormValue("reason")}
 	refuse := func(msg string) error {

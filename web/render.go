@@ -28,7 +28,7 @@ func isHTMX(c echo.Context) bool {
 
 // page renders content inside the full layout, or content alone for an htmx
 // request. Responses vary on HX-Request so caches keep the two apart.
-func (s *Server) page(c echo.Context, status int, title, section string, content, fragment templ.Component) error {
+func (s *Console) page(c echo.Context, status int, title, section string, content, fragment templ.Component) error {
 	c.Response().Header().Add("Vary", "HX-Request")
 	if isHTMX(c) && fragment != nil {
 		return render(c, status, fragment)

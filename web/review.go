@@ -20,7 +20,7 @@ const reviewPageSize = 50
 
 // reviewList shows the open review queue, oldest first, filtered by kind and
 // scope, one keyset page at a time.
-func (s *Server) reviewList(c echo.Context) error {
+func (s *Console) reviewList(c echo.Context) error {
 	filter, after, err := parseReviewFilter(c.QueryParams())
 	if err != nil {
 		return err
@@ -33,7 +33,7 @@ func (s *Server) reviewList(c echo.Context) error {
 }
 
 // reviewPage builds the queue's view model for one page.
-func (s *Server) reviewPage(c echo.Context, filter pages.ReviewFilter, after int64) (pages.ReviewPage, error) {
+func (s *Console) reviewPage(c echo.Context, filter pages.ReviewFilter, after int64) (pages.ReviewPage, error) {
 	ctx := c.Request().Context()
 	items, err := s.store.ReviewQueue(ctx, memory.ReviewFilter{
 		Kind: filter.Kind, Scope: filter.Scope, AfterID: after, Limit: reviewPageSize + 1,
@@ -55,14 +55,14 @@ func (s *Server) reviewPage(c echo.Context, filter pages.ReviewFilter, after int
 	for _, it := range items {
 		view.Items = append(view.Items, reviewItemView(it))
 	}
-	if view.Scopes, err = s.q.ListScopes(ctx); err != nil {
+	if view.Scopes, err = s.store.Scopes(ctx); err != nil {
 		return view, err
 	}
 	return view, nil
 }
 
 // reviewFrame is what every rendering of a review item needs besides the item.
-func (s *Server) reviewFrame(c echo.Context, filter pages.ReviewFilter) pages.ReviewPage {
+func (s *Console) reviewFrame(c echo.Context, filter pages.ReviewFilter) pages.ReviewPage {
 	view := pages.ReviewPage{
 		Filter: filter, Kinds: memory.ReviewKinds(), CanEdit: signedInAs(c, auth.RoleReviewer), Now: s.now(),
 		ScriptPath: s.assets.Path("js/review.js"),
@@ -182,7 +182,7 @@ var reviewFields = []string{"reason", "category", "durability", "content", "key"
 // out and a message for the live region. A missing field is 422 with the
 // item re-rendered and the error beside the field; an item someone else
 // resolved first is 409.
-func (s *Server) reviewResolve(c echo.Context) error {
+func (s *Console) reviewResolve(c echo.Context) error {
 	ctx := c.Request().Context()
 	id, err := pathID(c, "id")
 	if err != nil {
@@ -265,11 +265,10 @@ func reviewOutcomeMessage(out memory.ReviewOutcome) string {
 // reviewFailed answers a refused action: 422 with the item and the error
 // beside its field, 409 when the item was resolved already or its facts
 // changed, anything else through the error page.
-func (s *Server) reviewFailed(c echo.Context, id int64, filter pages.ReviewFilter, form pages.ReviewItemForm, err error) error {
+func (s *Console) reviewFailed(c echo.Context, id int64, filter pages.ReviewFilter, form pages.ReviewItemForm, err error) error {
 	ctx := c.Request().Context()
-	var resolved *memory.ReviewResolvedError
-	if errors.As(err, &resolved) {
-		msg := resolved.Unwrap().(*memory.Error).Message
+	if resolved := memory.AsError(err); resolved != nil && resolved.Review != nil {
+		msg := resolved.Message
 		if isHTMX(c) {
 			c.Response().Header().Add("Vary", "HX-Request")
 			counts, cerr := s.store.CountOpenReviewItems(ctx, filter.Scope)

@@ -2,7 +2,6 @@ package web_test
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -48,8 +47,7 @@ func revSeed(t *testing.T, f fixture) revQueue {
 	q.decision = d.ID
 	_, _, err = store.CreateFact(ctx, memory.Token("support-bot"), memory.NewFact{Scope: "acme", Entity: "Acme Robotics",
 		Key: "rma_policy", Content: "RMAs need two photos first."})
-	var locked *memory.LockedError
-	if !errors.As(err, &locked) {
+	if memory.ErrorCode(err) != memory.CodeDecisionLocked {
 		t.Fatalf("CreateFact(locked) = %v, want a refusal", err)
 	}
 	if err := f.pool.QueryRow(ctx, `SELECT id FROM review_items WHERE kind = 'decision_refusal'`).Scan(&q.refusal); err != nil {

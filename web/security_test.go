@@ -17,9 +17,8 @@ import (
 
 	"github.com/tenurehq/tenure/auth"
 	"github.com/tenurehq/tenure/internal/pgtest"
-	"github.com/tenurehq/tenure/queries"
+	"github.com/tenurehq/tenure/server"
 	"github.com/tenurehq/tenure/static"
-	"github.com/tenurehq/tenure/web"
 )
 
 // testClock is a clock the test moves.
@@ -42,7 +41,7 @@ func (c *testClock) Add(d time.Duration) {
 
 // newConfiguredFixture is newFixture (without demo data) for a server built
 // from cfg, on a clock the test moves.
-func newConfiguredFixture(t *testing.T, cfg web.Config) (fixture, *testClock) {
+func newConfiguredFixture(t *testing.T, cfg server.Config) (fixture, *testClock) {
 	t.Helper()
 	pool := pgtest.NewPool(t)
 	assets, err := static.New()
@@ -52,7 +51,7 @@ func newConfiguredFixture(t *testing.T, cfg web.Config) (fixture, *testClock) {
 	clock := &testClock{t: now}
 	cfg.Pool, cfg.Assets, cfg.Now = pool, assets, clock.Now
 	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	srv, err := web.New(cfg)
+	srv, err := server.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +102,7 @@ func TestLoginNextStaysOnSite(t *testing.T) {
 // 429 with Retry-After, even with the right password, for a delay that
 // doubles with each further failure; a success clears the count.
 func TestLoginThrottlePerAccount(t *testing.T) {
-	f, clock := newConfiguredFixture(t, web.Config{})
+	f, clock := newConfiguredFixture(t, server.Config{})
 	c := newClient(f)
 	const addr = "198.51.100.7:4000"
 	for i := range 5 {
@@ -157,7 +156,7 @@ func TestLoginThrottlePerAccount(t *testing.T) {
 // throttled after twenty failures, whatever the account; other addresses
 // are not.
 func TestLoginThrottlePerAddress(t *testing.T) {
-	f, clock := newConfiguredFixture(t, web.Config{})
+	f, clock := newConfiguredFixture(t, server.Config{})
 	c := newClient(f)
 	const addr = "203.0.113.50:5000"
 	for i := range 20 {
@@ -186,7 +185,7 @@ func TestLoginThrottlePerAddress(t *testing.T) {
 // TestConcurrentLoginsBoundHashing: 32 sign-ins at once are all answered,
 // and no more than auth.MaxConcurrentHashes run argon2id at a time.
 func TestConcurrentLoginsBoundHashing(t *testing.T) {
-	f, _ := newConfiguredFixture(t, web.Config{})
+	f, _ := newConfiguredFixture(t, server.Config{})
 	concurrentLogins(t, f, 32, func() {})
 }
 
@@ -201,9 +200,8 @@ func concurrentLogins(t *testing.T, f fixture, n int, ready func()) {
 	}
 	clients := make([]*client, n)
 	for i := range n {
-		if _, err := queries.New(f.pool).CreateUser(context.Background(), queries.CreateUserParams{
-			Email: fmt.Sprintf("crowd%d@example.com", i), Role: "viewer", PasswordHash: hash,
-		}); err != nil {
+		if _, err := f.pool.Exec(context.Background(), `INSERT INTO users (email, role, password_hash) VALUES ($1, 'viewer', $2)`,
+			fmt.Sprintf("crowd%d@example.com", i), hash); err != nil {
 			t.Fatal(err)
 		}
 		clients[i] = newClient(f)
@@ -277,7 +275,7 @@ func TestClientAddress(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f, _ := newConfiguredFixture(t, web.Config{TrustedProxies: tt.proxies})
+			f, _ := newConfiguredFixture(t, server.Config{TrustedProxies: tt.proxies})
 			if _, err := f.pool.Exec(context.Background(), `DELETE FROM sessions`); err != nil {
 				t.Fatal(err)
 			}
@@ -311,7 +309,7 @@ func TestSecureCookies(t *testing.T) {
 		{"TLS", "", true, nil, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			f, _ := newConfiguredFixture(t, web.Config{PublicURL: tt.publicURL})
+			f, _ := newConfiguredFixture(t, server.Config{PublicURL: tt.publicURL})
 			req := httptest.NewRequest(http.MethodGet, "/login", nil)
 			if tt.tls {
 				req = httptest.NewRequest(http.MethodGet, "https://tenure.example.com/login", nil)
@@ -333,8 +331,8 @@ func TestSecureCookies(t *testing.T) {
 		})
 	}
 	for _, bad := range []string{"tenure.example.com", "ftp://tenure.example.com", "https://"} {
-		if _, err := web.New(web.Config{PublicURL: bad}); err == nil || !strings.Contains(err.Error(), "public URL") {
-			t.Errorf("web.New(PublicURL %q) = %v, want an error naming the public URL", bad, err)
+		if _, err := server.New(server.Config{PublicURL: bad}); err == nil || !strings.Contains(err.Error(), "public URL") {
+			t.Errorf("server.New(PublicURL %q) = %v, want an error naming the public URL", bad, err)
 		}
 	}
 }
@@ -435,12 +433,12 @@ func TestMetricsEndpoint(t *testing.T) {
 		f.server.ServeHTTP(rec, req)
 		return rec
 	}
-	open, _ := newConfiguredFixture(t, web.Config{Metrics: metrics})
+	open, _ := newConfiguredFixture(t, server.Config{Metrics: metrics})
 	if rec := get(open, ""); rec.Code != http.StatusNotFound || strings.Contains(rec.Body.String(), "go_goroutines") {
 		t.Errorf("GET /metrics without a token configured = %d, want 404", rec.Code)
 	}
 	const token = "a-metrics-token-0123456789"
-	guarded, _ := newConfiguredFixture(t, web.Config{Metrics: metrics, MetricsToken: token})
+	guarded, _ := newConfiguredFixture(t, server.Config{Metrics: metrics, MetricsToken: token})
 	for _, bad := range []string{"", "Bearer wrong", "Bearer " + token + "x", token} {
 		if rec := get(guarded, bad); rec.Code != http.StatusUnauthorized || rec.Header().Get("WWW-Authenticate") == "" ||
 			strings.Contains(rec.Body.String(), "go_goroutines") {
@@ -452,7 +450,7 @@ func TestMetricsEndpoint(t *testing.T) {
 	}
 	// MetricsHandler without a token (a separate listener) passes through.
 	rec := httptest.NewRecorder()
-	web.MetricsHandler(metrics, "").ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	server.MetricsHandler(metrics, "").ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
 	if rec.Code != http.StatusOK {
 		t.Errorf("MetricsHandler without a token = %d, want 200", rec.Code)
 	}

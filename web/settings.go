@@ -11,7 +11,7 @@ import (
 // settingsShow shows how extraction is configured: the default mode, the
 // LLM endpoint and model (never the key, only whether one is set) and the
 // full text of the prompt mode llm sends.
-func (s *Server) settingsShow(c echo.Context) error {
+func (s *Console) settingsShow(c echo.Context) error {
 	set := s.extract.Settings()
 	view := pages.SettingsPage{
 		DefaultMode: set.DefaultMode, LLMConfigured: set.LLMConfigured, LLMURL: set.URL, LLMModel: set.Model,

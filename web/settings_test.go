@@ -10,8 +10,8 @@ import (
 
 	"github.com/tenurehq/tenure/extract"
 	"github.com/tenurehq/tenure/internal/pgtest"
+	"github.com/tenurehq/tenure/server"
 	"github.com/tenurehq/tenure/static"
-	"github.com/tenurehq/tenure/web"
 )
 
 // settingsFixture is a server whose extraction is configured by set.
@@ -22,7 +22,7 @@ func settingsFixture(t *testing.T, set *extract.Set) fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := web.New(web.Config{
+	srv, err := server.New(server.Config{
 		Pool: pool, Assets: assets, Now: func() time.Time { return now },
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Extract: set,
 	})

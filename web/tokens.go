@@ -9,22 +9,23 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/tenurehq/tenure/auth"
+	"github.com/tenurehq/tenure/memory"
 	"github.com/tenurehq/tenure/views/pages"
 )
 
 // tokenList lists the API tokens, with a form for a new one.
-func (s *Server) tokenList(c echo.Context) error {
+func (s *Console) tokenList(c echo.Context) error {
 	return s.renderTokens(c, http.StatusOK, pages.TokensPage{Form: pages.TokensForm{Role: auth.TokenWriter}})
 }
 
 // renderTokens fills view with the tokens and scopes and renders it.
-func (s *Server) renderTokens(c echo.Context, status int, view pages.TokensPage) error {
+func (s *Console) renderTokens(c echo.Context, status int, view pages.TokensPage) error {
 	ctx := c.Request().Context()
 	tokens, err := s.userAdmin().ListTokens(ctx)
 	if err != nil {
 		return err
 	}
-	if view.Scopes, err = s.q.ListScopes(ctx); err != nil {
+	if view.Scopes, err = s.store.Scopes(ctx); err != nil {
 		return err
 	}
 	if view.Now.IsZero() {
@@ -47,7 +48,7 @@ var tokensFields = map[string]string{"name": "the name", "scope": "the scope", "
 // or a URL, and a reload must not show it again). Refused input, text the
 // database cannot take included, comes back as the form with the error
 // beside the field (422).
-func (s *Server) tokenCreate(c echo.Context) error {
+func (s *Console) tokenCreate(c echo.Context) error {
 	form := pages.TokensForm{
 		Name: strings.TrimSpace(c.FormValue("name")), Scope: strings.TrimSpace(c.FormValue("scope")),
 		Role: c.FormValue("role"), ExpiresDays: strings.TrimSpace(c.FormValue("expires_days")),
@@ -80,7 +81,7 @@ func (s *Server) tokenCreate(c echo.Context) error {
 		in.ExpiresInDays = days
 	}
 	token, t, err := s.userAdmin().CreateToken(c.Request().Context(), *currentSession(c), in)
-	var ae *auth.AdminError
+	var ae *memory.Error
 	if errors.As(err, &ae) {
 		form.Errors[ae.Field] = ae.Message
 		return s.renderTokens(c, usersAdminStatus(ae), pages.TokensPage{Form: form})
@@ -99,7 +100,7 @@ func (s *Server) tokenCreate(c echo.Context) error {
 }
 
 // tokenRevoke revokes an API token at once; revoking it again is a 409.
-func (s *Server) tokenRevoke(c echo.Context) error {
+func (s *Console) tokenRevoke(c echo.Context) error {
 	id, err := pathID(c, "id")
 	if err != nil {
 		return err
@@ -110,9 +111,9 @@ func (s *Server) tokenRevoke(c echo.Context) error {
 			Form: pages.TokensForm{Role: auth.TokenWriter}, Error: "Nothing was revoked: " + msg + "."})
 	}
 	t, err := s.userAdmin().RevokeToken(c.Request().Context(), *currentSession(c), id)
-	var ae *auth.AdminError
+	var ae *memory.Error
 	if errors.As(err, &ae) {
-		if ae.Kind == auth.AdminNotFound {
+		if ae.Code == memory.CodeNotFound {
 			return echo.NewHTTPError(http.StatusNotFound, ae.Message)
 		}
 		return s.renderTokens(c, usersAdminStatus(ae), pages.TokensPage{

@@ -20,7 +20,7 @@ const tombstonesPageSize = 50
 
 // tombstoneList shows the tombstones of pruned working rows, newest first,
 // filtered by scope, reason and whether they were restored.
-func (s *Server) tombstoneList(c echo.Context) error {
+func (s *Console) tombstoneList(c echo.Context) error {
 	ctx := c.Request().Context()
 	filter, before, err := parseTombstonesFilter(c.QueryParams())
 	if err != nil {
@@ -96,7 +96,7 @@ func compactJSON(raw json.RawMessage) string {
 // when the reviewer ticked it. Restoring twice is a 409. A refused form
 // (text the database cannot take in any field, or a reason the engine
 // refuses) is a 422 page naming the field, and nothing is restored.
-func (s *Server) tombstoneRestore(c echo.Context) error {
+func (s *Console) tombstoneRestore(c echo.Context) error {
 	id, err := pathID(c, "id")
 	if err != nil {
 		return err

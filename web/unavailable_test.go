@@ -16,9 +16,8 @@ import (
 	"github.com/tenurehq/tenure/auth"
 	"github.com/tenurehq/tenure/internal/pgtest"
 	"github.com/tenurehq/tenure/memory"
-	"github.com/tenurehq/tenure/queries"
+	"github.com/tenurehq/tenure/server"
 	"github.com/tenurehq/tenure/static"
-	"github.com/tenurehq/tenure/web"
 )
 
 // timedFixture is newFixture over pool with a request timeout.
@@ -28,7 +27,7 @@ func timedFixture(t *testing.T, pool *pgxpool.Pool, timeout time.Duration) fixtu
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := web.New(web.Config{
+	srv, err := server.New(server.Config{
 		Pool: pool, Assets: assets, Now: func() time.Time { return now }, RequestTimeout: timeout,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
@@ -43,11 +42,11 @@ func timedFixture(t *testing.T, pool *pgxpool.Pool, timeout time.Duration) fixtu
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := queries.New(pool).CreateUser(ctx, queries.CreateUserParams{
-		Email: "reviewer@example.com", Role: "reviewer", PasswordHash: hash}); err != nil {
+	if _, err := pool.Exec(ctx, `INSERT INTO users (email, role, password_hash) VALUES ('reviewer@example.com', 'reviewer', $1)`,
+		hash); err != nil {
 		t.Fatal(err)
 	}
-	sessions, err := auth.NewSessions(queries.New(pool), func() time.Time { return now })
+	sessions, err := auth.NewSessions(pool, func() time.Time { return now })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,12 +100,8 @@ func wantUnavailablePage(t *testing.T, what string, rec *httptest.ResponseRecord
 // saying the store is unavailable) once the request timeout has passed.
 func TestConsoleRequestTimeout(t *testing.T) {
 	f := timedFixture(t, pgtest.NewPool(t), time.Second)
-	secret, hash, prefix, err := auth.NewAPIToken()
+	secret, _, err := auth.SeedToken(context.Background(), f.pool, auth.NewToken{Name: "probe", Scope: "acme", Role: auth.TokenWriter}, now)
 	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := queries.New(f.pool).CreateToken(context.Background(), queries.CreateTokenParams{
-		Name: "probe", Scope: "acme", Role: auth.TokenWriter, TokenHash: hash, TokenPrefix: prefix, Now: now}); err != nil {
 		t.Fatal(err)
 	}
 	f.get(t, "/facts")

@@ -14,27 +14,27 @@ import (
 )
 
 // admin is the administration of people and tokens, as the signed-in admin.
-func (s *Server) userAdmin() *auth.Admin { return auth.NewAdmin(s.pool, s.now) }
+func (s *Console) userAdmin() *auth.Admin { return auth.NewAdmin(s.pool, s.now) }
 
 // usersAdminStatus is the status of a refused administrative change.
-func usersAdminStatus(e *auth.AdminError) int {
-	switch e.Kind {
-	case auth.AdminConflict:
+func usersAdminStatus(e *memory.Error) int {
+	switch e.Code {
+	case memory.CodeConflict:
 		return http.StatusConflict
-	case auth.AdminNotFound:
+	case memory.CodeNotFound:
 		return http.StatusNotFound
 	}
 	return http.StatusUnprocessableEntity
 }
 
 // userList lists the people who may sign in, with a form for a new one.
-func (s *Server) userList(c echo.Context) error {
+func (s *Console) userList(c echo.Context) error {
 	return s.renderUsers(c, http.StatusOK, pages.UsersForm{Role: string(auth.RoleViewer)}, 0, nil)
 }
 
 // renderUsers renders the users page with form as the new-user form and, for
 // user refusedID, the reason a change was refused.
-func (s *Server) renderUsers(c echo.Context, status int, form pages.UsersForm, refusedID int64, refusal *auth.AdminError) error {
+func (s *Console) renderUsers(c echo.Context, status int, form pages.UsersForm, refusedID int64, refusal *memory.Error) error {
 	users, err := s.userAdmin().ListUsers(c.Request().Context())
 	if err != nil {
 		return err
@@ -63,7 +63,7 @@ var usersFields = map[string]string{
 // userCreate creates a person; the form comes back with the error beside the
 // field when the input is refused (422), text the database cannot take
 // included, before anything reaches it.
-func (s *Server) userCreate(c echo.Context) error {
+func (s *Console) userCreate(c echo.Context) error {
 	in := auth.NewUser{
 		Email: strings.TrimSpace(c.FormValue("email")), Name: strings.TrimSpace(c.FormValue("name")),
 		Role: c.FormValue("role"), Password: c.FormValue("password"), Confirm: c.FormValue("confirm"),
@@ -78,7 +78,7 @@ func (s *Server) userCreate(c echo.Context) error {
 		return s.renderUsers(c, http.StatusUnprocessableEntity, form, 0, nil)
 	}
 	u, err := s.userAdmin().CreateUser(c.Request().Context(), *currentSession(c), in)
-	var ae *auth.AdminError
+	var ae *memory.Error
 	if errors.As(err, &ae) {
 		form := pages.UsersForm{Email: in.Email, Name: in.Name, Role: in.Role,
 			Errors: map[string]string{ae.Field: ae.Message}}
@@ -91,7 +91,7 @@ func (s *Server) userCreate(c echo.Context) error {
 }
 
 // userSave changes one person's role, or disables or enables them.
-func (s *Server) userSave(c echo.Context) error {
+func (s *Console) userSave(c echo.Context) error {
 	id, err := pathID(c, "id")
 	if err != nil {
 		return err
@@ -99,7 +99,7 @@ func (s *Server) userSave(c echo.Context) error {
 	if err := checkForm(c); err != nil {
 		field, msg := refusedText(err, map[string]string{"role": "the role"})
 		return s.renderUsers(c, http.StatusUnprocessableEntity, pages.UsersForm{Role: string(auth.RoleViewer)}, id,
-			&auth.AdminError{Kind: auth.AdminInvalid, Field: field, Message: "nothing was changed: " + msg})
+			&memory.Error{Code: memory.CodeInvalid, Field: field, Message: "nothing was changed: " + msg})
 	}
 	ctx := c.Request().Context()
 	by := *currentSession(c)
@@ -121,9 +121,9 @@ func (s *Server) userSave(c echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest,
 			"Unknown action "+usersQuote(action)+": allowed values are role, disable, enable.")
 	}
-	var ae *auth.AdminError
+	var ae *memory.Error
 	if errors.As(err, &ae) {
-		if ae.Kind == auth.AdminNotFound {
+		if ae.Code == memory.CodeNotFound {
 			return echo.NewHTTPError(http.StatusNotFound, ae.Message)
 		}
 		return s.renderUsers(c, usersAdminStatus(ae), pages.UsersForm{Role: string(auth.RoleViewer)}, id, ae)

@@ -17,9 +17,8 @@ import (
 	"github.com/tenurehq/tenure/auth"
 	"github.com/tenurehq/tenure/demo"
 	"github.com/tenurehq/tenure/internal/pgtest"
-	"github.com/tenurehq/tenure/queries"
+	"github.com/tenurehq/tenure/server"
 	"github.com/tenurehq/tenure/static"
-	"github.com/tenurehq/tenure/web"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -28,7 +27,7 @@ var now = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
 type fixture struct {
 	pool   *pgxpool.Pool
-	server *web.Server
+	server *server.Server
 	// signedIn is a reviewer's session, used by get and post.
 	signedIn *client
 }
@@ -45,7 +44,7 @@ func newFixture(t *testing.T, withDemo bool) fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := web.New(web.Config{
+	srv, err := server.New(server.Config{
 		Pool: pool, Assets: assets, Now: func() time.Time { return now },
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
@@ -369,13 +368,8 @@ func TestAgentEndpointsMounted(t *testing.T) {
 // llm mode is a clear 400 and the rules mode answers.
 func TestExtractionModesThroughTheServer(t *testing.T) {
 	f := newFixture(t, false)
-	token, hash, prefix, err := auth.NewAPIToken()
+	token, _, err := auth.SeedToken(context.Background(), f.pool, auth.NewToken{Name: "bot", Scope: "acme", Role: auth.TokenWriter}, now)
 	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := queries.New(f.pool).CreateToken(context.Background(), queries.CreateTokenParams{
-		Name: "bot", Scope: "acme", Role: "writer", TokenHash: hash, TokenPrefix: prefix, Now: now,
-	}); err != nil {
 		t.Fatal(err)
 	}
 	post := func(body string) *httptest.ResponseRecorder {

@@ -51,7 +51,7 @@ func runBench(ctx context.Context, env *environment, args []string) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(env.stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: tenure bench [flags]     measure every workload against its baseline (DESIGN 9)\n       tenure bench seed [flags] fill the database at DATABASE_URL or --data-dir\n\nWithout DATABASE_URL, bench starts a throw-away private cluster (fsync off) in a temporary folder.\nWith DATABASE_URL, the database must be empty: bench migrates it and writes into it.")
+		fmt.Fprintln(fs.Output(), "Usage: tenure bench [flags]     measure every workload against its baseline\n       tenure bench seed [flags] fill the database at DATABASE_URL or --data-dir\n\nWithout DATABASE_URL, bench starts a throw-away private cluster (fsync off) in a temporary folder.\nWith DATABASE_URL, the database must be empty: bench migrates it and writes into it.")
 		fs.PrintDefaults()
 	}
 	sizes.register(fs, 1000000, 125000)

@@ -13,7 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/tenurehq/tenure/extract"
-	"github.com/tenurehq/tenure/web"
+	"github.com/tenurehq/tenure/server"
 )
 
 // defaultDataDir is where the private PostgreSQL cluster lives when neither
@@ -205,7 +205,7 @@ func (c *httpConfig) register(fs *flag.FlagSet, getenv func(string) string) {
 		"address people open the console at, such as https://tenure.example.com; when https, cookies are Secure (env TENURE_PUBLIC_URL)")
 	fs.StringVar(&c.metricsAddr, "metrics-addr", envOr(getenv, "TENURE_METRICS_ADDR", ""),
 		"serve /metrics on this separate address only, such as 127.0.0.1:9090 (env TENURE_METRICS_ADDR)")
-	fs.DurationVar(&c.requestTimeout, "request-timeout", durationEnv(getenv, "TENURE_REQUEST_TIMEOUT", web.DefaultRequestTimeout),
+	fs.DurationVar(&c.requestTimeout, "request-timeout", durationEnv(getenv, "TENURE_REQUEST_TIMEOUT", server.DefaultRequestTimeout),
 		"how long a request (console, API, MCP call) may wait for the database before it is answered 503, from 1s to 55s (env TENURE_REQUEST_TIMEOUT)")
 	fs.StringVar(&c.metricsToken, "metrics-token", "",
 		"bearer token /metrics requires; without --metrics-addr it serves /metrics on the main address (env TENURE_METRICS_TOKEN, preferred: a flag shows in the process list)")

@@ -158,9 +158,6 @@ func runOnStore(ctx context.Context, env *environment, args []string, name, json
 func runConsolidate(ctx context.Context, env *environment, args []string) error {
 	return runOnStore(ctx, env, args, "consolidate", "print the run's report as JSON", func(store *memory.Store, asJSON bool) error {
 		run, err := store.Consolidate(ctx, memory.ConsolidateOptions{Trigger: memory.TriggerCLI})
-		if errors.Is(err, memory.ErrRunInProgress) {
-			return fmt.Errorf("consolidate: another run is in progress; try again when it has finished")
-		}
 		if run.ID != 0 {
 			if perr := printRun(env.stdout, run, asJSON); perr != nil {
 				return perr

@@ -44,7 +44,7 @@ type environment struct {
 func commands() []command {
 	return []command{
 		{"serve", "run the console and the API (starts a private PostgreSQL unless DATABASE_URL is set)", runServe},
-		{"bench", "measure the workloads of DESIGN 9 against their baselines on seeded data: bench [--facts N] [--json]; bench seed fills a database", runBench},
+		{"bench", "measure the performance targets against their baselines on seeded data: bench [--facts N] [--json]; bench seed fills a database", runBench},
 		{"simulate", "replay a scripted month of agent traffic and report what the brief and recall got wrong: simulate [--days N] [--json]", runSimulate},
 		{"consolidate", "run one consolidation now and print its report (--json for machines)", runConsolidate},
 		{"decay", "archive every fact whose forget_at has passed, once (--json for machines)", runDecay},

@@ -15,6 +15,7 @@ import (
 	"github.com/tenurehq/tenure/extract"
 	"github.com/tenurehq/tenure/memory"
 	"github.com/tenurehq/tenure/metrics"
+	"github.com/tenurehq/tenure/server"
 	"github.com/tenurehq/tenure/static"
 	"github.com/tenurehq/tenure/web"
 )
@@ -120,13 +121,13 @@ func runServe(ctx context.Context, env *environment, args []string) error {
 	// /metrics: on its own listener when --metrics-addr is set (and not on
 	// the main one); otherwise on the main one only behind --metrics-token;
 	// with neither, nowhere.
-	wcfg := web.Config{Pool: db.pool, Logger: logger, Assets: assets,
+	wcfg := server.Config{Pool: db.pool, Logger: logger, Assets: assets,
 		Store: store, Jobs: sched, Extract: extractors, TrustedProxies: proxies, PublicURL: cfg.http.publicURL,
 		RequestTimeout: cfg.http.requestTimeout}
 	if metricsLn == nil && cfg.http.metricsToken != "" {
 		wcfg.Metrics, wcfg.MetricsToken = reg.Handler(), cfg.http.metricsToken
 	}
-	app, err := web.New(wcfg)
+	app, err := server.New(wcfg)
 	if err != nil {
 		return err
 	}
@@ -182,7 +183,7 @@ func metricsWhere(c httpConfig) string {
 // one is set.
 func metricsServer(metrics http.Handler, token string, logger *slog.Logger) *http.Server {
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", web.MetricsHandler(metrics, token))
+	mux.Handle("GET /metrics", server.MetricsHandler(metrics, token))
 	return &http.Server{
 		Handler:           mux,
 		ReadHeaderTimeout: 5 * time.Second,

@@ -7,11 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tenurehq/tenure/auth"
 	"github.com/tenurehq/tenure/internal/pgtest"
-	"github.com/tenurehq/tenure/queries"
 )
 
 // runTokenCmd runs tenure token with args, as run would.
@@ -40,9 +38,9 @@ func TestTokenCreate(t *testing.T) {
 	secret := m[1]
 
 	pool := pgtest.Connect(t, url)
-	q := queries.New(pool)
+	tokens := auth.NewTokens(pool, nil)
 	ctx := context.Background()
-	tok, err := q.GetLiveTokenByHash(ctx, queries.GetLiveTokenByHashParams{TokenHash: auth.HashAPIToken(secret), Now: tokenNow()})
+	tok, err := tokens.Authenticate(ctx, secret)
 	if err != nil || tok.Name != "laptop" || tok.Scope != "home" || tok.Role != "writer" || tok.ExpiresAt != nil {
 		t.Fatalf("stored token = %+v, %v", tok, err)
 	}
@@ -51,7 +49,7 @@ func TestTokenCreate(t *testing.T) {
 		t.Errorf("the token itself is stored (%d, %v), want only its hash", stored, err)
 	}
 	var audits int
-	if err := pool.QueryRow(ctx, "SELECT count(*) FROM audit_log WHERE actor = 'cli' AND action = 'token.create' AND target_id = $1 AND scope = 'home'",
+	if err := pool.QueryRow(ctx, "SELECT count(*) FROM audit_log WHERE actor = 'system:cli' AND action = 'token.create' AND target_id = $1 AND scope = 'home'",
 		strconv.FormatInt(tok.ID, 10)).Scan(&audits); err != nil || audits != 1 {
 		t.Errorf("audit rows = %d, %v; want 1 by cli", audits, err)
 	}
@@ -62,7 +60,7 @@ func TestTokenCreate(t *testing.T) {
 			t.Fatalf("token create reader = %q, %v", out, err)
 		}
 		m := printedToken.FindStringSubmatch(out)
-		tok, err := q.GetLiveTokenByHash(ctx, queries.GetLiveTokenByHashParams{TokenHash: auth.HashAPIToken(m[1]), Now: tokenNow()})
+		tok, err := tokens.Authenticate(ctx, m[1])
 		if err != nil || tok.Role != "reader" || tok.ExpiresAt == nil {
 			t.Errorf("stored reader token = %+v, %v", tok, err)
 		}
@@ -101,5 +99,3 @@ func TestTokenCreateUsage(t *testing.T) {
 		}
 	}
 }
-
-func tokenNow() time.Time { return time.Now().UTC() }

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -111,10 +110,9 @@ func runImport(ctx context.Context, env *environment, args []string) error {
 	}
 	defer db.close()
 	report, err := store.Import(ctx, memory.System(memory.SourceImport), lines, memory.ImportOptions{DryRun: dryRun})
-	var ie *memory.ImportError
-	if errors.As(err, &ie) {
+	if ie := memory.AsError(err); ie != nil && ie.Problems != nil {
 		if asJSON {
-			if perr := printJSON(env.stdout, map[string]any{"error": ie.Summary(), "lines": ie.Problems}); perr != nil {
+			if perr := printJSON(env.stdout, map[string]any{"error": ie.Message, "lines": ie.Problems}); perr != nil {
 				return perr
 			}
 		}

@@ -1,0 +1,321 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/tenurehq/tenure/queries"
+)
+
+// Scopes returns every scope that holds entities or working rows, sorted.
+func (s *Store) Scopes(ctx context.Context) ([]string, error) {
+	scopes, err := s.q.ListScopes(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list scopes: %w", err)
+	}
+	return scopes, nil
+}
+
+// ObligationFilter selects the active obligations to list.
+type ObligationFilter struct {
+	Scope string // "" for every scope
+	Limit int32  // the most rows of each section; default 200, at most 1000
+	// At is the moment that tells overdue from upcoming and that effective
+	// confidences are computed for; zero means the store's now.
+	At time.Time
+}
+
+// Obligation is an active fact of category obligation.
+type Obligation struct {
+	ID                  int64
+	Scope               string
+	Entity              string
+	Key                 string
+	Content             string
+	Durability          Durability
+	Confidence          float64 // at ConfirmedAt
+	EffectiveConfidence float64 // at the filter's moment, after decay
+	ConfirmedAt         time.Time
+	Deadline            *time.Time // nil in the section without deadline
+	ForgetAt            *time.Time
+}
+
+// Obligations are the active obligations in three sections.
+type Obligations struct {
+	Overdue    []Obligation // the deadline has passed: the oldest deadline first
+	Upcoming   []Obligation // the deadline is ahead: the soonest first
+	NoDeadline []Obligation // no deadline: the newest first
+}
+
+// The ends of time for the deadline ranges of the obligation sections.
+var (
+	obligationsBeginning = time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)
+	obligationsEnd       = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
+)
+
+// ListObligations returns the active obligations matching f: overdue,
+// upcoming and without a deadline, each section bounded by f.Limit.
+func (s *Store) ListObligations(ctx context.Context, f ObligationFilter) (Obligations, error) {
+	var scope *string
+	if f.Scope != "" {
+		if _, err := ParseScope(f.Scope); err != nil {
+			return Obligations{}, err
+		}
+		scope = &f.Scope
+	}
+	limit := f.Limit
+	if limit == 0 {
+		limit = 200
+	}
+	if limit < 0 || limit > 1000 {
+		return Obligations{}, Invalidf("limit", "invalid limit %d: use a whole number from 1 to 1000", limit)
+	}
+	at := f.At
+	if at.IsZero() {
+		at = s.Now()
+	}
+	due := func(from, before time.Time) ([]Obligation, error) {
+		rows, err := s.q.ListObligationsDue(ctx, queries.ListObligationsDueParams{
+			Now: at, DueFrom: from, DueBefore: before, Scope: scope, MaxRows: limit,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("list obligations: %w", err)
+		}
+		out := make([]Obligation, len(rows))
+		for i, r := range rows {
+			out[i] = Obligation{
+				ID: r.ID, Scope: r.Scope, Entity: r.EntityName, Key: r.Key, Content: r.Content,
+				Durability: Durability(r.Durability), Confidence: r.Confidence,
+				EffectiveConfidence: r.EffectiveConfidence, ConfirmedAt: r.ConfirmedAt,
+				Deadline: &r.Deadline, ForgetAt: r.ForgetAt,
+			}
+		}
+		return out, nil
+	}
+	var out Obligations
+	var err error
+	if out.Overdue, err = due(obligationsBeginning, at); err != nil {
+		return Obligations{}, err
+	}
+	if out.Upcoming, err = due(at, obligationsEnd); err != nil {
+		return Obligations{}, err
+	}
+	rows, err := s.q.ListObligationsWithoutDeadline(ctx, queries.ListObligationsWithoutDeadlineParams{
+		Now: at, Scope: scope, MaxRows: limit,
+	})
+	if err != nil {
+		return Obligations{}, fmt.Errorf("list obligations without deadline: %w", err)
+	}
+	out.NoDeadline = make([]Obligation, len(rows))
+	for i, r := range rows {
+		out.NoDeadline[i] = Obligation{
+			ID: r.ID, Scope: r.Scope, Entity: r.EntityName, Key: r.Key, Content: r.Content,
+			Durability: Durability(r.Durability), Confidence: r.Confidence,
+			EffectiveConfidence: r.EffectiveConfidence, ConfirmedAt: r.ConfirmedAt, ForgetAt: r.ForgetAt,
+		}
+	}
+	return out, nil
+}
+
+// OverviewOptions say how far ahead the overview looks and how much it
+// lists.
+type OverviewOptions struct {
+	// At is the overview's moment; zero means the store's now.
+	At time.Time
+	// ForgetWithin lists the facts decay archives before At+ForgetWithin.
+	ForgetWithin time.Duration
+	// DueWithin lists the obligations due before At+DueWithin.
+	DueWithin time.Duration
+	// Rows bounds each list of facts and obligations; default 10.
+	Rows int
+	// Runs is how many of the newest consolidation runs to list; default 5.
+	Runs int
+}
+
+// Overview is what memory holds at a glance: active facts by axes, what is
+// about to be forgotten or is due, the last runs and the queues waiting for
+// people. Every count reads an index or one GROUP BY.
+type Overview struct {
+	// Axes counts the active facts per durability and category, in that
+	// order; a pair without facts is absent.
+	Axes []AxesCount
+	// Forgetting are the active facts decay archives before the window's
+	// end (those already due included), soonest first; MoreForgetting is
+	// set when more than Rows are.
+	Forgetting     []ForgettingFact
+	MoreForgetting bool
+	// Upcoming are the active obligations due in the window, soonest
+	// first; Overdue those whose deadline has passed, the longest overdue
+	// first.
+	Upcoming     []DueObligation
+	MoreUpcoming bool
+	Overdue      []DueObligation
+	MoreOverdue  bool
+	// Runs are the newest consolidation runs, newest first.
+	Runs []RunSummary
+	// Pending counts the working rows not promoted yet by marker (a row
+	// without one counts as durable); a marker without rows is absent.
+	Pending map[Marker]int64
+	// SetAside counts the rows consolidation set aside.
+	SetAside FaultCounts
+	// OpenReview counts the open review items by kind; a kind without
+	// items is absent.
+	OpenReview map[string]int64
+}
+
+// AxesCount is how many facts have one durability and one category.
+type AxesCount struct {
+	Durability Durability
+	Category   string
+	Facts      int64
+}
+
+// ForgettingFact is an active fact that decay is about to archive.
+type ForgettingFact struct {
+	ID                  int64
+	Scope               string
+	Entity              string
+	Key                 string
+	Content             string
+	Durability          Durability
+	Category            string
+	ForgetAt            time.Time
+	EffectiveConfidence float64 // at the overview's moment
+}
+
+// DueObligation is an active obligation with a deadline.
+type DueObligation struct {
+	ID       int64
+	Scope    string
+	Entity   string
+	Key      string
+	Content  string
+	Deadline time.Time
+}
+
+// RunSummary is a consolidation run with its headline outcomes.
+type RunSummary struct {
+	ID                int64
+	Trigger           string
+	Status            string
+	StartedAt         time.Time
+	FinishedAt        *time.Time
+	Promoted          int32 // rows promoted into new facts
+	Reinforced        int32 // rows that reinforced a live fact
+	Archived          int32 // facts decay archived
+	TransientRejected int32
+	ExpiredRejected   int32
+	DecisionLocked    int32
+	SetAside          int32
+	Error             string
+}
+
+// Overview reads the overview as o says.
+func (s *Store) Overview(ctx context.Context, o OverviewOptions) (Overview, error) {
+	at := o.At
+	if at.IsZero() {
+		at = s.Now()
+	}
+	rowsMax := o.Rows
+	if rowsMax <= 0 {
+		rowsMax = 10
+	}
+	runsMax := o.Runs
+	if runsMax <= 0 {
+		runsMax = 5
+	}
+	// One more row than a list shows tells whether there are more.
+	fetch := int32(rowsMax + 1)
+	var v Overview
+
+	axes, err := s.q.CountFactsByAxes(ctx, string(StatusActive))
+	if err != nil {
+		return Overview{}, fmt.Errorf("overview: facts by axes: %w", err)
+	}
+	v.Axes = make([]AxesCount, len(axes))
+	for i, r := range axes {
+		v.Axes[i] = AxesCount{Durability: Durability(r.Durability), Category: r.Category, Facts: r.Facts}
+	}
+
+	forgetting, err := s.q.OverviewForgettingSoon(ctx, queries.OverviewForgettingSoonParams{
+		Now: at, Until: at.Add(o.ForgetWithin), MaxRows: fetch})
+	if err != nil {
+		return Overview{}, fmt.Errorf("overview: forgetting soon: %w", err)
+	}
+	if len(forgetting) > rowsMax {
+		forgetting, v.MoreForgetting = forgetting[:rowsMax], true
+	}
+	for _, r := range forgetting {
+		v.Forgetting = append(v.Forgetting, ForgettingFact{
+			ID: r.ID, Scope: r.Scope, Entity: r.EntityName, Key: r.Key, Content: r.Content,
+			Durability: Durability(r.Durability), Category: r.Category, ForgetAt: r.ForgetAt,
+			EffectiveConfidence: r.EffectiveConfidence,
+		})
+	}
+
+	upcoming, err := s.q.OverviewUpcomingObligations(ctx, queries.OverviewUpcomingObligationsParams{
+		Now: at, Until: at.Add(o.DueWithin), MaxRows: fetch})
+	if err != nil {
+		return Overview{}, fmt.Errorf("overview: upcoming obligations: %w", err)
+	}
+	if len(upcoming) > rowsMax {
+		upcoming, v.MoreUpcoming = upcoming[:rowsMax], true
+	}
+	for _, r := range upcoming {
+		v.Upcoming = append(v.Upcoming, DueObligation{
+			ID: r.ID, Scope: r.Scope, Entity: r.EntityName, Key: r.Key, Content: r.Content, Deadline: r.Deadline})
+	}
+	overdue, err := s.q.OverviewOverdueObligations(ctx, queries.OverviewOverdueObligationsParams{
+		Now: at, MaxRows: fetch})
+	if err != nil {
+		return Overview{}, fmt.Errorf("overview: overdue obligations: %w", err)
+	}
+	if len(overdue) > rowsMax {
+		overdue, v.MoreOverdue = overdue[:rowsMax], true
+	}
+	for _, r := range overdue {
+		v.Overdue = append(v.Overdue, DueObligation{
+			ID: r.ID, Scope: r.Scope, Entity: r.EntityName, Key: r.Key, Content: r.Content, Deadline: r.Deadline})
+	}
+
+	runs, err := s.q.OverviewRecentRuns(ctx, int32(runsMax))
+	if err != nil {
+		return Overview{}, fmt.Errorf("overview: recent runs: %w", err)
+	}
+	for _, r := range runs {
+		run := RunSummary{
+			ID: r.ID, Trigger: r.Trigger, Status: r.Status, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt,
+			Promoted: r.Promoted, Reinforced: r.Reinforced, Archived: r.Archived,
+			TransientRejected: r.TransientRejected, ExpiredRejected: r.ExpiredRejected,
+			DecisionLocked: r.DecisionLocked, SetAside: r.SetAside,
+		}
+		if r.Error != nil {
+			run.Error = *r.Error
+		}
+		v.Runs = append(v.Runs, run)
+	}
+
+	markers, err := s.q.OverviewPendingNodesByMarker(ctx)
+	if err != nil {
+		return Overview{}, fmt.Errorf("overview: pending rows: %w", err)
+	}
+	v.Pending = make(map[Marker]int64, len(markers))
+	for _, m := range markers {
+		v.Pending[Marker(m.Marker)] += m.Nodes
+	}
+
+	if v.SetAside, err = s.CountFaults(ctx); err != nil {
+		return Overview{}, err
+	}
+
+	review, err := s.q.OverviewOpenReviewByKind(ctx)
+	if err != nil {
+		return Overview{}, fmt.Errorf("overview: open review items: %w", err)
+	}
+	v.OpenReview = make(map[string]int64, len(review))
+	for _, r := range review {
+		v.OpenReview[r.Kind] += r.Items
+	}
+	return v, nil
+}
