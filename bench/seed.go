@@ -75,6 +75,60 @@ func sentence(r *rand.Rand, n int) string {
 	return b.String()
 }
 
+// ZipfWords is the size of the realistic vocabulary: made-up words drawn
+// with Zipf's law (exponent zipfS), so that a few are common and most are
+// rare, as in real text.
+const (
+	ZipfWords = 20000
+	zipfS     = 1.1
+)
+
+// zipfVocabulary is ZipfWords distinct made-up words of three or four
+// consonant-vowel syllables, the most frequent first.
+var zipfVocabulary = func() []string {
+	const consonants, vowels = "bdfgklmnprstvz", "aiou"
+	r := rand.New(rand.NewPCG(20000, 1))
+	seen := map[string]bool{}
+	out := make([]string, 0, ZipfWords)
+	for len(out) < ZipfWords {
+		var b strings.Builder
+		for range 3 + r.IntN(2) {
+			b.WriteByte(consonants[r.IntN(len(consonants))])
+			b.WriteByte(vowels[r.IntN(len(vowels))])
+		}
+		if w := b.String(); !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	return out
+}()
+
+// zipfSource draws words of zipfVocabulary by Zipf's law.
+type zipfSource struct{ z *rand.Zipf }
+
+func newZipfSource(r *rand.Rand) zipfSource {
+	return zipfSource{z: rand.NewZipf(r, zipfS, 1, ZipfWords-1)}
+}
+
+func (z zipfSource) word() string { return zipfVocabulary[z.z.Uint64()] }
+
+func (z zipfSource) sentence(n int) string {
+	var b strings.Builder
+	b.WriteString("The user mentioned")
+	for range n {
+		b.WriteByte(' ')
+		b.WriteString(z.word())
+	}
+	return b.String()
+}
+
+// ZipfScope reports whether scope i of scopes holds text of the realistic
+// vocabulary: every other scope does when there are two or more, so that
+// the dense vocabulary (one word in about twelve facts, the worst case for
+// recall) and the realistic one are measured on scopes of the same size.
+func ZipfScope(i, scopes int) bool { return scopes >= 2 && i%2 == 1 }
+
 // Scope is the name of the i-th seeded scope.
 func Scope(i int) string { return fmt.Sprintf("bench-%02d", i) }
 
@@ -97,6 +151,7 @@ func Seed(ctx context.Context, pool *pgxpool.Pool, o SeedOptions) (SeedCounts, e
 		return SeedCounts{}, fmt.Errorf("seed: %d due facts out of %d: at most half may be due", o.DueNow, o.Facts)
 	}
 	r := rand.New(rand.NewPCG(uint64(o.Seed), 0x7e11e))
+	zipf := newZipfSource(rand.New(rand.NewPCG(uint64(o.Seed), 0x21bf)))
 	var c SeedCounts
 
 	// Entities: about one for every 20 facts, at least one per scope.
@@ -181,7 +236,11 @@ func Seed(ctx context.Context, pool *pgxpool.Pool, o SeedOptions) (SeedCounts, e
 			c.Active++
 		}
 		c.Facts++
-		return []any{Scope(s), entity, key, sentence(r, 6+r.IntN(10)), dur, cat, conf, 0.2 + r.Float64()*0.8,
+		text := sentence(r, 6+r.IntN(10))
+		if ZipfScope(s, o.Scopes) {
+			text = zipf.sentence(6 + r.IntN(10))
+		}
+		return []any{Scope(s), entity, key, text, dur, cat, conf, 0.2 + r.Float64()*0.8,
 			confirmed, expires, deadline, status, archivedAt, reason, "api", confirmed, confirmed}
 	}}
 	if _, err := pool.CopyFrom(ctx, pgx.Identifier{"entity_facts"}, []string{"scope", "entity_id", "key", "content",

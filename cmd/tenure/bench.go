@@ -2,9 +2,14 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
+	"log/slog"
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -45,13 +50,16 @@ func runBench(ctx context.Context, env *environment, args []string) error {
 	if len(args) > 0 && args[0] == "seed" {
 		return runBenchSeed(ctx, env, args[1:])
 	}
+	if len(args) > 0 && args[0] == "curve" {
+		return runBenchCurve(ctx, env, args[1:])
+	}
 	var sizes benchFlags
 	var requests, batches int
 	var asJSON bool
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(env.stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: tenure bench [flags]     measure every workload against its baseline\n       tenure bench seed [flags] fill the database at DATABASE_URL or --data-dir\n\nWithout DATABASE_URL, bench starts a throw-away private cluster (fsync off) in a temporary folder.\nWith DATABASE_URL, the database must be empty: bench migrates it and writes into it.")
+		fmt.Fprintln(fs.Output(), "Usage: tenure bench [flags]     measure every workload against its baseline\n       tenure bench seed [flags] fill the database at DATABASE_URL or --data-dir\n       tenure bench curve [flags] run the workloads at several store sizes; write a table and an SVG plot\n\nWithout DATABASE_URL, bench starts a throw-away private cluster (fsync off) in a temporary folder.\nWith DATABASE_URL, the database must be empty: bench migrates it and writes into it.")
 		fs.PrintDefaults()
 	}
 	sizes.register(fs, 1000000, 125000)
@@ -146,5 +154,109 @@ func runBenchSeed(ctx context.Context, env *environment, args []string) error {
 	}
 	fmt.Fprintf(env.stdout, "seeded %d facts (%d active, %d due now), %d entities, %d decisions, working rows %d durable / %d transient / %d expired in %s\n",
 		c.Facts, c.Active, c.Due, c.Entities, c.Decisions, c.Durable, c.Transient, c.Expired, c.Elapsed.Round(time.Millisecond))
+	return nil
+}
+
+// runBenchCurve runs the workloads at each of several store sizes, each in a
+// fresh private cluster, and writes how each figure grows: a Markdown table
+// and an SVG plot (and the reports as JSON) into --out.
+func runBenchCurve(ctx context.Context, env *environment, args []string) error {
+	var sizes benchFlags
+	fs := flag.NewFlagSet("bench curve", flag.ContinueOnError)
+	fs.SetOutput(env.stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "Usage: tenure bench curve [--sizes 100000,1000000,5000000] [--out DIR] [flags]\n\nRuns every workload (without decay's full-rewrite baseline) at each size, each in a fresh private cluster,\nand writes curve.md, curve.svg and curve.json into --out.")
+		fs.PrintDefaults()
+	}
+	sizes.register(fs, 0, 125000)
+	list := fs.String("sizes", "100000,1000000,5000000", "store sizes in facts, comma-separated, smallest first")
+	out := fs.String("out", ".", "folder to write curve.md, curve.svg and curve.json into")
+	requests := fs.Int("requests", 3000, "page requests and recall queries to time at each size")
+	budget := fs.Duration("budget", time.Minute, "time limit of the page and of the recall workload each, at each size")
+	if err := parseFlags(fs, args, 0); err != nil {
+		return err
+	}
+	var facts []int
+	for _, f := range strings.Split(*list, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 100 {
+			return usagef("bench curve: --sizes takes facts counts of at least 100, such as 100000,1000000,5000000; %q is not one", f)
+		}
+		if len(facts) > 0 && n <= facts[len(facts)-1] {
+			return usagef("bench curve: give --sizes smallest first")
+		}
+		facts = append(facts, n)
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
+	logger := (&baseConfig{logLevel: "warn", logFormat: "text"}).logger(env.stderr)
+	var points []bench.CurvePoint
+	for _, n := range facts {
+		sizes.facts = n
+		if err := sizes.validate(); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.stderr, "== %d facts\n", n)
+		rep, err := benchInPrivateCluster(ctx, env, logger, bench.Options{Seed: sizes.options(), Requests: *requests,
+			PushBatches: 5, Budget: *budget, Logger: logger, Progress: env.stderr, NoRewrite: true})
+		if err != nil {
+			return err
+		}
+		points = append(points, bench.CurvePoint{Facts: n, Report: rep})
+		// Written after each size, so that a long run keeps what it measured.
+		if err := writeCurve(*out, points); err != nil {
+			return err
+		}
+	}
+	return bench.WriteCurveTable(env.stdout, points)
+}
+
+// benchInPrivateCluster runs the workloads in a throw-away private cluster.
+func benchInPrivateCluster(ctx context.Context, env *environment, logger *slog.Logger, o bench.Options) (bench.Report, error) {
+	dir, err := os.MkdirTemp("", "tenure-bench-")
+	if err != nil {
+		return bench.Report{}, err
+	}
+	defer os.RemoveAll(dir)
+	os.Chmod(dir, 0o755)
+	cluster, err := pglocal.Start(ctx, pglocal.Options{DataDir: dir + "/pg", Ephemeral: true, Logger: logger, Getenv: env.getenv,
+		Settings: privateClusterSettings()})
+	if err != nil {
+		return bench.Report{}, err
+	}
+	defer cluster.Stop(context.WithoutCancel(ctx))
+	pcfg, err := poolConfig(cluster.URL())
+	if err != nil {
+		return bench.Report{}, err
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
+	if err != nil {
+		return bench.Report{}, fmt.Errorf("bench: %w", err)
+	}
+	defer pool.Close()
+	if err := migrations.Up(ctx, pool, logger); err != nil {
+		return bench.Report{}, err
+	}
+	return bench.Run(ctx, pool, o)
+}
+
+// writeCurve writes curve.md, curve.svg and curve.json into dir.
+func writeCurve(dir string, points []bench.CurvePoint) error {
+	var md strings.Builder
+	if err := bench.WriteCurveTable(&md, points); err != nil {
+		return err
+	}
+	raw, err := json.MarshalIndent(points, "", "  ")
+	if err != nil {
+		return err
+	}
+	for name, data := range map[string][]byte{
+		"curve.md": []byte(md.String()), "curve.svg": []byte(bench.CurveSVG(points)), "curve.json": raw,
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			return err
+		}
+	}
 	return nil
 }
