@@ -67,6 +67,20 @@ func newSession(t *testing.T) *session {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	s := openBrowser(t, pool)
+	s.do(chromedp.Navigate(s.base + "/facts"))
+	s.do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="login-form"]`)))
+	s.do(chromedp.SendKeys(chromedp.CSS(`#login-email`), "reviewer@example.com"))
+	s.do(chromedp.SendKeys(chromedp.CSS(`#login-password`), password))
+	s.do(chromedp.Click(chromedp.CSS(`[data-testid="login-submit"]`)))
+	s.do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="signed-in-as"]`)))
+	return s
+}
+
+// openBrowser starts a server over pool and opens Chromium on it, signed in
+// as nobody.
+func openBrowser(t *testing.T, pool *pgxpool.Pool) *session {
+	t.Helper()
 	assets, err := static.New()
 	if err != nil {
 		t.Fatal(err)
@@ -107,14 +121,7 @@ func newSession(t *testing.T) *session {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 90*time.Second)
 	t.Cleanup(cancel)
-	s := &session{t: t, ctx: ctx, base: srv.URL, pool: pool}
-	s.do(chromedp.Navigate(s.base + "/facts"))
-	s.do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="login-form"]`)))
-	s.do(chromedp.SendKeys(chromedp.CSS(`#login-email`), "reviewer@example.com"))
-	s.do(chromedp.SendKeys(chromedp.CSS(`#login-password`), password))
-	s.do(chromedp.Click(chromedp.CSS(`[data-testid="login-submit"]`)))
-	s.do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="signed-in-as"]`)))
-	return s
+	return &session{t: t, ctx: ctx, base: srv.URL, pool: pool}
 }
 
 // do runs browser steps, failing the test with the step's error.
@@ -369,4 +376,58 @@ func TestRunConsolidationNowAndFindItsRejections(t *testing.T) {
 		t.Errorf("rejection log shows %s rows for run %d, want %d", got, run, want)
 	}
 	s.screenshot("rejections")
+}
+
+// TestFirstRunSetup: on an empty database the sign-in page says no account
+// exists; the setup link creates the first admin, who then signs in; the
+// link and the setup page are closed afterwards.
+func TestFirstRunSetup(t *testing.T) {
+	pool := pgtest.NewPool(t)
+	token, _, err := auth.NewSetupLink(context.Background(), pool, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := openBrowser(t, pool)
+	s.do(chromedp.Navigate(s.base + "/login"))
+	s.do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="setup-pending"]`)))
+	if got := s.text(`[data-testid="setup-pending"]`); !strings.Contains(got, "No account exists yet") {
+		t.Errorf("sign-in page notice = %q, want it to say no account exists", got)
+	}
+
+	s.do(chromedp.Navigate(s.base + "/setup?token=" + token))
+	s.do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="setup-form"]`)))
+	s.screenshot("form")
+	// A password too short is refused beside its field; the link still works.
+	s.do(chromedp.SendKeys(chromedp.CSS(`#setup-email`), "owner@example.com"))
+	s.do(chromedp.SendKeys(chromedp.CSS(`#setup-password`), "short"))
+	s.do(chromedp.SendKeys(chromedp.CSS(`#setup-confirm`), "short"))
+	s.do(chromedp.Click(chromedp.CSS(`[data-testid="setup-submit"]`)))
+	s.do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="error-password"]`)))
+	s.do(chromedp.SendKeys(chromedp.CSS(`#setup-name`), "Olga Owner"))
+	s.do(chromedp.SendKeys(chromedp.CSS(`#setup-password`), password))
+	s.do(chromedp.SendKeys(chromedp.CSS(`#setup-confirm`), password))
+	s.do(chromedp.Click(chromedp.CSS(`[data-testid="setup-submit"]`)))
+	s.do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="login-form"]`)))
+	if got := s.text(`.flash-ok`); !strings.Contains(got, "owner@example.com") {
+		t.Errorf("after setup the flash says %q, want the admin named", got)
+	}
+
+	s.do(chromedp.SendKeys(chromedp.CSS(`#login-email`), "owner@example.com"))
+	s.do(chromedp.SendKeys(chromedp.CSS(`#login-password`), password))
+	s.do(chromedp.Click(chromedp.CSS(`[data-testid="login-submit"]`)))
+	s.do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="signed-in-as"]`)))
+	s.do(chromedp.Navigate(s.base + "/users"))
+	s.do(chromedp.WaitVisible(chromedp.CSS(`h1`)))
+	if got := s.text(`h1`); got != "Users" {
+		t.Errorf("the first admin opens /users and sees %q, want the users page", got)
+	}
+	var n int
+	if err := pool.QueryRow(context.Background(),
+		`SELECT count(*) FROM audit_log WHERE action = 'user.create' AND actor = 'system:setup' AND reason = 'first-run setup'`).Scan(&n); err != nil || n != 1 {
+		t.Errorf("setup audit rows = %d (%v), want 1", n, err)
+	}
+
+	// Setup is closed for good: the link, and the page itself.
+	s.do(chromedp.Navigate(s.base + "/setup?token=" + token))
+	s.do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="setup-closed"]`)))
 }

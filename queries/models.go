@@ -211,6 +211,14 @@ type Session struct {
 	IP         string
 }
 
+type SetupToken struct {
+	ID        int64
+	TokenHash []byte
+	CreatedAt time.Time
+	ExpiresAt time.Time
+	UsedAt    *time.Time
+}
+
 type User struct {
 	ID           int64
 	Email        string

@@ -61,7 +61,7 @@ func (s *Console) loadSession(next echo.HandlerFunc) echo.HandlerFunc {
 		if !consolePath(path) {
 			return next(c)
 		}
-		if path == "/login" || path == "/logout" {
+		if path == "/login" || path == "/logout" || path == "/setup" {
 			noStore(c)
 		}
 		cookie, err := c.Cookie(sessionCookie)
@@ -155,8 +155,14 @@ func (s *Console) loginShow(c echo.Context) error {
 	return s.renderLogin(c, http.StatusOK, pages.LoginPage{Next: next})
 }
 
-// renderLogin renders the sign-in form with a fresh double-submit token.
+// renderLogin renders the sign-in form with a fresh double-submit token,
+// saying so while no account exists yet.
 func (s *Console) renderLogin(c echo.Context, status int, p pages.LoginPage) error {
+	pending, err := auth.SetupPending(c.Request().Context(), s.pool)
+	if err != nil {
+		return err
+	}
+	p.SetupPending = pending
 	token, err := auth.RandomSecret(24)
 	if err != nil {
 		return err

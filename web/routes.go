@@ -23,6 +23,8 @@ func (s *Console) Register(e *echo.Echo) {
 		status, _ := statusOf(err)
 		return status == http.StatusInternalServerError
 	}), s.loadSession, s.checkCSRF)
+	e.GET("/setup", s.setupShow)
+	e.POST("/setup", s.setupSubmit)
 	e.GET("/login", s.loginShow)
 	e.POST("/login", s.loginSubmit)
 	e.POST("/logout", s.logout)

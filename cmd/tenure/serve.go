@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -9,8 +10,10 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
+	"github.com/tenurehq/tenure/auth"
 	"github.com/tenurehq/tenure/demo"
 	"github.com/tenurehq/tenure/extract"
 	"github.com/tenurehq/tenure/memory"
@@ -144,6 +147,9 @@ func runServe(ctx context.Context, env *environment, args []string) error {
 	url := "http://" + ln.Addr().String()
 	logger.Info("serve.listening", "addr", ln.Addr().String())
 	fmt.Fprintf(env.stdout, "Tenure is serving at %s (Ctrl-C stops it)\n", url)
+	if err := printSetupLink(ctx, env, db, cmp.Or(strings.TrimRight(cfg.http.publicURL, "/"), url), logger); err != nil {
+		return err
+	}
 
 	var serveErr error
 	select {
@@ -222,5 +228,24 @@ func loadDemo(ctx context.Context, env *environment, db *database) error {
 	fmt.Fprintf(env.stdout, "First consolidation run: %d promoted, %d refused, %d superseded.\n",
 		run.Count(memory.PhasePromote, "promoted"), run.TransientRejected+run.ExpiredRejected+run.DecisionLocked,
 		run.Count(memory.PhasePromote, "superseded"))
+	return nil
+}
+
+// printSetupLink prints, while no account exists, the one-time link that
+// creates the first admin (its token is kept only as a hash and works for
+// auth.SetupTTL); every start prints a new one, and the older links stop
+// working.
+func printSetupLink(ctx context.Context, env *environment, db *database, base string, logger *slog.Logger) error {
+	token, expires, err := auth.NewSetupLink(ctx, db.pool, time.Now())
+	if errors.Is(err, auth.ErrSetupClosed) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	logger.Info("serve.setup_pending", "expires", expires.Format(time.RFC3339))
+	fmt.Fprintf(env.stdout, "\nNo account exists yet. Create the first admin here (the link works once, until %s;\n"+
+		"restart the server for a new one, or use tenure user create):\n\n  %s/setup?token=%s\n\n",
+		expires.Local().Format("15:04 MST"), base, token)
 	return nil
 }
