@@ -18,12 +18,16 @@ type database struct {
 	pool    *pgxpool.Pool
 	cluster *pglocal.Cluster
 	logger  *slog.Logger
+	getenv  func(string) string
 }
+
+// url is the connection string of the database.
+func (db *database) url() string { return db.pool.Config().ConnString() }
 
 // openDatabase connects to DATABASE_URL, or starts the private cluster under
 // the data folder and connects to it.
 func openDatabase(ctx context.Context, cfg *baseConfig, getenv func(string) string, logger *slog.Logger) (*database, error) {
-	db := &database{logger: logger}
+	db := &database{logger: logger, getenv: getenv}
 	url := cfg.databaseURL
 	if url == "" {
 		cluster, err := pglocal.Start(ctx, pglocal.Options{

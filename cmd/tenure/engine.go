@@ -25,6 +25,10 @@ type jobConfig struct {
 	decayEvery       time.Duration
 	purgeEvery       time.Duration
 	noJobs           bool
+	// The scheduled backup: off while backupEvery is zero.
+	backupEvery time.Duration
+	backupDir   string
+	backupKeep  int
 }
 
 func durationEnv(getenv func(string) string, key string, def time.Duration) time.Duration {
@@ -45,6 +49,11 @@ func (c *jobConfig) register(fs *flag.FlagSet, getenv func(string) string) {
 		"interval of the decay job (env TENURE_DECAY_EVERY)")
 	fs.DurationVar(&c.purgeEvery, "purge-every", durationEnv(getenv, "TENURE_PURGE_EVERY", 24*time.Hour),
 		"interval of the tombstone purge job (env TENURE_PURGE_EVERY)")
+	fs.DurationVar(&c.backupEvery, "backup-every", durationEnv(getenv, "TENURE_BACKUP_EVERY", 0),
+		"interval of the scheduled backup, such as 24h; 0 turns it off (env TENURE_BACKUP_EVERY)")
+	fs.StringVar(&c.backupDir, "backup-dir", envOr(getenv, "TENURE_BACKUP_DIR", ""),
+		"folder the scheduled backup writes into (env TENURE_BACKUP_DIR)")
+	fs.IntVar(&c.backupKeep, "backup-keep", 7, "how many scheduled backups to keep, the newest")
 	fs.BoolVar(&c.noJobs, "no-jobs", envOr(getenv, "TENURE_NO_JOBS", "") == "1",
 		"do not run scheduled jobs in this process (env TENURE_NO_JOBS=1)")
 }
@@ -58,12 +67,21 @@ func (c *jobConfig) validate() error {
 			return usagef("invalid %s: use a duration of at least 1s, such as 30s, 5m or 24h", d.name)
 		}
 	}
+	switch {
+	case c.backupEvery < 0 || (c.backupEvery > 0 && c.backupEvery < time.Minute):
+		return usagef("invalid backup-every (TENURE_BACKUP_EVERY): use 0 (off) or a duration of at least 1m, such as 6h or 24h")
+	case c.backupEvery > 0 && strings.TrimSpace(c.backupDir) == "":
+		return usagef("backup-every is set but backup-dir (TENURE_BACKUP_DIR) is not: name the folder the backups go into")
+	case c.backupKeep < 1:
+		return usagef("invalid backup-keep %d: keep at least 1 backup", c.backupKeep)
+	}
 	return nil
 }
 
-// engineJobs are the scheduled jobs of the memory engine.
-func engineJobs(store *memory.Store, cfg jobConfig) []jobs.Job {
-	return []jobs.Job{
+// engineJobs are the scheduled jobs of the memory engine, and the backup
+// of the database at url when one is scheduled.
+func engineJobs(store *memory.Store, cfg jobConfig, url string, getenv func(string) string) []jobs.Job {
+	list := []jobs.Job{
 		{Name: "consolidation", Interval: cfg.consolidateEvery, Run: func(ctx context.Context) error {
 			_, err := store.Consolidate(ctx, memory.ConsolidateOptions{Trigger: memory.TriggerSchedule})
 			if errors.Is(err, memory.ErrRunInProgress) {
@@ -80,6 +98,13 @@ func engineJobs(store *memory.Store, cfg jobConfig) []jobs.Job {
 			return err
 		}},
 	}
+	if cfg.backupEvery > 0 {
+		list = append(list, jobs.Job{Name: "backup", Interval: cfg.backupEvery, Run: func(ctx context.Context) error {
+			_, err := scheduledBackup(ctx, url, cfg.backupDir, cfg.backupKeep, time.Now(), getenv)
+			return err
+		}})
+	}
+	return list
 }
 
 // startJobs starts the scheduler with leader election; stop shuts it down
@@ -89,7 +114,7 @@ func startJobs(ctx context.Context, db *database, store *memory.Store, reg *metr
 	if err != nil {
 		return nil, nil, err
 	}
-	sched, err := jobs.NewScheduler(jobs.Options{Logger: logger, Leader: leader, Metrics: reg}, engineJobs(store, cfg)...)
+	sched, err := jobs.NewScheduler(jobs.Options{Logger: logger, Leader: leader, Metrics: reg}, engineJobs(store, cfg, db.url(), db.getenv)...)
 	if err != nil {
 		leader.Close(ctx)
 		return nil, nil, err

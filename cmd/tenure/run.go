@@ -51,6 +51,8 @@ func commands() []command {
 		{"export", "write every fact (with its decision) as JSON Lines to standard output: export [--scope S] > file.jsonl", runExport},
 		{"import", "import a JSON Lines file of facts, all or nothing: import FILE.jsonl [--dry-run] [--json]", runImport},
 		{"migrate", "apply migrations: migrate [up|status|down|down-to VERSION]", runMigrate},
+		{"backup", "write a consistent copy of the whole database to a file, while the server runs: backup FILE", runBackup},
+		{"restore", "restore a backup into an empty database or data folder: restore FILE [--force]", runRestore},
 		{"token", "create an API token for an agent: token create --scope S --name N [--role writer|reader] [--expires-days D]", runToken},
 		{"user", "manage console users: user create --email E --role R --password-stdin", runUser},
 		{"version", "print the version", runVersion},
