@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"iter"
 	"net/http"
 	"reflect"
+	"runtime"
 
 	"github.com/labstack/echo/v4"
 
@@ -36,18 +38,120 @@ var importLineType = reflect.TypeFor[importLine]()
 // memory.Store.Import refuses the whole file if any line is bad. Only a
 // failure to read r is returned as an error.
 func ParseImport(r io.Reader) ([]memory.ImportLine, error) {
-	br := bufio.NewReader(r)
 	var out []memory.ImportLine
-	for n := 1; ; n++ {
-		raw, err := br.ReadBytes('\n')
-		if err != nil && err != io.EOF {
+	for l, err := range ReadImport(r) {
+		if err != nil {
 			return nil, err
 		}
-		if line := bytes.TrimSpace(raw); len(line) > 0 {
-			out = append(out, parseImportLine(n, line))
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+// ReadImport reads an import file as ParseImport does, in the order of
+// the file: it yields each line that is not blank, then a failure to read
+// r as its error, after which it stops. Lines are parsed by one worker per
+// CPU a chunk at a time while the next chunks are read, and no more than a
+// few chunks are held in memory at once, whatever the size of the file. It
+// is what memory.Store.ImportStream consumes.
+func ReadImport(r io.Reader) iter.Seq2[memory.ImportLine, error] {
+	return func(yield func(memory.ImportLine, error) bool) {
+		workers := max(1, runtime.GOMAXPROCS(0))
+		stop := make(chan struct{})
+		defer close(stop)
+		order := make(chan *importChunk, 2*workers) // chunks in the order of the file
+		work := make(chan *importChunk, 2*workers)
+		go readChunks(r, order, work, stop)
+		for range workers {
+			go func() {
+				for c := range work {
+					c.parse()
+				}
+			}()
 		}
-		if err == io.EOF {
-			return out, nil
+		for c := range order {
+			<-c.done
+			for _, l := range c.lines {
+				if !yield(l, nil) {
+					return
+				}
+			}
+			if c.err != nil {
+				yield(memory.ImportLine{}, c.err)
+				return
+			}
+		}
+	}
+}
+
+// importChunkLines is how many lines one chunk of ReadImport holds.
+const importChunkLines = 512
+
+// importChunk is a run of lines of an import file: their text as read, then
+// as parsed.
+type importChunk struct {
+	numbers []int
+	raws    [][]byte
+	lines   []memory.ImportLine
+	err     error // the read error after the chunk's lines
+	done    chan struct{}
+}
+
+func (c *importChunk) parse() {
+	c.lines = make([]memory.ImportLine, len(c.raws))
+	for i, raw := range c.raws {
+		c.lines[i] = parseImportLine(c.numbers[i], raw)
+	}
+	c.raws = nil
+	close(c.done)
+}
+
+// readChunks reads r line by line into chunks, handing each to order (for
+// the consumer) and work (for the parsers), until the end of r, a read
+// error (carried by the last chunk) or stop.
+func readChunks(r io.Reader, order, work chan<- *importChunk, stop <-chan struct{}) {
+	defer close(order)
+	defer close(work)
+	br := bufio.NewReaderSize(r, 64<<10)
+	c := &importChunk{done: make(chan struct{})}
+	send := func() bool {
+		select {
+		case order <- c:
+		case <-stop:
+			return false
+		}
+		select {
+		case work <- c:
+		case <-stop:
+			return false
+		}
+		c = &importChunk{done: make(chan struct{})}
+		return true
+	}
+	for n := 1; ; n++ {
+		raw, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// A line longer than the buffer: gather it whole.
+			long := append([]byte(nil), raw...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				raw, err = br.ReadSlice('\n')
+				long = append(long, raw...)
+			}
+			raw = long
+		}
+		if line := bytes.TrimSpace(raw); len(line) > 0 && (err == nil || err == io.EOF) {
+			c.numbers = append(c.numbers, n)
+			c.raws = append(c.raws, bytes.Clone(line))
+		}
+		if err != nil {
+			if err != io.EOF {
+				c.err = err
+			}
+			send()
+			return
+		}
+		if len(c.raws) == importChunkLines && !send() {
+			return
 		}
 	}
 }

@@ -2,18 +2,13 @@ package memory
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/tenurehq/tenure/queries"
 )
 
 // This file is the engine side of export and import: a fact per
@@ -117,6 +112,18 @@ func (s *Store) Export(ctx context.Context, scope string, emit func(TransferFact
 	return n, err
 }
 
+// CountExport is how many facts Export would emit for scope (every scope
+// when empty), for a progress report; it may differ by the facts written
+// in between.
+func (s *Store) CountExport(ctx context.Context, scope string) (int, error) {
+	var n int
+	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM entity_facts WHERE ($1::text = '' OR scope = $1::text)`, scope).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("export: %w", err)
+	}
+	return n, nil
+}
+
 type exportedRow struct {
 	id   int64
 	fact TransferFact
@@ -194,6 +201,12 @@ type ImportOptions struct {
 	DryRun bool
 	// Scope, when set, is the only scope the lines may name (an API token's).
 	Scope string
+	// MaxProblems is how many problems a refusal lists at most
+	// (DefaultMaxProblems when 0); the message counts the others.
+	MaxProblems int
+	// Progress, when set, is called as the import goes: every few thousand
+	// lines read, and at the start of each phase and batch.
+	Progress func(ImportProgress)
 }
 
 // ImportReport counts what an import wrote (or, in a dry run, would write).
@@ -230,179 +243,6 @@ type ImportProblem struct {
 
 // MappingAxes is the Mapping of a line that gives durability and category.
 const MappingAxes = "durability+category"
-
-// Import writes the facts of lines, with their decisions, in one
-// transaction, keeping their timestamps, status and source exactly
-// (forget_at is computed as for any fact). Every line is validated first;
-// if any is bad, the whole file is refused with an *Error (CodeInvalid) whose Problems name every
-// bad line, and nothing is written. A line may not write on the scope,
-// entity and key of a decision already locked in the database:
-// such lines are bad lines too. Entities are created when missing; a line
-// that names a fact the database already holds is counted, not written
-// again. One audit row records an import that writes anything. A dry run
-// does all of it in a transaction it rolls back (the fact ids it took from
-// the sequence stay used).
-func (s *Store) Import(ctx context.Context, actor Actor, lines []ImportLine, opts ImportOptions) (ImportReport, error) {
-	report := ImportReport{DryRun: opts.DryRun, Lines: len(lines), ByMapping: map[string]int{}}
-	if len(lines) == 0 {
-		return report, Invalidf("", "the file holds no facts: each line must be one JSON object, as tenure export writes them")
-	}
-	now := s.Now()
-	var problems []ImportProblem
-	facts := make([]TransferFact, 0, len(lines))
-	lineOf := make([]int, 0, len(lines))
-	kinds := map[[2]string]struct {
-		kind string
-		line int
-	}{}
-	for _, l := range lines {
-		if l.Err != nil {
-			problems = append(problems, problemOf(l.Line, l.Err))
-			continue
-		}
-		f, kindGiven, errs := prepareImport(l.Fact, now)
-		if opts.Scope != "" && f.Scope != "" && f.Scope != opts.Scope {
-			errs = append(errs, Invalidf("scope", "this token may only import facts of scope %s, not %s", opts.Scope, f.Scope))
-		}
-		if kindGiven && len(errs) == 0 {
-			k := [2]string{f.Scope, f.Entity}
-			if prev, ok := kinds[k]; ok && prev.kind != f.EntityKind {
-				errs = append(errs, Invalidf("entity_kind", "entity %s of scope %s is a %s on line %d and a %s here: give one kind",
-					f.Entity, f.Scope, prev.kind, prev.line, f.EntityKind))
-			} else if !ok {
-				kinds[k] = struct {
-					kind string
-					line int
-				}{f.EntityKind, l.Line}
-			}
-		}
-		for _, err := range errs {
-			problems = append(problems, problemOf(l.Line, err))
-		}
-		if len(errs) == 0 {
-			facts = append(facts, f)
-			lineOf = append(lineOf, l.Line)
-			report.ByMapping[cmpOr(l.Mapping, MappingAxes)]++
-		}
-	}
-	if len(problems) > 0 {
-		return report, importRefused(problems)
-	}
-	// A line without a kind takes the one another line gives its entity.
-	for i := range facts {
-		if k, ok := kinds[[2]string{facts[i].Scope, facts[i].Entity}]; ok {
-			facts[i].EntityKind = k.kind
-		}
-	}
-
-	errDryRun := errors.New("dry run")
-	err := s.tx(ctx, func(q *queries.Queries, tx pgx.Tx) error {
-		present, err := presentFacts(ctx, tx, facts)
-		if err != nil {
-			return err
-		}
-		var write []TransferFact
-		var writeLines []int
-		for i, f := range facts {
-			if present[i] {
-				report.AlreadyPresent++
-				continue
-			}
-			write = append(write, f)
-			writeLines = append(writeLines, lineOf[i])
-		}
-		if problems, err := lockedLines(ctx, tx, write, writeLines); err != nil {
-			return err
-		} else if len(problems) > 0 {
-			return importRefused(problems)
-		}
-		if len(write) == 0 {
-			return nil
-		}
-		entityIDs, created, err := upsertEntities(ctx, tx, write, now)
-		if err != nil {
-			return err
-		}
-		report.EntitiesCreated = created
-		ids, err := allocateFactIDs(ctx, tx, len(write))
-		if err != nil {
-			return err
-		}
-		for start := 0; start < len(write); start += exportBatch {
-			end := min(start+exportBatch, len(write))
-			if err := insertFacts(ctx, tx, write[start:end], ids[start:end], entityIDs); err != nil {
-				return err
-			}
-		}
-		for _, f := range write {
-			if f.Decision != nil {
-				report.Decisions++
-			}
-		}
-		report.Facts = len(write)
-		if err := insertDecisions(ctx, tx, write, ids, entityIDs); err != nil {
-			return err
-		}
-		// An imported fact that repeats a live one word for word merges
-		// into the older of the two, as consolidation merges duplicates.
-		merged, err := q.MergeDuplicatesOf(ctx, queries.MergeDuplicatesOfParams{Ids: ids, Now: now})
-		if err != nil {
-			return fmt.Errorf("merge duplicates: %w", err)
-		}
-		report.Merged = len(merged)
-		if len(merged) > 0 {
-			facts, into := make([]int64, len(merged)), make([]int64, len(merged))
-			for i, m := range merged {
-				facts[i], into[i] = m.ID, m.Survivor
-			}
-			if err := s.audit(ctx, q, auditEntry{
-				actor: actor, action: "fact.merge", targetType: "facts", targetID: strconv.FormatInt(facts[0], 10),
-				after:  map[string]any{"status": "archived", "facts": facts, "merged_into": into},
-				reason: "imported facts that repeat live ones word for word",
-			}); err != nil {
-				return err
-			}
-		}
-		// Imported facts take part in supersession like any other write:
-		// an imported state older than the live one on its key is archived,
-		// a newer one archives the live one.
-		superseded, err := s.supersede(ctx, q, actor, now, ids)
-		if err != nil {
-			return err
-		}
-		report.Superseded = len(superseded)
-		scopes := map[string]bool{}
-		for _, f := range write {
-			scopes[f.Scope] = true
-		}
-		scope := ""
-		if len(scopes) == 1 {
-			scope = write[0].Scope
-		}
-		if err := s.audit(ctx, q, auditEntry{
-			actor: actor, action: "fact.import", targetType: "fact", targetID: strconv.FormatInt(ids[0], 10), scope: scope,
-			after: map[string]any{"lines": report.Lines, "facts": report.Facts, "decisions": report.Decisions,
-				"entities_created": report.EntitiesCreated, "already_present": report.AlreadyPresent,
-				"by_mapping": report.ByMapping, "first_id": ids[0], "last_id": ids[len(ids)-1]},
-		}); err != nil {
-			return err
-		}
-		if opts.DryRun {
-			return errDryRun
-		}
-		return nil
-	})
-	if errors.Is(err, errDryRun) {
-		err = nil
-	}
-	if err != nil {
-		if e := AsError(err); e != nil && e.Problems != nil {
-			return report, e
-		}
-		return report, fmt.Errorf("import: %w", err)
-	}
-	return report, nil
-}
 
 func cmpOr(s, def string) string {
 	if s == "" {
@@ -579,218 +419,4 @@ func micro(t *time.Time) *time.Time {
 	}
 	u := t.UTC().Truncate(time.Microsecond)
 	return &u
-}
-
-// presentFacts reports which facts the database already holds: same scope,
-// entity, key, content and created_at.
-func presentFacts(ctx context.Context, tx pgx.Tx, facts []TransferFact) ([]bool, error) {
-	n := len(facts)
-	scopes, entities, keys, contents := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-	created := make([]time.Time, n)
-	for i, f := range facts {
-		scopes[i], entities[i], keys[i], contents[i], created[i] = f.Scope, f.Entity, f.Key, f.Content, *f.CreatedAt
-	}
-	rows, err := tx.Query(ctx, `
-SELECT u.i
-FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[])
-    WITH ORDINALITY AS u(scope, entity, key, content, created_at, i)
-JOIN entities e ON e.scope = u.scope AND e.name = u.entity
-WHERE EXISTS (
-    SELECT 1 FROM entity_facts f
-    WHERE f.scope = u.scope AND f.entity_id = e.id AND f.key = u.key
-      AND f.content = u.content AND f.created_at = u.created_at)`,
-		scopes, entities, keys, contents, created)
-	if err != nil {
-		return nil, fmt.Errorf("import: present facts: %w", err)
-	}
-	ords, err := pgx.CollectRows(rows, pgx.RowTo[int64])
-	if err != nil {
-		return nil, fmt.Errorf("import: present facts: %w", err)
-	}
-	out := make([]bool, n)
-	for _, i := range ords {
-		out[i-1] = true
-	}
-	return out, nil
-}
-
-// lockedLines names the facts that would write on the scope, entity and key
-// of a decision the database already holds locked.
-func lockedLines(ctx context.Context, tx pgx.Tx, facts []TransferFact, lines []int) ([]ImportProblem, error) {
-	if len(facts) == 0 {
-		return nil, nil
-	}
-	n := len(facts)
-	scopes, entities, keys := make([]string, n), make([]string, n), make([]string, n)
-	for i, f := range facts {
-		scopes[i], entities[i], keys[i] = f.Scope, f.Entity, f.Key
-	}
-	rows, err := tx.Query(ctx, `
-SELECT u.i, d.id, d.decision, d.reasoning
-FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS u(scope, entity, key, i)
-JOIN entities e ON e.scope = u.scope AND e.name = u.entity
-JOIN decisions d ON d.scope = u.scope AND d.entity_id = e.id AND d.key = u.key AND d.do_not_reopen
-WHERE u.key <> ''
-ORDER BY u.i`, scopes, entities, keys)
-	if err != nil {
-		return nil, fmt.Errorf("import: locked decisions: %w", err)
-	}
-	var out []ImportProblem
-	var i, id int64
-	var decision, reasoning string
-	_, err = pgx.ForEachRow(rows, []any{&i, &id, &decision, &reasoning}, func() error {
-		f := facts[i-1]
-		out = append(out, ImportProblem{Line: lines[i-1], Field: "key", Message: fmt.Sprintf(
-			"decision_locked: decision %d (%q) settles key %s of %s in scope %s and may not be reopened by an import; reasoning: %s",
-			id, decision, f.Key, f.Entity, f.Scope, reasoning)})
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("import: locked decisions: %w", err)
-	}
-	return out, nil
-}
-
-// upsertEntities creates the entities the facts name that do not exist
-// yet, and returns the id of every one by scope and name, and how many it
-// created. An existing entity keeps its kind.
-func upsertEntities(ctx context.Context, tx pgx.Tx, facts []TransferFact, now time.Time) (map[[2]string]int64, int, error) {
-	seen := map[[2]string]bool{}
-	var scopes, names, kinds []string
-	for _, f := range facts {
-		k := [2]string{f.Scope, f.Entity}
-		if seen[k] {
-			continue
-		}
-		seen[k] = true
-		scopes, names, kinds = append(scopes, f.Scope), append(names, f.Entity), append(kinds, f.EntityKind)
-	}
-	tag, err := tx.Exec(ctx, `
-INSERT INTO entities (scope, name, kind, created_at, updated_at)
-SELECT u.scope, u.name, u.kind, $4::timestamptz, $4::timestamptz
-FROM unnest($1::text[], $2::text[], $3::text[]) AS u(scope, name, kind)
-ON CONFLICT (scope, name) DO NOTHING`, scopes, names, kinds, now)
-	if err != nil {
-		return nil, 0, fmt.Errorf("import: entities: %w", err)
-	}
-	rows, err := tx.Query(ctx, `
-SELECT e.id, e.scope, e.name
-FROM entities e
-JOIN unnest($1::text[], $2::text[]) AS u(scope, name) ON e.scope = u.scope AND e.name = u.name`, scopes, names)
-	if err != nil {
-		return nil, 0, fmt.Errorf("import: entities: %w", err)
-	}
-	ids := make(map[[2]string]int64, len(scopes))
-	var id int64
-	var scope, name string
-	if _, err := pgx.ForEachRow(rows, []any{&id, &scope, &name}, func() error {
-		ids[[2]string{scope, name}] = id
-		return nil
-	}); err != nil {
-		return nil, 0, fmt.Errorf("import: entities: %w", err)
-	}
-	return ids, int(tag.RowsAffected()), nil
-}
-
-// allocateFactIDs takes n ids from the facts' sequence, in increasing
-// order, so that the facts keep the order of the file and each decision
-// knows its fact's id before anything is inserted.
-func allocateFactIDs(ctx context.Context, tx pgx.Tx, n int) ([]int64, error) {
-	rows, err := tx.Query(ctx, `SELECT nextval(pg_get_serial_sequence('entity_facts', 'id')) FROM generate_series(1, $1::int)`, n)
-	if err != nil {
-		return nil, fmt.Errorf("import: fact ids: %w", err)
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
-	if err != nil {
-		return nil, fmt.Errorf("import: fact ids: %w", err)
-	}
-	slices.Sort(ids)
-	return ids, nil
-}
-
-// insertFacts inserts one batch of facts with the given ids.
-func insertFacts(ctx context.Context, tx pgx.Tx, facts []TransferFact, ids []int64, entityIDs map[[2]string]int64) error {
-	n := len(facts)
-	var (
-		scopes, keys, contents, durabilities = make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-		categories, statuses, sources        = make([]string, n), make([]string, n), make([]string, n)
-		entities                             = make([]int64, n)
-		confidences, importances             = make([]float64, n), make([]float64, n)
-		confirmed, created, updated          = make([]time.Time, n), make([]time.Time, n), make([]time.Time, n)
-		expires, deadlines, archived         = make([]*time.Time, n), make([]*time.Time, n), make([]*time.Time, n)
-		reasons                              = make([]*string, n)
-		counts                               = make([]int32, n)
-	)
-	for i, f := range facts {
-		scopes[i], keys[i], contents[i], durabilities[i] = f.Scope, f.Key, f.Content, f.Durability
-		categories[i], statuses[i], sources[i] = f.Category, f.Status, f.Source
-		entities[i] = entityIDs[[2]string{f.Scope, f.Entity}]
-		confidences[i], importances[i] = *f.Confidence, *f.Importance
-		confirmed[i], created[i], updated[i] = *f.ConfirmedAt, *f.CreatedAt, *f.UpdatedAt
-		expires[i], deadlines[i], archived[i] = f.ExpiresAt, f.Deadline, f.ArchivedAt
-		reasons[i], counts[i] = f.ArchiveReason, *f.ExtractionCount
-	}
-	_, err := tx.Exec(ctx, `
-INSERT INTO entity_facts (id, scope, entity_id, key, content, durability, category, confidence, importance,
-    confirmed_at, expires_at, deadline, status, archived_at, archive_reason, source, extraction_count,
-    created_at, updated_at)
-OVERRIDING SYSTEM VALUE
-SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[],
-    $8::float8[], $9::float8[], $10::timestamptz[], $11::timestamptz[], $12::timestamptz[], $13::text[],
-    $14::timestamptz[], $15::text[], $16::text[], $17::int[], $18::timestamptz[], $19::timestamptz[])`,
-		ids, scopes, entities, keys, contents, durabilities, categories, confidences, importances,
-		confirmed, expires, deadlines, statuses, archived, reasons, sources, counts, created, updated)
-	if err != nil {
-		return fmt.Errorf("import: facts: %w", err)
-	}
-	return nil
-}
-
-// insertDecisions inserts the decisions of facts, whose ids are ids.
-func insertDecisions(ctx context.Context, tx pgx.Tx, facts []TransferFact, ids []int64, entityIDs map[[2]string]int64) error {
-	var (
-		factIDs, entities                     []int64
-		scopes, keys, decisions, alternatives []string
-		reasonings, decidedBy                 []string
-		decidedAt, created, updated           []time.Time
-		locked                                []bool
-		reopenedAt                            []*time.Time
-		reopenedBy, reopenReasons             []*string
-	)
-	for i, f := range facts {
-		d := f.Decision
-		if d == nil {
-			continue
-		}
-		alts, err := json.Marshal(d.Alternatives)
-		if err != nil {
-			return fmt.Errorf("import: decisions: %w", err)
-		}
-		factIDs, entities = append(factIDs, ids[i]), append(entities, entityIDs[[2]string{f.Scope, f.Entity}])
-		scopes, keys, decisions, alternatives = append(scopes, f.Scope), append(keys, f.Key), append(decisions, d.Decision), append(alternatives, string(alts))
-		reasonings, decidedBy = append(reasonings, d.Reasoning), append(decidedBy, d.DecidedBy)
-		decidedAt, created, updated = append(decidedAt, *d.DecidedAt), append(created, *d.CreatedAt), append(updated, *d.UpdatedAt)
-		locked = append(locked, *d.DoNotReopen)
-		reopenedAt, reopenedBy, reopenReasons = append(reopenedAt, d.ReopenedAt), append(reopenedBy, d.ReopenedBy), append(reopenReasons, d.ReopenReason)
-	}
-	if len(factIDs) == 0 {
-		return nil
-	}
-	_, err := tx.Exec(ctx, `
-INSERT INTO decisions (fact_id, scope, entity_id, key, decision, alternatives, reasoning, decided_by,
-    decided_at, do_not_reopen, reopened_at, reopened_by, reopen_reason, created_at, updated_at)
-SELECT u.fact_id, u.scope, u.entity_id, u.key, u.decision,
-    ARRAY(SELECT a.v FROM jsonb_array_elements_text(u.alternatives::jsonb) WITH ORDINALITY AS a(v, n) ORDER BY a.n), u.reasoning, u.decided_by,
-    u.decided_at, u.do_not_reopen, u.reopened_at, u.reopened_by, u.reopen_reason, u.created_at, u.updated_at
-FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-    $9::timestamptz[], $10::bool[], $11::timestamptz[], $12::text[], $13::text[], $14::timestamptz[], $15::timestamptz[])
-    WITH ORDINALITY AS u(fact_id, scope, entity_id, key, decision, alternatives, reasoning, decided_by,
-        decided_at, do_not_reopen, reopened_at, reopened_by, reopen_reason, created_at, updated_at, i)
-ORDER BY u.i`,
-		factIDs, scopes, entities, keys, decisions, alternatives, reasonings, decidedBy,
-		decidedAt, locked, reopenedAt, reopenedBy, reopenReasons, created, updated)
-	if err != nil {
-		return fmt.Errorf("import: decisions: %w", err)
-	}
-	return nil
 }

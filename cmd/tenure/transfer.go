@@ -16,8 +16,8 @@ import (
 )
 
 const (
-	exportUsage = "usage: tenure export [--scope S] > file.jsonl"
-	importUsage = "usage: tenure import FILE.jsonl [--dry-run] [--json]   (FILE - reads standard input)"
+	exportUsage = "usage: tenure export [--scope S] [--json] > file.jsonl"
+	importUsage = "usage: tenure import FILE.jsonl [--dry-run] [--json]   (FILE - reads standard input; progress goes to standard error)"
 )
 
 // runExport writes every fact (of one scope with --scope), archived ones
@@ -26,10 +26,12 @@ const (
 func runExport(ctx context.Context, env *environment, args []string) error {
 	var cfg baseConfig
 	var scope string
+	var asJSON bool
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	fs.SetOutput(env.stderr)
 	cfg.register(fs, env.getenv)
 	fs.StringVar(&scope, "scope", "", "export only the facts of this scope (default: every scope)")
+	fs.BoolVar(&asJSON, "json", false, "report progress as JSON lines on standard error, even on a terminal")
 	if err := parseFlags(fs, args, 0); err != nil {
 		return err
 	}
@@ -47,10 +49,22 @@ func runExport(ctx context.Context, env *environment, args []string) error {
 		return err
 	}
 	defer db.close()
+	total, err := store.CountExport(ctx, scope)
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	prog := newProgress(env, "export", asJSON)
+	prog.set("write", "facts", 0, int64(total), nil)
 	w := bufio.NewWriterSize(env.stdout, 64<<10)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	n, err := store.Export(ctx, scope, func(f memory.TransferFact) error { return enc.Encode(f) })
+	done := int64(0)
+	n, err := store.Export(ctx, scope, func(f memory.TransferFact) error {
+		done++
+		prog.set("write", "facts", done, max(int64(total), done), nil)
+		return enc.Encode(f)
+	})
+	prog.finish()
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
@@ -95,21 +109,21 @@ func runImport(ctx context.Context, env *environment, args []string) error {
 	if err := cfg.validate(); err != nil {
 		return err
 	}
-	in, closeIn, err := openInput(env, files[0])
+	in, size, closeIn, err := openInput(env, files[0])
 	if err != nil {
 		return err
 	}
-	lines, err := api.ParseImport(in)
-	closeIn()
-	if err != nil {
-		return fmt.Errorf("import: read %s: %w", files[0], err)
-	}
+	defer closeIn()
 	db, store, err := openStore(ctx, env, &cfg)
 	if err != nil {
 		return err
 	}
 	defer db.close()
-	report, err := store.Import(ctx, memory.System(memory.SourceImport), lines, memory.ImportOptions{DryRun: dryRun})
+	read := &countingReader{r: in}
+	prog := newProgress(env, "import", asJSON)
+	opts := memory.ImportOptions{DryRun: dryRun, Progress: importProgress(prog, read, size)}
+	report, err := store.ImportStream(ctx, memory.System(memory.SourceImport), api.ReadImport(read), opts)
+	prog.finish()
 	if ie := memory.AsError(err); ie != nil && ie.Problems != nil {
 		if asJSON {
 			if perr := printJSON(env.stdout, map[string]any{"error": ie.Message, "lines": ie.Problems}); perr != nil {
@@ -128,16 +142,54 @@ func runImport(ctx context.Context, env *environment, args []string) error {
 	return nil
 }
 
-// openInput opens the file to import, or standard input for "-".
-func openInput(env *environment, name string) (io.Reader, func(), error) {
+// openInput opens the file to import, or standard input for "-", and
+// tells its size when it is a regular file (-1 otherwise).
+func openInput(env *environment, name string) (io.Reader, int64, func(), error) {
 	if name == "-" {
-		return env.stdin, func() {}, nil
+		return env.stdin, -1, func() {}, nil
 	}
 	f, err := os.Open(name)
 	if err != nil {
-		return nil, nil, fmt.Errorf("import: %w", err)
+		return nil, 0, nil, fmt.Errorf("import: %w", err)
 	}
-	return f, func() { f.Close() }, nil
+	size := int64(-1)
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		size = st.Size()
+	}
+	return f, size, func() { f.Close() }, nil
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// importProgress turns the engine's progress into prog's: the read phase
+// in bytes of the file (of size bytes, -1 when unknown), the later phases
+// in facts; every record carries the lines read.
+func importProgress(prog *progress, read *countingReader, size int64) func(memory.ImportProgress) {
+	return func(ip memory.ImportProgress) {
+		extra := map[string]int64{"lines": int64(ip.Lines)}
+		switch ip.Phase {
+		case memory.ImportPhaseRead:
+			total := size
+			if total >= 0 && read.n > total {
+				total = read.n
+			}
+			prog.set(ip.Phase, "bytes", read.n, total, extra)
+		case memory.ImportPhaseCheck:
+			prog.set(ip.Phase, "lines", int64(ip.Lines), int64(ip.Lines), extra)
+		default:
+			prog.set(ip.Phase, "facts", int64(ip.Done), int64(ip.Total), extra)
+		}
+	}
 }
 
 // printJSON writes v as indented JSON.
