@@ -44,7 +44,7 @@ func tables(t *testing.T, pool *pgxpool.Pool) map[string]bool {
 var wantTables = []string{
 	"entities", "entity_facts", "decisions", "memory_nodes", "consolidation_runs",
 	"consolidation_rejections", "node_tombstones", "decay_policies", "audit_log", "users",
-	"sessions", "api_tokens", "review_items", "consolidation_faults", "category_settings",
+	"sessions", "api_tokens", "review_items", "consolidation_faults", "category_settings", "setup_tokens",
 }
 
 func TestUpDownUp(t *testing.T) {
