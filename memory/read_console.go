@@ -135,7 +135,8 @@ type OverviewOptions struct {
 
 // Overview is what memory holds at a glance: active facts by axes, what is
 // about to be forgotten or is due, the last runs and the queues waiting for
-// people. Every count reads an index or one GROUP BY.
+// people. Every count reads an index, one GROUP BY or, for the facts by axes,
+// the counts triggers keep (factAxes).
 type Overview struct {
 	// Axes counts the active facts per durability and category, in that
 	// order; a pair without facts is absent.
@@ -228,14 +229,10 @@ func (s *Store) Overview(ctx context.Context, o OverviewOptions) (Overview, erro
 	// One more row than a list shows tells whether there are more.
 	fetch := int32(rowsMax + 1)
 	var v Overview
+	var err error
 
-	axes, err := s.q.CountFactsByAxes(ctx, string(StatusActive))
-	if err != nil {
-		return Overview{}, fmt.Errorf("overview: facts by axes: %w", err)
-	}
-	v.Axes = make([]AxesCount, len(axes))
-	for i, r := range axes {
-		v.Axes[i] = AxesCount{Durability: Durability(r.Durability), Category: r.Category, Facts: r.Facts}
+	if v.Axes, err = s.factAxes(ctx); err != nil {
+		return Overview{}, err
 	}
 
 	forgetting, err := s.q.OverviewForgettingSoon(ctx, queries.OverviewForgettingSoonParams{
@@ -318,4 +315,62 @@ func (s *Store) Overview(ctx context.Context, o OverviewOptions) (Overview, erro
 		v.OpenReview[r.Kind] += r.Items
 	}
 	return v, nil
+}
+
+// foldFactAxesAt is how many rows fact_axes_counts may hold before a reader
+// folds them into one per (status, durability, category): summing that many
+// takes well under a millisecond.
+const foldFactAxesAt = 1000
+
+// factAxes counts the active facts per durability and category. Counting
+// them in entity_facts reads every active fact (over 100 ms at a million),
+// so it sums fact_axes_counts instead, where statement-level triggers on
+// entity_facts append each statement's net change in the same transaction:
+// the counts are exact at the reader's snapshot, never stale. Writers only
+// append, so they never wait for each other there; when the appended rows
+// pile up past foldFactAxesAt, this reader folds them (one reader at a time,
+// and a failed fold changes nothing but is retried by the next reader).
+func (s *Store) factAxes(ctx context.Context) ([]AxesCount, error) {
+	rows, err := s.q.OverviewFactAxes(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("overview: facts by axes: %w", err)
+	}
+	var out []AxesCount
+	var parts int64
+	for _, r := range rows {
+		parts += r.Parts
+		if r.Status == string(StatusActive) && r.Facts != 0 {
+			out = append(out, AxesCount{Durability: Durability(r.Durability), Category: r.Category, Facts: r.Facts})
+		}
+	}
+	if parts > foldFactAxesAt {
+		if err := s.foldFactAxes(ctx); err != nil {
+			s.logger.Warn("overview.fold_fact_axes", "error", err.Error())
+		}
+	}
+	return out, nil
+}
+
+// foldFactAxesLock is the first key of the two-key advisory lock a reader
+// holds while it folds fact_axes_counts; no other lock uses it.
+const foldFactAxesLock = 7322
+
+// foldFactAxes folds fact_axes_counts unless another reader is folding it.
+func (s *Store) foldFactAxes(ctx context.Context) error {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx)
+	var mine bool
+	if err := tx.QueryRow(ctx, "SELECT pg_try_advisory_xact_lock($1, 0)", foldFactAxesLock).Scan(&mine); err != nil {
+		return err
+	}
+	if !mine {
+		return nil
+	}
+	if err := s.q.WithTx(tx).FoldFactAxesCounts(ctx); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
 }

@@ -45,6 +45,7 @@ var wantTables = []string{
 	"entities", "entity_facts", "decisions", "memory_nodes", "consolidation_runs",
 	"consolidation_rejections", "node_tombstones", "decay_policies", "audit_log", "users",
 	"sessions", "api_tokens", "review_items", "consolidation_faults", "category_settings", "setup_tokens",
+	"fact_axes_counts",
 }
 
 func TestUpDownUp(t *testing.T) {

@@ -21,27 +21,114 @@ FROM entity_facts f
 JOIN entities e ON e.id = f.entity_id
 WHERE f.id = @id;
 
--- name: ListFacts :many
--- ListFacts returns one page of facts, newest first, after the keyset cursor
--- before_id (0 for the first page), with each fact's effective confidence at now.
--- Every filter is optional: NULL leaves it out.
-SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
-    f.category, f.confidence, f.importance, f.confirmed_at, f.deadline, f.forget_at,
-    f.status, f.source, f.extraction_count, f.version, f.created_at,
-    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz)::double precision AS effective_confidence
+-- The fact list reads one page in two steps, so that no filter makes it
+-- walk the table: FactIDsWalk (or FactIDsWalkEntities) walks the newest
+-- facts that pass the cheap filters, at most walk_rows of them, and keeps
+-- those that also match the text, stopping when the page is full; when it
+-- does not fill the page and the walk stopped at its bound, FactIDsSearch finds the rest of the page among
+-- the older facts through the indexes of the filters (the full-text index,
+-- the entity index), sorting only the matches. ListFactsByIDs then reads the
+-- page's rows. Each step returns ids newest first; together they return
+-- exactly the facts one ORDER BY id DESC LIMIT page_size query would.
+
+-- name: FactIDsWalk :many
+-- FactIDsWalk walks the newest facts passing the filters other than the
+-- text (through the newest-first index of status, scope, category or
+-- durability, or the primary key), at most walk_rows of them, and returns
+-- newest first the ids of those that match the text (every one when query
+-- is NULL) with hit true, and the walk's last fact when it reaches it
+-- (row_number = walk_rows), whatever its hit: up to page_size rows in all.
+-- It reads facts only until the page is full. When fewer than page_size
+-- hits come back, the walk saw every fact passing the filters unless its
+-- last fact came back, below whose id FactIDsSearch goes on.
+SELECT c.id,
+    (sqlc.narg('query')::text IS NULL
+     OR c.search @@ websearch_to_tsquery('english', sqlc.narg('query')))::boolean AS hit,
+    (c.rn = @walk_rows::int)::boolean AS last
+FROM (
+    SELECT f.id, f.search, row_number() OVER (ORDER BY f.id DESC) AS rn
+    FROM entity_facts f
+    WHERE (sqlc.narg('scope')::text IS NULL OR f.scope = sqlc.narg('scope'))
+      AND (sqlc.narg('durability')::text IS NULL OR f.durability = sqlc.narg('durability'))
+      AND (sqlc.narg('category')::text IS NULL OR f.category = sqlc.narg('category'))
+      AND (sqlc.narg('status')::text IS NULL OR f.status = sqlc.narg('status'))
+      AND (@before_id::bigint = 0 OR f.id < @before_id)
+    ORDER BY f.id DESC
+    LIMIT @walk_rows::int
+) c
+WHERE sqlc.narg('query')::text IS NULL
+   OR c.search @@ websearch_to_tsquery('english', sqlc.narg('query'))
+   OR c.rn = @walk_rows::int
+ORDER BY c.id DESC
+LIMIT @page_size::int;
+
+-- name: FactIDsWalkEntities :many
+-- FactIDsWalkEntities is FactIDsWalk for the facts of the entities
+-- entity_ids: it walks each entity's facts newest first through
+-- entity_facts_entity_id_idx, at most walk_rows of each, and merges them.
+SELECT c.id,
+    (sqlc.narg('query')::text IS NULL
+     OR c.search @@ websearch_to_tsquery('english', sqlc.narg('query')))::boolean AS hit,
+    (c.rn = @walk_rows::int)::boolean AS last
+FROM (
+    SELECT m.id, m.search, row_number() OVER (ORDER BY m.id DESC) AS rn
+    FROM (
+        SELECT w.id, w.search
+        FROM unnest(@entity_ids::bigint[]) AS e(id)
+        CROSS JOIN LATERAL (
+            SELECT f.id, f.search
+            FROM entity_facts f
+            WHERE f.entity_id = e.id
+              AND (sqlc.narg('scope')::text IS NULL OR f.scope = sqlc.narg('scope'))
+              AND (sqlc.narg('durability')::text IS NULL OR f.durability = sqlc.narg('durability'))
+              AND (sqlc.narg('category')::text IS NULL OR f.category = sqlc.narg('category'))
+              AND (sqlc.narg('status')::text IS NULL OR f.status = sqlc.narg('status'))
+              AND (@before_id::bigint = 0 OR f.id < @before_id)
+            ORDER BY f.id DESC
+            LIMIT @walk_rows::int
+        ) w
+        ORDER BY w.id DESC
+        LIMIT @walk_rows::int
+    ) m
+    ORDER BY m.id DESC
+) c
+WHERE sqlc.narg('query')::text IS NULL
+   OR c.search @@ websearch_to_tsquery('english', sqlc.narg('query'))
+   OR c.rn = @walk_rows::int
+ORDER BY c.id DESC
+LIMIT @page_size::int;
+
+-- name: FactIDsSearch :many
+-- FactIDsSearch returns the ids of up to page_size facts below before_id
+-- that pass every filter, newest first. It runs after a walk that found
+-- the matches sparse, so it must not walk ids newest first: ordering by
+-- id + 0, which no index provides, makes PostgreSQL collect the matches
+-- through the indexes of the filters (the full-text index for the text,
+-- entity_facts_entity_id_idx for entities) and sort only those.
+SELECT f.id
 FROM entity_facts f
-JOIN entities e ON e.id = f.entity_id
 WHERE (sqlc.narg('scope')::text IS NULL OR f.scope = sqlc.narg('scope'))
-  AND (sqlc.narg('entity_id')::bigint IS NULL OR f.entity_id = sqlc.narg('entity_id'))
   AND (sqlc.narg('entity_ids')::bigint[] IS NULL OR f.entity_id = ANY(sqlc.narg('entity_ids')::bigint[]))
   AND (sqlc.narg('durability')::text IS NULL OR f.durability = sqlc.narg('durability'))
   AND (sqlc.narg('category')::text IS NULL OR f.category = sqlc.narg('category'))
   AND (sqlc.narg('status')::text IS NULL OR f.status = sqlc.narg('status'))
   AND (sqlc.narg('query')::text IS NULL
        OR f.search @@ websearch_to_tsquery('english', sqlc.narg('query')))
-  AND (@before_id::bigint = 0 OR f.id < @before_id)
-ORDER BY f.id DESC
-LIMIT @page_size;
+  AND f.id < @before_id::bigint
+ORDER BY f.id + 0 DESC
+LIMIT @page_size::int;
+
+-- name: ListFactsByIDs :many
+-- ListFactsByIDs reads the fact list's rows for the ids a walk and a search
+-- chose, newest first, with each fact's effective confidence at now.
+SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
+    f.category, f.confidence, f.importance, f.confirmed_at, f.deadline, f.forget_at,
+    f.status, f.source, f.extraction_count, f.version, f.created_at,
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz)::double precision AS effective_confidence
+FROM entity_facts f
+JOIN entities e ON e.id = f.entity_id
+WHERE f.id = ANY(@ids::bigint[])
+ORDER BY f.id DESC;
 
 -- name: CountFactsByAxes :many
 -- CountFactsByAxes counts facts of one status per durability and category.

@@ -490,6 +490,240 @@ func (q *Queries) FactByIDForUpdate(ctx context.Context, arg FactByIDForUpdatePa
 	return i, err
 }
 
+const factIDsSearch = `-- name: FactIDsSearch :many
+SELECT f.id
+FROM entity_facts f
+WHERE ($1::text IS NULL OR f.scope = $1)
+  AND ($2::bigint[] IS NULL OR f.entity_id = ANY($2::bigint[]))
+  AND ($3::text IS NULL OR f.durability = $3)
+  AND ($4::text IS NULL OR f.category = $4)
+  AND ($5::text IS NULL OR f.status = $5)
+  AND ($6::text IS NULL
+       OR f.search @@ websearch_to_tsquery('english', $6))
+  AND f.id < $7::bigint
+ORDER BY f.id + 0 DESC
+LIMIT $8::int
+`
+
+type FactIDsSearchParams struct {
+	Scope      *string
+	EntityIds  []int64
+	Durability *string
+	Category   *string
+	Status     *string
+	Query      *string
+	BeforeID   int64
+	PageSize   int32
+}
+
+// FactIDsSearch returns the ids of up to page_size facts below before_id
+// that pass every filter, newest first. It runs after a walk that found
+// the matches sparse, so it must not walk ids newest first: ordering by
+// id + 0, which no index provides, makes PostgreSQL collect the matches
+// through the indexes of the filters (the full-text index for the text,
+// entity_facts_entity_id_idx for entities) and sort only those.
+func (q *Queries) FactIDsSearch(ctx context.Context, arg FactIDsSearchParams) ([]int64, error) {
+	rows, err := q.db.Query(ctx, factIDsSearch,
+		arg.Scope,
+		arg.EntityIds,
+		arg.Durability,
+		arg.Category,
+		arg.Status,
+		arg.Query,
+		arg.BeforeID,
+		arg.PageSize,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []int64{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const factIDsWalk = `-- name: FactIDsWalk :many
+
+SELECT c.id,
+    ($1::text IS NULL
+     OR c.search @@ websearch_to_tsquery('english', $1))::boolean AS hit,
+    (c.rn = $2::int)::boolean AS last
+FROM (
+    SELECT f.id, f.search, row_number() OVER (ORDER BY f.id DESC) AS rn
+    FROM entity_facts f
+    WHERE ($3::text IS NULL OR f.scope = $3)
+      AND ($4::text IS NULL OR f.durability = $4)
+      AND ($5::text IS NULL OR f.category = $5)
+      AND ($6::text IS NULL OR f.status = $6)
+      AND ($7::bigint = 0 OR f.id < $7)
+    ORDER BY f.id DESC
+    LIMIT $2::int
+) c
+WHERE $1::text IS NULL
+   OR c.search @@ websearch_to_tsquery('english', $1)
+   OR c.rn = $2::int
+ORDER BY c.id DESC
+LIMIT $8::int
+`
+
+type FactIDsWalkParams struct {
+	Query      *string
+	WalkRows   int32
+	Scope      *string
+	Durability *string
+	Category   *string
+	Status     *string
+	BeforeID   int64
+	PageSize   int32
+}
+
+type FactIDsWalkRow struct {
+	ID   int64
+	Hit  bool
+	Last bool
+}
+
+// The fact list reads one page in two steps, so that no filter makes it
+// walk the table: FactIDsWalk (or FactIDsWalkEntities) walks the newest
+// facts that pass the cheap filters, at most walk_rows of them, and keeps
+// those that also match the text, stopping when the page is full; when it
+// does not fill the page and the walk stopped at its bound, FactIDsSearch finds the rest of the page among
+// the older facts through the indexes of the filters (the full-text index,
+// the entity index), sorting only the matches. ListFactsByIDs then reads the
+// page's rows. Each step returns ids newest first; together they return
+// exactly the facts one ORDER BY id DESC LIMIT page_size query would.
+// FactIDsWalk walks the newest facts passing the filters other than the
+// text (through the newest-first index of status, scope, category or
+// durability, or the primary key), at most walk_rows of them, and returns
+// newest first the ids of those that match the text (every one when query
+// is NULL) with hit true, and the walk's last fact when it reaches it
+// (row_number = walk_rows), whatever its hit: up to page_size rows in all.
+// It reads facts only until the page is full. When fewer than page_size
+// hits come back, the walk saw every fact passing the filters unless its
+// last fact came back, below whose id FactIDsSearch goes on.
+func (q *Queries) FactIDsWalk(ctx context.Context, arg FactIDsWalkParams) ([]FactIDsWalkRow, error) {
+	rows, err := q.db.Query(ctx, factIDsWalk,
+		arg.Query,
+		arg.WalkRows,
+		arg.Scope,
+		arg.Durability,
+		arg.Category,
+		arg.Status,
+		arg.BeforeID,
+		arg.PageSize,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []FactIDsWalkRow{}
+	for rows.Next() {
+		var i FactIDsWalkRow
+		if err := rows.Scan(&i.ID, &i.Hit, &i.Last); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const factIDsWalkEntities = `-- name: FactIDsWalkEntities :many
+SELECT c.id,
+    ($1::text IS NULL
+     OR c.search @@ websearch_to_tsquery('english', $1))::boolean AS hit,
+    (c.rn = $2::int)::boolean AS last
+FROM (
+    SELECT m.id, m.search, row_number() OVER (ORDER BY m.id DESC) AS rn
+    FROM (
+        SELECT w.id, w.search
+        FROM unnest($3::bigint[]) AS e(id)
+        CROSS JOIN LATERAL (
+            SELECT f.id, f.search
+            FROM entity_facts f
+            WHERE f.entity_id = e.id
+              AND ($4::text IS NULL OR f.scope = $4)
+              AND ($5::text IS NULL OR f.durability = $5)
+              AND ($6::text IS NULL OR f.category = $6)
+              AND ($7::text IS NULL OR f.status = $7)
+              AND ($8::bigint = 0 OR f.id < $8)
+            ORDER BY f.id DESC
+            LIMIT $2::int
+        ) w
+        ORDER BY w.id DESC
+        LIMIT $2::int
+    ) m
+    ORDER BY m.id DESC
+) c
+WHERE $1::text IS NULL
+   OR c.search @@ websearch_to_tsquery('english', $1)
+   OR c.rn = $2::int
+ORDER BY c.id DESC
+LIMIT $9::int
+`
+
+type FactIDsWalkEntitiesParams struct {
+	Query      *string
+	WalkRows   int32
+	EntityIds  []int64
+	Scope      *string
+	Durability *string
+	Category   *string
+	Status     *string
+	BeforeID   int64
+	PageSize   int32
+}
+
+type FactIDsWalkEntitiesRow struct {
+	ID   int64
+	Hit  bool
+	Last bool
+}
+
+// FactIDsWalkEntities is FactIDsWalk for the facts of the entities
+// entity_ids: it walks each entity's facts newest first through
+// entity_facts_entity_id_idx, at most walk_rows of each, and merges them.
+func (q *Queries) FactIDsWalkEntities(ctx context.Context, arg FactIDsWalkEntitiesParams) ([]FactIDsWalkEntitiesRow, error) {
+	rows, err := q.db.Query(ctx, factIDsWalkEntities,
+		arg.Query,
+		arg.WalkRows,
+		arg.EntityIds,
+		arg.Scope,
+		arg.Durability,
+		arg.Category,
+		arg.Status,
+		arg.BeforeID,
+		arg.PageSize,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []FactIDsWalkEntitiesRow{}
+	for rows.Next() {
+		var i FactIDsWalkEntitiesRow
+		if err := rows.Scan(&i.ID, &i.Hit, &i.Last); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const factsByIDForUpdate = `-- name: FactsByIDForUpdate :many
 SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
     f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
@@ -797,40 +1031,23 @@ func (q *Queries) ListCategories(ctx context.Context) ([]string, error) {
 	return items, nil
 }
 
-const listFacts = `-- name: ListFacts :many
+const listFactsByIDs = `-- name: ListFactsByIDs :many
 SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
     f.category, f.confidence, f.importance, f.confirmed_at, f.deadline, f.forget_at,
     f.status, f.source, f.extraction_count, f.version, f.created_at,
     tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz)::double precision AS effective_confidence
 FROM entity_facts f
 JOIN entities e ON e.id = f.entity_id
-WHERE ($2::text IS NULL OR f.scope = $2)
-  AND ($3::bigint IS NULL OR f.entity_id = $3)
-  AND ($4::bigint[] IS NULL OR f.entity_id = ANY($4::bigint[]))
-  AND ($5::text IS NULL OR f.durability = $5)
-  AND ($6::text IS NULL OR f.category = $6)
-  AND ($7::text IS NULL OR f.status = $7)
-  AND ($8::text IS NULL
-       OR f.search @@ websearch_to_tsquery('english', $8))
-  AND ($9::bigint = 0 OR f.id < $9)
+WHERE f.id = ANY($2::bigint[])
 ORDER BY f.id DESC
-LIMIT $10
 `
 
-type ListFactsParams struct {
-	Now        time.Time
-	Scope      *string
-	EntityID   *int64
-	EntityIds  []int64
-	Durability *string
-	Category   *string
-	Status     *string
-	Query      *string
-	BeforeID   int64
-	PageSize   int32
+type ListFactsByIDsParams struct {
+	Now time.Time
+	Ids []int64
 }
 
-type ListFactsRow struct {
+type ListFactsByIDsRow struct {
 	ID                  int64
 	Scope               string
 	EntityID            int64
@@ -852,29 +1069,17 @@ type ListFactsRow struct {
 	EffectiveConfidence float64
 }
 
-// ListFacts returns one page of facts, newest first, after the keyset cursor
-// before_id (0 for the first page), with each fact's effective confidence at now.
-// Every filter is optional: NULL leaves it out.
-func (q *Queries) ListFacts(ctx context.Context, arg ListFactsParams) ([]ListFactsRow, error) {
-	rows, err := q.db.Query(ctx, listFacts,
-		arg.Now,
-		arg.Scope,
-		arg.EntityID,
-		arg.EntityIds,
-		arg.Durability,
-		arg.Category,
-		arg.Status,
-		arg.Query,
-		arg.BeforeID,
-		arg.PageSize,
-	)
+// ListFactsByIDs reads the fact list's rows for the ids a walk and a search
+// chose, newest first, with each fact's effective confidence at now.
+func (q *Queries) ListFactsByIDs(ctx context.Context, arg ListFactsByIDsParams) ([]ListFactsByIDsRow, error) {
+	rows, err := q.db.Query(ctx, listFactsByIDs, arg.Now, arg.Ids)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []ListFactsRow{}
+	items := []ListFactsByIDsRow{}
 	for rows.Next() {
-		var i ListFactsRow
+		var i ListFactsByIDsRow
 		if err := rows.Scan(
 			&i.ID,
 			&i.Scope,

@@ -154,6 +154,13 @@ type EntityFact struct {
 	DecayFrom       *time.Time
 }
 
+type FactAxesCount struct {
+	Status     string
+	Durability string
+	Category   string
+	Facts      int64
+}
+
 type MemoryNode struct {
 	ID             int64
 	Scope          string

@@ -73,3 +73,27 @@ ORDER BY kind;
 SELECT count(*) FILTER (WHERE retry_at IS NOT NULL)::bigint AS waiting,
     count(*) FILTER (WHERE retry_at IS NULL)::bigint AS held
 FROM consolidation_faults;
+
+-- name: OverviewFactAxes :many
+-- OverviewFactAxes sums fact_axes_counts, which triggers on entity_facts keep
+-- exact: the facts per status, durability and category, and how many rows
+-- each sum read (FoldFactAxesCounts folds them when they pile up).
+SELECT status, durability, category, sum(facts)::bigint AS facts, count(*)::bigint AS parts
+FROM fact_axes_counts
+GROUP BY status, durability, category
+ORDER BY status, durability, category;
+
+-- name: FoldFactAxesCounts :exec
+-- FoldFactAxesCounts replaces the rows of fact_axes_counts by one per
+-- (status, durability, category) with their sum, dropping those at zero. A
+-- concurrent writer's rows are not seen and stay as they are, so the sums
+-- never change.
+WITH gone AS (
+    DELETE FROM fact_axes_counts
+    RETURNING status, durability, category, facts
+)
+INSERT INTO fact_axes_counts (status, durability, category, facts)
+SELECT status, durability, category, sum(facts)::bigint
+FROM gone
+GROUP BY status, durability, category
+HAVING sum(facts) <> 0;

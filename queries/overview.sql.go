@@ -10,6 +10,71 @@ import (
 	"time"
 )
 
+const foldFactAxesCounts = `-- name: FoldFactAxesCounts :exec
+WITH gone AS (
+    DELETE FROM fact_axes_counts
+    RETURNING status, durability, category, facts
+)
+INSERT INTO fact_axes_counts (status, durability, category, facts)
+SELECT status, durability, category, sum(facts)::bigint
+FROM gone
+GROUP BY status, durability, category
+HAVING sum(facts) <> 0
+`
+
+// FoldFactAxesCounts replaces the rows of fact_axes_counts by one per
+// (status, durability, category) with their sum, dropping those at zero. A
+// concurrent writer's rows are not seen and stay as they are, so the sums
+// never change.
+func (q *Queries) FoldFactAxesCounts(ctx context.Context) error {
+	_, err := q.db.Exec(ctx, foldFactAxesCounts)
+	return err
+}
+
+const overviewFactAxes = `-- name: OverviewFactAxes :many
+SELECT status, durability, category, sum(facts)::bigint AS facts, count(*)::bigint AS parts
+FROM fact_axes_counts
+GROUP BY status, durability, category
+ORDER BY status, durability, category
+`
+
+type OverviewFactAxesRow struct {
+	Status     string
+	Durability string
+	Category   string
+	Facts      int64
+	Parts      int64
+}
+
+// OverviewFactAxes sums fact_axes_counts, which triggers on entity_facts keep
+// exact: the facts per status, durability and category, and how many rows
+// each sum read (FoldFactAxesCounts folds them when they pile up).
+func (q *Queries) OverviewFactAxes(ctx context.Context) ([]OverviewFactAxesRow, error) {
+	rows, err := q.db.Query(ctx, overviewFactAxes)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []OverviewFactAxesRow{}
+	for rows.Next() {
+		var i OverviewFactAxesRow
+		if err := rows.Scan(
+			&i.Status,
+			&i.Durability,
+			&i.Category,
+			&i.Facts,
+			&i.Parts,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const overviewFaults = `-- name: OverviewFaults :one
 SELECT count(*) FILTER (WHERE retry_at IS NOT NULL)::bigint AS waiting,
     count(*) FILTER (WHERE retry_at IS NULL)::bigint AS held
