@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -162,6 +163,9 @@ type ConsolidateOptions struct {
 	// 5000 (such a batch holds its row locks for about a second at a million
 	// facts).
 	BatchSize int
+	// PhaseDone, when set, is called after each phase with the time it took
+	// (the benchmark reports where a run's time goes).
+	PhaseDone func(phase int, took time.Duration)
 	// afterBatch, for tests, is called after each committed batch of a phase;
 	// an error stops the run there, as a kill would.
 	afterBatch func(phase int) error
@@ -223,8 +227,12 @@ func (s *Store) Consolidate(ctx context.Context, opts ConsolidateOptions) (Run, 
 		if err := ctx.Err(); err != nil {
 			return r.fail(ctx, err)
 		}
+		began := time.Now()
 		if err := r.phase(ctx, phase); err != nil {
 			return r.fail(ctx, fmt.Errorf("consolidate: %s: %w", PhaseName(phase), err))
+		}
+		if opts.PhaseDone != nil {
+			opts.PhaseDone(phase, time.Since(began))
 		}
 	}
 	finished := s.Now()
@@ -262,6 +270,8 @@ type runner struct {
 	// failures only when some may exist.
 	setAside int
 	faults   bool
+	// plans keeps the plans of the current batch's rows.
+	plans planCache
 }
 
 // fail records the run as failed (or cancelled) and returns err.
@@ -430,10 +440,12 @@ func (r *runner) phase(ctx context.Context, phase int) error {
 		return fmt.Errorf("unknown phase %d", phase)
 	}
 	var cursor int64
+	defer r.plans.wait()
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		r.plans.reset()
 		done, err := r.batch(ctx, phase, func(q *queries.Queries, tx pgx.Tx) (batchResult, error) {
 			return step(ctx, q, tx, &cursor)
 		})
@@ -476,7 +488,7 @@ func (r *runner) decayStep(ctx context.Context, q *queries.Queries, _ pgx.Tx, _ 
 // SelectPendingNodes) and moves the cursor past it; done says it was the last.
 func (r *runner) pending(ctx context.Context, q *queries.Queries, phase int, cursor *int64) ([]queries.SelectPendingNodesRow, bool, error) {
 	rows, err := q.SelectPendingNodes(ctx, queries.SelectPendingNodesParams{
-		AfterID: *cursor, Phase: int16(phase), Now: r.now, BatchSize: int32(r.opts.BatchSize),
+		AfterID: *cursor, Phase: int16(phase), CheckFaults: r.faults, Now: r.now, BatchSize: int32(r.opts.BatchSize),
 	})
 	if err != nil {
 		return nil, false, err
@@ -489,7 +501,7 @@ func (r *runner) pending(ctx context.Context, q *queries.Queries, phase int, cur
 
 // plan classifies rows, and fails when the classifier failed on one of them.
 func (r *runner) plan(rows []queries.SelectPendingNodesRow) ([]plan, error) {
-	plans := planNodes(rows, r.now)
+	plans := r.plans.plan(rows, r.now)
 	for _, p := range plans {
 		if p.err != nil {
 			return nil, p.err
@@ -521,22 +533,77 @@ func (r *runner) rejectGated(ctx context.Context, q *queries.Queries, phase int,
 	return nil
 }
 
-// rejectLocked refuses, in SQL, durable rows that would write on the key of a
-// locked decision: each leaves a rejection, a tombstone and a review item.
-// It returns the ids it refused.
-func (r *runner) rejectLocked(ctx context.Context, q *queries.Queries, phase int, plans []plan, res *batchResult) (map[int64]bool, error) {
-	var ids []int64
-	var names, keys []string
-	for _, p := range plans {
-		if p.key != "" {
-			ids, names, keys = append(ids, p.nodeID), append(names, p.entity), append(keys, p.key)
+// targets resolves the entity of each plan and refuses, in SQL, the rows
+// that would write on the scope, entity and key of a locked decision: each
+// refused row leaves a rejection, a tombstone and a review item. It returns
+// the plans left and, in the same order, their entity ids; the entities not
+// seen yet are created in one statement.
+func (r *runner) targets(ctx context.Context, q *queries.Queries, phase int, plans []plan, res *batchResult) ([]plan, []int64, error) {
+	if len(plans) == 0 {
+		return nil, nil, nil
+	}
+	type name struct{ scope, name string }
+	type target struct{ scope, name, key string }
+	scopes, names, keys := make([]string, len(plans)), make([]string, len(plans)), make([]string, len(plans))
+	for i, p := range plans {
+		scopes[i], names[i], keys[i] = p.scope, p.entity, p.key
+	}
+	found, err := q.ResolveFactTargets(ctx, queries.ResolveFactTargetsParams{Scopes: scopes, Names: names, Keys: keys})
+	if err != nil {
+		return nil, nil, fmt.Errorf("decision lock: %w", err)
+	}
+	entity := make(map[name]int64, len(found))
+	lock := map[target]int64{}
+	for _, t := range found {
+		entity[name{t.Scope, t.Name}] = t.EntityID
+		if t.DecisionID != 0 {
+			lock[target{t.Scope, t.Name, t.Key}] = t.DecisionID
 		}
 	}
-	if len(ids) == 0 {
-		return nil, nil
+	if len(lock) > 0 {
+		var nodes, decisions []int64
+		for _, p := range plans {
+			if d, ok := lock[target{p.scope, p.entity, p.key}]; ok && p.key != "" {
+				nodes, decisions = append(nodes, p.nodeID), append(decisions, d)
+			}
+		}
+		refused, err := r.rejectLocked(ctx, q, phase, nodes, decisions, res)
+		if err != nil {
+			return nil, nil, err
+		}
+		plans = slices.DeleteFunc(slices.Clone(plans), func(p plan) bool { return refused[p.nodeID] })
 	}
+	var missing []plan
+	seen := map[name]bool{}
+	for _, p := range plans {
+		n := name{p.scope, p.entity}
+		if _, ok := entity[n]; !ok && !seen[n] {
+			seen[n] = true
+			missing = append(missing, p)
+		}
+	}
+	if len(missing) > 0 {
+		ids, err := r.ensureEntities(ctx, q, missing)
+		if err != nil {
+			return nil, nil, err
+		}
+		for i, p := range missing {
+			entity[name{p.scope, p.entity}] = ids[i]
+		}
+	}
+	ids := make([]int64, len(plans))
+	for i, p := range plans {
+		ids[i] = entity[name{p.scope, p.entity}]
+	}
+	return plans, ids, nil
+}
+
+// rejectLocked refuses the given rows, each on the key of the locked decision
+// beside it, and returns the ids it refused: a row whose refusal is logged
+// already is not refused again.
+func (r *runner) rejectLocked(ctx context.Context, q *queries.Queries, phase int, nodes, decisions []int64, res *batchResult) (map[int64]bool, error) {
 	locked, err := q.RejectLockedNodes(ctx, queries.RejectLockedNodesParams{
-		RunID: r.id, Phase: int16(phase), Now: r.now, NodeIds: ids, EntityNames: names, Keys: keys,
+		RunID: r.id, Phase: int16(phase), Now: r.now, NodeIds: nodes, DecisionIds: decisions,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("decision lock: %w", err)
@@ -582,6 +649,9 @@ func (r *runner) promoteStep(ctx context.Context, q *queries.Queries, tx pgx.Tx,
 	if err != nil || len(rows) == 0 {
 		return batchResult{done: done}, err
 	}
+	if !done {
+		r.prefetch(ctx, *cursor)
+	}
 	res, err := r.isolate(ctx, tx, PhasePromote, rows, r.promoteRows)
 	res.done = done
 	return res, err
@@ -590,33 +660,58 @@ func (r *runner) promoteStep(ctx context.Context, q *queries.Queries, tx pgx.Tx,
 // promoteRows is phase 10 for some rows of a batch.
 func (r *runner) promoteRows(ctx context.Context, q *queries.Queries, rows []queries.SelectPendingNodesRow) (batchResult, error) {
 	var res batchResult
-	plans, err := r.plan(rows)
+	// Every pending row passes this phase's gate once: a transient or
+	// expired row is refused, in SQL, whatever it says, so only durable rows
+	// are classified.
+	var gated []int64
+	durable := make([]queries.SelectPendingNodesRow, 0, len(rows))
+	for _, row := range rows {
+		if Marker(row.Marker) == MarkerDurable {
+			durable = append(durable, row)
+		} else {
+			gated = append(gated, row.ID)
+		}
+	}
+	plans, err := r.plan(durable)
 	if err != nil {
 		return res, err
 	}
-	// Every pending row passes this phase's gate once.
-	if err := r.rejectGated(ctx, q, PhasePromote, nodeIDs(rows), &res); err != nil {
-		return res, err
+	if len(gated) > 0 {
+		if err := r.rejectGated(ctx, q, PhasePromote, gated, &res); err != nil {
+			return res, err
+		}
 	}
-	var facts []plan
+	facts := make([]plan, 0, len(plans))
 	for _, p := range plans {
-		if p.marker == MarkerDurable && !p.decision {
+		if !p.decision {
 			facts = append(facts, p)
 		}
 	}
-	refused, err := r.rejectLocked(ctx, q, PhasePromote, facts, &res)
+	facts, entities, err := r.targets(ctx, q, PhasePromote, facts, &res)
 	if err != nil {
 		return res, err
 	}
-	facts = slices.DeleteFunc(facts, func(p plan) bool { return refused[p.nodeID] })
-	entities, err := r.ensureEntities(ctx, q, facts)
-	if err != nil {
-		return res, err
+	byID := make(map[int64]*queries.SelectPendingNodesRow, len(durable))
+	for i := range durable {
+		byID[durable[i].ID] = &durable[i]
 	}
-	params := queries.PromoteNodesParams{Now: r.now, RunID: r.id}
+	n := len(facts)
+	params := queries.PromoteNodesParams{Now: r.now, RunID: r.id,
+		NodeIds: make([]int64, 0, n), EntityIds: make([]int64, 0, n), Scopes: make([]string, 0, n),
+		Contents: make([]string, 0, n), Importances: make([]float64, 0, n), Keys: make([]string, 0, n),
+		Durabilities: make([]string, 0, n), Categories: make([]string, 0, n), Confidences: make([]float64, 0, n),
+		Deadlines: make([]string, 0, n)}
 	for i, p := range facts {
+		row := byID[p.nodeID]
+		// A row past its explicit ttl is left to cleanup, not promoted.
+		if row.TtlSeconds != nil && !row.CreatedAt.Add(time.Duration(*row.TtlSeconds)*time.Second).After(r.now) {
+			continue
+		}
 		params.NodeIds = append(params.NodeIds, p.nodeID)
 		params.EntityIds = append(params.EntityIds, entities[i])
+		params.Scopes = append(params.Scopes, row.Scope)
+		params.Contents = append(params.Contents, row.Content)
+		params.Importances = append(params.Importances, row.Importance)
 		params.Keys = append(params.Keys, p.key)
 		params.Durabilities = append(params.Durabilities, string(p.durability))
 		params.Categories = append(params.Categories, p.category)
@@ -759,47 +854,90 @@ type mergeWindow struct {
 
 func (r *runner) mergeWindow(ctx context.Context, q *queries.Queries, w mergeWindow) (batchResult, error) {
 	var res batchResult
-	rejected, err := q.RejectGatedPromoted(ctx, queries.RejectGatedPromotedParams{
-		RunID: r.id, Now: r.now, SinceRunID: w.since, Scope: w.scope, SkipIds: w.skip, RetryIds: w.retry,
+	win, err := q.MergeWindowFacts(ctx, queries.MergeWindowFactsParams{
+		SinceRunID: w.since, Scope: w.scope, SkipIds: w.skip, RetryIds: w.retry,
 	})
 	if err != nil {
-		return res, fmt.Errorf("gate: %w", err)
+		return res, fmt.Errorf("merge window: %w", err)
 	}
-	for _, rj := range rejected {
-		res.add(refusalName(rj.Reason), 1)
-		res.refusals = append(res.refusals, refusal{phase: PhaseMerge, nodeID: deref(rj.NodeID), scope: rj.Scope, reason: rj.Reason})
+	if len(win.GatedIds) > 0 {
+		rejected, err := q.RejectGatedPromoted(ctx, queries.RejectGatedPromotedParams{
+			RunID: r.id, Now: r.now, NodeIds: win.GatedIds,
+		})
+		if err != nil {
+			return res, fmt.Errorf("gate: %w", err)
+		}
+		for _, rj := range rejected {
+			res.add(refusalName(rj.Reason), 1)
+			res.refusals = append(res.refusals, refusal{phase: PhaseMerge, nodeID: deref(rj.NodeID), scope: rj.Scope, reason: rj.Reason})
+		}
 	}
-	merged, err := q.MergeDuplicateFacts(ctx, queries.MergeDuplicateFactsParams{
-		SinceRunID: w.since, Scope: w.scope, SkipIds: w.skip, RetryIds: w.retry, Now: r.now,
-	})
-	if err != nil {
-		return res, fmt.Errorf("merge: %w", err)
+	if len(win.TwinnedIds) > 0 {
+		merged, err := q.MergeDuplicateFacts(ctx, queries.MergeDuplicateFactsParams{FactIds: win.TwinnedIds, Now: r.now})
+		if err != nil {
+			return res, fmt.Errorf("merge: %w", err)
+		}
+		res.add("merged", int(merged.Merged))
 	}
-	res.add("merged", int(merged.Merged))
-	near, err := q.QueueNearDuplicates(ctx, queries.QueueNearDuplicatesParams{
-		RunID: r.id, Now: r.now, SinceRunID: w.since, Scope: w.scope, SkipIds: w.skip, RetryIds: w.retry,
-	})
-	if err != nil {
-		return res, fmt.Errorf("near duplicates: %w", err)
+	if len(win.NearIds) > 0 {
+		near, err := q.QueueNearDuplicates(ctx, queries.QueueNearDuplicatesParams{RunID: r.id, Now: r.now, FactIds: win.NearIds})
+		if err != nil {
+			return res, fmt.Errorf("near duplicates: %w", err)
+		}
+		res.add("near_duplicates", int(near))
 	}
-	res.add("near_duplicates", int(near))
-	moods, err := q.QueueRepeatedMoods(ctx, queries.QueueRepeatedMoodsParams{
-		Now: r.now, SinceRunID: w.since, Scope: w.scope, SkipIds: w.skip, RetryIds: w.retry, MinCount: repeatedMoodCount,
-	})
-	if err != nil {
-		return res, fmt.Errorf("repeated moods: %w", err)
+	if len(win.MoodIds) > 0 {
+		moods, err := q.QueueRepeatedMoods(ctx, queries.QueueRepeatedMoodsParams{
+			Now: r.now, FactIds: win.MoodIds, MinCount: repeatedMoodCount,
+		})
+		if err != nil {
+			return res, fmt.Errorf("repeated moods: %w", err)
+		}
+		res.add("repeated_moods", int(moods))
 	}
-	res.add("repeated_moods", int(moods))
 	return res, nil
 }
 
 // decideStep is phase 12 for one batch: durable decision rows become locked
-// decisions, unless a locked decision already settles their key. A failure
-// confined to some rows sets them aside (isolate).
+// decisions, unless a locked decision already settles their key. Only the
+// rows classified as decisions have work here (and rows the classifier fails
+// on, to be set aside): the batch is read unlocked and only those are locked.
+// A failure confined to some rows sets them aside (isolate).
 func (r *runner) decideStep(ctx context.Context, q *queries.Queries, tx pgx.Tx, cursor *int64) (batchResult, error) {
-	rows, done, err := r.pending(ctx, q, PhaseDecide, cursor)
-	if err != nil || len(rows) == 0 {
-		return batchResult{done: done}, err
+	peeked, err := q.PeekPendingNodes(ctx, queries.PeekPendingNodesParams{
+		AfterID: *cursor, Phase: PhaseDecide, CheckFaults: r.faults, Now: r.now, BatchSize: int32(r.opts.BatchSize),
+	})
+	if err != nil {
+		return batchResult{}, err
+	}
+	done := len(peeked) < r.opts.BatchSize
+	if len(peeked) == 0 {
+		return batchResult{done: done}, nil
+	}
+	*cursor = peeked[len(peeked)-1].ID
+	rows := make([]queries.SelectPendingNodesRow, len(peeked))
+	for i, row := range peeked {
+		rows[i] = queries.SelectPendingNodesRow(row)
+	}
+	var ids []int64
+	for i, p := range r.plans.plan(rows, r.now) {
+		if p.err != nil || p.decision {
+			ids = append(ids, rows[i].ID)
+		}
+	}
+	if len(ids) == 0 {
+		return batchResult{done: done}, nil
+	}
+	locked, err := q.LockPendingNodes(ctx, ids)
+	if err != nil {
+		return batchResult{}, err
+	}
+	rows = rows[:0]
+	for _, row := range locked {
+		rows = append(rows, queries.SelectPendingNodesRow(row))
+	}
+	if len(rows) == 0 {
+		return batchResult{done: done}, nil
 	}
 	res, err := r.isolate(ctx, tx, PhaseDecide, rows, r.decideRows)
 	res.done = done
@@ -835,13 +973,7 @@ func (r *runner) decideRows(ctx context.Context, q *queries.Queries, rows []quer
 			durable = append(durable, p)
 		}
 	}
-	decisions = durable
-	refused, err := r.rejectLocked(ctx, q, PhaseDecide, decisions, &res)
-	if err != nil {
-		return res, err
-	}
-	decisions = slices.DeleteFunc(decisions, func(p plan) bool { return refused[p.nodeID] })
-	entities, err := r.ensureEntities(ctx, q, decisions)
+	decisions, entities, err := r.targets(ctx, q, PhaseDecide, durable, &res)
 	if err != nil {
 		return res, err
 	}
@@ -951,6 +1083,132 @@ func planNodes(rows []queries.SelectPendingNodesRow, now time.Time) []plan {
 	}
 	wg.Wait()
 	return plans
+}
+
+// planCache keeps plans of working rows for the batches of one run, so that
+// the classifier, which runs on the machine's cores while the database runs
+// on its own, is kept off the path of each batch: while the database works
+// on one batch of promotions, the rows of the next one are read (unlocked)
+// and classified (prefetch), and the transient and expired rows among them
+// are kept for the decide phase, which classifies them too. A row classified
+// once is also not classified again when its phase reads it before locking
+// it, or when its batch is retried in parts (isolate). A plan is reused only
+// for the row as it was classified: the same scope, content and properties.
+type planCache struct {
+	m    map[int64]cachedPlan // the current batch's rows
+	mu   sync.Mutex           // guards next and later while a prefetch runs
+	next map[int64]cachedPlan // the next batch's, from the prefetch
+	// later holds rows that a later phase of the run takes (at most
+	// laterMax of them).
+	later map[int64]cachedPlan
+	wg    sync.WaitGroup // the prefetch under way
+}
+
+// laterMax bounds the plans kept for a later phase.
+const laterMax = 50_000
+
+type cachedPlan struct {
+	scope, content string
+	properties     json.RawMessage
+	plan           plan
+}
+
+func (cp cachedPlan) of(row queries.SelectPendingNodesRow) bool {
+	return cp.scope == row.Scope && cp.content == row.Content && bytes.Equal(cp.properties, row.Properties)
+}
+
+// reset starts a batch: the plans of the previous one are dropped and those
+// the prefetch made for this one are taken.
+func (c *planCache) reset() {
+	c.wg.Wait()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clear(c.m)
+	if c.m == nil {
+		c.m = map[int64]cachedPlan{}
+	}
+	for id, cp := range c.next {
+		c.m[id] = cp
+	}
+	clear(c.next)
+}
+
+// wait waits for the prefetch under way.
+func (c *planCache) wait() { c.wg.Wait() }
+
+// plan returns the plan of each row, classifying those it holds no plan for.
+func (c *planCache) plan(rows []queries.SelectPendingNodesRow, now time.Time) []plan {
+	plans := make([]plan, len(rows))
+	var todo []queries.SelectPendingNodesRow
+	var at []int
+	c.mu.Lock()
+	for i, row := range rows {
+		cp, ok := c.m[row.ID]
+		if !ok {
+			if cp, ok = c.later[row.ID]; ok {
+				delete(c.later, row.ID)
+			}
+		}
+		if ok && cp.of(row) {
+			plans[i] = cp.plan
+			continue
+		}
+		todo = append(todo, row)
+		at = append(at, i)
+	}
+	c.mu.Unlock()
+	if len(todo) == 0 {
+		return plans
+	}
+	if c.m == nil {
+		c.m = make(map[int64]cachedPlan, len(todo))
+	}
+	for j, p := range planNodes(todo, now) {
+		row := todo[j]
+		plans[at[j]] = p
+		c.m[row.ID] = cachedPlan{scope: row.Scope, content: row.Content, properties: row.Properties, plan: p}
+	}
+	return plans
+}
+
+// prefetch reads, without locking them, the rows the next batch of the
+// promote phase will take (those after after), and classifies them in the
+// background: the durable ones for that batch, the others for the decide
+// phase. A failed read only leaves the batch to classify its rows itself.
+func (r *runner) prefetch(ctx context.Context, after int64) {
+	c := &r.plans
+	params := queries.PeekPendingNodesParams{AfterID: after, Phase: PhasePromote, CheckFaults: r.faults,
+		Now: r.now, BatchSize: int32(r.opts.BatchSize)}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		peeked, err := r.s.q.PeekPendingNodes(ctx, params)
+		if err != nil || len(peeked) == 0 {
+			return
+		}
+		rows := make([]queries.SelectPendingNodesRow, len(peeked))
+		for i, row := range peeked {
+			rows[i] = queries.SelectPendingNodesRow(row)
+		}
+		plans := planNodes(rows, r.now)
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.next == nil {
+			c.next = make(map[int64]cachedPlan, len(rows))
+		}
+		if c.later == nil {
+			c.later = map[int64]cachedPlan{}
+		}
+		for i, row := range rows {
+			cp := cachedPlan{scope: row.Scope, content: row.Content, properties: row.Properties, plan: plans[i]}
+			switch {
+			case Marker(row.Marker) == MarkerDurable:
+				c.next[row.ID] = cp
+			case len(c.later) < laterMax:
+				c.later[row.ID] = cp
+			}
+		}
+	}()
 }
 
 // planHook, for tests, is called with each row planned.

@@ -1,12 +1,14 @@
 package memory
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
@@ -165,8 +167,13 @@ type briefCandidates struct {
 	changes     []BriefChange
 }
 
-// briefFactRow is the one shape the brief's fact queries return.
-type briefFactRow = queries.BriefObligationsRow
+// The sections of the rows queries.Brief returns.
+const (
+	briefRowDecision   = 0
+	briefRowObligation = 1
+	briefRowState      = 2
+	briefRowFact       = 3
+)
 
 // ContextBrief returns the brief of o.Scope: first every locked decision
 // with its reasoning (newest first), then obligations due within 14 days or
@@ -175,7 +182,7 @@ type briefFactRow = queries.BriefObligationsRow
 // effective confidence × importance, until o.Budget characters of Text() are
 // used. An item fits whole or is left out (then Truncated is set); Used never
 // exceeds Budget. Archived facts and facts past their forget_at are left out.
-// All four reads see one snapshot.
+// Every candidate comes from one statement, so all of them see one snapshot.
 func (s *Store) ContextBrief(ctx context.Context, o BriefOptions) (Brief, error) {
 	o, err := o.validate()
 	if err != nil {
@@ -190,161 +197,100 @@ func (s *Store) ContextBrief(ctx context.Context, o BriefOptions) (Brief, error)
 	if o.Since != nil {
 		return s.briefChanges(ctx, o, entity, now, maxRows)
 	}
-	var c briefCandidates
-	err = pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		q := s.q.WithTx(tx)
-		ds, err := q.BriefDecisions(ctx, queries.BriefDecisionsParams{Scope: o.Scope, Entity: entity, MaxRows: maxRows})
-		if err != nil {
-			return fmt.Errorf("decisions: %w", err)
-		}
-		for _, r := range ds {
-			d := newDecision(decisionRow(r))
-			c.decisions = append(c.decisions, BriefDecision{
-				ID: d.ID, Entity: d.Entity, Key: d.Key, Decision: d.Decision, Reasoning: d.Reasoning,
-				Alternatives: d.Alternatives, DecidedBy: d.DecidedBy, DecidedAt: d.DecidedAt,
-			})
-		}
-		obs, err := q.BriefObligations(ctx, queries.BriefObligationsParams{
-			Now: now, DueBefore: now.Add(obligationHorizon), Scope: o.Scope, Entity: entity, MaxRows: maxRows,
-		})
-		if err != nil {
-			return fmt.Errorf("obligations: %w", err)
-		}
-		for _, r := range obs {
-			c.obligations = append(c.obligations, newBriefItem(r, now))
-		}
-		sts, err := q.BriefStates(ctx, queries.BriefStatesParams{Now: now, MoodCutoff: now.Add(-moodFresh),
-			Scope: o.Scope, Entity: entity, MaxRows: maxRows})
-		if err != nil {
-			return fmt.Errorf("states: %w", err)
-		}
-		// One line an entity and key, the newest (rows come newest first):
-		// an older state on the same key is never current.
-		seenKey := map[[2]string]bool{}
-		for _, r := range sts {
-			if r.Key != "" {
-				k := [2]string{r.EntityName, r.Key}
-				if seenKey[k] {
-					continue
-				}
-				seenKey[k] = true
-			}
-			c.states = append(c.states, newBriefItem(briefFactRow(r), now))
-		}
-		var fs []briefFactRow
-		if entity != nil {
-			rows, err := q.BriefDurableFacts(ctx, queries.BriefDurableFactsParams{Now: now, Scope: o.Scope, Entity: entity, MaxRows: maxRows})
-			if err != nil {
-				return fmt.Errorf("facts: %w", err)
-			}
-			for _, r := range rows {
-				fs = append(fs, briefFactRow(r))
-			}
-		} else if fs, err = briefTopDurable(ctx, q, now, o.Scope, int(maxRows)); err != nil {
-			return fmt.Errorf("facts: %w", err)
-		}
-		shown := make(map[int64]bool, len(c.obligations)+len(c.states))
-		for _, it := range c.obligations {
-			shown[it.FactID] = true
-		}
-		for _, it := range c.states {
-			shown[it.FactID] = true
-		}
-		for _, r := range fs {
-			if !shown[r.ID] {
-				c.facts = append(c.facts, newBriefItem(r, now))
-			}
-		}
-		return nil
-	})
+	rows, err := briefRows(ctx, s.q, queries.BriefParams{Scope: o.Scope, Entity: entity, MaxRows: maxRows, Now: now,
+		DueBefore: now.Add(obligationHorizon), MoodCutoff: now.Add(-moodFresh)})
 	if err != nil {
 		return Brief{}, fmt.Errorf("context brief: %w", err)
 	}
-	b := packBrief(o.Scope, o.Budget, c, now)
+	b := packBrief(o.Scope, o.Budget, briefCandidatesOf(rows, now), now)
 	return b, nil
 }
 
-// briefTopDurable returns the n durable facts of scope (permanent and
-// long-term, not decisions) with the highest effective confidence ×
-// importance at now, best first (ties: newest first), as BriefDurableFacts
-// would, without scoring them all: it walks the facts from the highest
-// confidence × importance, a bound no score exceeds, and stops once the
-// next bound is below the n-th best score found.
-func briefTopDurable(ctx context.Context, q *queries.Queries, now time.Time, scope string, n int) ([]briefFactRow, error) {
-	if n <= 0 {
-		return nil, nil
-	}
-	type scored struct {
-		id    int64
-		score float64
-	}
-	better := func(a, b scored) bool { return a.score > b.score || a.score == b.score && a.id > b.id }
-	top := make([]scored, 0, n+1)
-	batch := max(2*n, 256)
-	params := queries.BriefDurableCandidatesParams{Now: now, Scope: scope, BeforeBound: math.Inf(1),
-		BeforeID: math.MaxInt64, BatchSize: int32(batch)}
-	for {
-		rows, err := q.BriefDurableCandidates(ctx, params)
+// briefRows runs queries.Brief, deeper each time its walk of durable facts
+// could not prove its best facts (facts tied at the last place, or more of
+// the best in one group than the first read takes).
+func briefRows(ctx context.Context, q *queries.Queries, p queries.BriefParams) ([]queries.BriefRow, error) {
+	for p.Depth = 1; ; p.Depth *= 4 {
+		rows, err := q.Brief(ctx, p)
 		if err != nil {
 			return nil, err
 		}
-		for _, r := range rows {
-			c := scored{r.ID, r.Score}
-			if len(top) == n && !better(c, top[n-1]) {
-				continue
-			}
-			i, _ := slices.BinarySearchFunc(top, c, func(a, b scored) int {
-				if better(a, b) {
-					return -1
-				}
-				return 1
-			})
-			top = slices.Insert(top, i, c)
-			if len(top) > n {
-				top = top[:n]
-			}
-		}
-		if len(rows) < batch {
-			break
-		}
-		last := rows[len(rows)-1]
-		// Every fact after last scores at most last.Bound.
-		if len(top) == n && last.Bound < top[n-1].score {
-			break
-		}
-		params.BeforeBound, params.BeforeID = last.Bound, last.ID
-		// A long walk (old facts with high bounds that have decayed) takes
-		// ever larger steps, so its round trips stay few.
-		batch = min(2*batch, 16384)
-		params.BatchSize = int32(batch)
-	}
-	ids := make([]int64, len(top))
-	for i, t := range top {
-		ids[i] = t.id
-	}
-	rows, err := q.BriefFactsByID(ctx, queries.BriefFactsByIDParams{Now: now, Ids: ids})
-	if err != nil {
-		return nil, err
-	}
-	byID := make(map[int64]briefFactRow, len(rows))
-	for _, r := range rows {
-		byID[r.ID] = briefFactRow(r)
-	}
-	out := make([]briefFactRow, 0, len(top))
-	for _, id := range ids {
-		if r, ok := byID[id]; ok {
-			out = append(out, r)
+		if !slices.ContainsFunc(rows, func(r queries.BriefRow) bool { return r.Section == briefRowFact && !r.Complete }) {
+			return rows, nil
 		}
 	}
-	return out, nil
 }
 
-func newBriefItem(r briefFactRow, now time.Time) BriefItem {
+// briefCandidatesOf sorts the rows of queries.Brief into the candidates of a
+// brief, each section in its order: decisions newest first, obligations by
+// deadline, states newest first, facts by score (each with ties broken by
+// id the same way). A state shows once an entity and key: the newest (an
+// older state on the same key is never current). A durable fact already
+// listed as an obligation or a state is left out of the facts.
+func briefCandidatesOf(rows []queries.BriefRow, now time.Time) briefCandidates {
+	var sections [briefRowFact + 1][]*queries.BriefRow
+	for i := range rows {
+		if s := rows[i].Section; s >= 0 && int(s) < len(sections) {
+			sections[s] = append(sections[s], &rows[i])
+		}
+	}
+	newestFirst := func(a, b *queries.BriefRow) int { return cmp.Or(b.At.Compare(a.At), cmp.Compare(b.ID, a.ID)) }
+	slices.SortFunc(sections[briefRowDecision], newestFirst)
+	slices.SortFunc(sections[briefRowObligation], func(a, b *queries.BriefRow) int {
+		return cmp.Or(a.Deadline.Compare(*b.Deadline), cmp.Compare(a.ID, b.ID))
+	})
+	slices.SortFunc(sections[briefRowState], newestFirst)
+	slices.SortFunc(sections[briefRowFact], func(a, b *queries.BriefRow) int {
+		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(b.ID, a.ID))
+	})
+
+	c := briefCandidates{
+		decisions:   make([]BriefDecision, 0, len(sections[briefRowDecision])),
+		obligations: make([]BriefItem, 0, len(sections[briefRowObligation])),
+		states:      make([]BriefItem, 0, len(sections[briefRowState])),
+		facts:       make([]BriefItem, 0, len(sections[briefRowFact])),
+	}
+	for _, r := range sections[briefRowDecision] {
+		alts := r.Alternatives
+		if alts == nil {
+			alts = []string{}
+		}
+		c.decisions = append(c.decisions, BriefDecision{
+			ID: r.ID, Entity: r.EntityName, Key: r.Key, Decision: r.Content, Reasoning: r.Reasoning,
+			Alternatives: alts, DecidedBy: r.DecidedBy, DecidedAt: r.At,
+		})
+	}
+	shown := make(map[int64]bool, len(sections[briefRowObligation])+len(sections[briefRowState]))
+	for _, r := range sections[briefRowObligation] {
+		c.obligations = append(c.obligations, newBriefItem(r, now))
+		shown[r.ID] = true
+	}
+	seenKey := map[[2]string]bool{}
+	for _, r := range sections[briefRowState] {
+		if r.Key != "" {
+			k := [2]string{r.EntityName, r.Key}
+			if seenKey[k] {
+				continue
+			}
+			seenKey[k] = true
+		}
+		c.states = append(c.states, newBriefItem(r, now))
+		shown[r.ID] = true
+	}
+	for _, r := range sections[briefRowFact] {
+		if !shown[r.ID] {
+			c.facts = append(c.facts, newBriefItem(r, now))
+		}
+	}
+	return c
+}
+
+func newBriefItem(r *queries.BriefRow, now time.Time) BriefItem {
 	return BriefItem{
 		FactID: r.ID, Entity: r.EntityName, Key: r.Key, Content: r.Content, Durability: r.Durability,
 		Category: r.Category, Confidence: r.EffectiveConfidence, Deadline: r.Deadline,
 		Overdue:     r.Category == CategoryObligation && r.Deadline != nil && r.Deadline.Before(now),
-		ConfirmedAt: r.ConfirmedAt,
+		ConfirmedAt: r.At,
 	}
 }
 
@@ -411,72 +357,129 @@ func (s *Store) briefChanges(ctx context.Context, o BriefOptions, entity *string
 // pass packs again under the longer header that says so, so the text stays
 // within budget either way.
 func packBrief(scope string, budget int, c briefCandidates, now time.Time) Brief {
-	b := packBriefWith(scope, budget, c, false, now)
+	lines := briefLinesOf(c, now)
+	b := packBriefWith(scope, budget, c, lines, false, now)
 	if b.Truncated {
-		b = packBriefWith(scope, budget, c, true, now)
+		b = packBriefWith(scope, budget, c, lines, true, now)
 	}
 	b.Used = utf8.RuneCountInString(b.Text())
 	return b
 }
 
+// briefLine is what packing needs of a candidate's line "- [entity] text"
+// followed by a tail (a decision's reasoning, a deadline, an age): the entity
+// and text on one line, and the runes of the line with its line break, base
+// without the tail. A line's runes are the sum of its parts' runes, which
+// always meet at ASCII characters.
+type briefLine struct {
+	entity, text string
+	base, tail   int
+}
+
+func newBriefLine(entity, text string, tail int) briefLine {
+	e, t := oneLine(entity), oneLine(text)
+	return briefLine{entity: e, text: t, base: len("- [") + runeLen(e) + len("] ") + runeLen(t) + len("\n"), tail: tail}
+}
+
+// briefLines are the lines of a brief's candidates, section by section in
+// the order of briefCandidates; a change's line has no entity and no text.
+type briefLines struct {
+	decisions, obligations, states, facts, changes []briefLine
+}
+
+// briefLinesOf measures every candidate's line once, for both passes of
+// packBrief.
+func briefLinesOf(c briefCandidates, now time.Time) briefLines {
+	out := briefLines{
+		decisions:   make([]briefLine, len(c.decisions)),
+		obligations: make([]briefLine, len(c.obligations)),
+		states:      make([]briefLine, len(c.states)),
+		facts:       make([]briefLine, len(c.facts)),
+		changes:     make([]briefLine, len(c.changes)),
+	}
+	for i, d := range c.decisions {
+		out.decisions[i] = newBriefLine(d.Entity, d.Decision, decisionTailLen(d))
+	}
+	for i, it := range c.obligations {
+		out.obligations[i] = newBriefLine(it.Entity, it.Content, obligationTailLen(it))
+	}
+	for i, it := range c.states {
+		out.states[i] = newBriefLine(it.Entity, it.Content, stateTailLen(it, now))
+	}
+	for i, it := range c.facts {
+		out.facts[i] = newBriefLine(it.Entity, it.Content, 0)
+	}
+	for i, ch := range c.changes {
+		out.changes[i] = briefLine{base: runeLen(changeLine(ch)) + 1}
+	}
+	return out
+}
+
 // packBriefWith packs greedily: each item, in priority order, is taken if it
 // fits whole in what is left of the budget (with its section's title when it
-// is the section's first item), and skipped otherwise.
-func packBriefWith(scope string, budget int, c briefCandidates, truncated bool, now time.Time) Brief {
+// is the section's first item), and skipped otherwise. No line shows twice:
+// an item whose line says what an earlier item's says (the same entity and
+// text, in any section, whether that one was taken or not) is skipped, and
+// does not count as left out.
+func packBriefWith(scope string, budget int, c briefCandidates, lines briefLines, truncated bool, now time.Time) Brief {
 	b := Brief{
 		Scope: scope, Budget: budget, Truncated: truncated, now: now,
 		Decisions: []BriefDecision{}, Obligations: []BriefItem{}, States: []BriefItem{}, Facts: []BriefItem{},
 	}
 	used := runeLen(briefHeader(scope, truncated)) + 1
-	// No line twice: an item whose line another section already shows (the
-	// same entity and text) is left out.
-	said := map[string]bool{}
-	fresh := func(entity, content string) bool {
-		k := strings.ToLower(oneLine(entity)) + "\x00" + strings.ToLower(oneLine(content))
-		if said[k] {
-			return false
+	said := map[[2]string]bool{}
+	// take reports whether the line fits, and counts it when it does. Once
+	// something is left out, a line whose entity and text alone do not fit
+	// is skipped unread: left out or said before, it changes nothing, and no
+	// line that repeats it can fit later either.
+	take := func(title string, l briefLine, started bool, dedupe bool) bool {
+		room := budget - used
+		if dedupe {
+			if b.Truncated && l.base > room {
+				return false
+			}
+			k := [2]string{strings.ToLower(l.entity), strings.ToLower(l.text)}
+			if said[k] {
+				return false
+			}
+			said[k] = true
 		}
-		said[k] = true
-		return true
-	}
-	// take reports whether a line fits, and counts it when it does.
-	take := func(title, line string, started bool) bool {
-		cost := runeLen(line) + 1
+		cost := l.base + l.tail
 		if !started {
 			cost += 1 + runeLen(title) + 1
 		}
-		if used+cost > budget {
+		if cost > room {
 			b.Truncated = true
 			return false
 		}
 		used += cost
 		return true
 	}
-	for _, d := range c.decisions {
-		if fresh(d.Entity, d.Decision) && take(briefSectionDecisions, decisionLine(d), len(b.Decisions) > 0) {
+	for i, d := range c.decisions {
+		if take(briefSectionDecisions, lines.decisions[i], len(b.Decisions) > 0, true) {
 			b.Decisions = append(b.Decisions, d)
 		}
 	}
-	for _, it := range c.obligations {
-		if fresh(it.Entity, it.Content) && take(briefSectionObligations, obligationLine(it), len(b.Obligations) > 0) {
+	for i, it := range c.obligations {
+		if take(briefSectionObligations, lines.obligations[i], len(b.Obligations) > 0, true) {
 			b.Obligations = append(b.Obligations, it)
 		}
 	}
-	for _, it := range c.states {
-		if fresh(it.Entity, it.Content) && take(briefSectionStates, stateLine(it, now), len(b.States) > 0) {
+	for i, it := range c.states {
+		if take(briefSectionStates, lines.states[i], len(b.States) > 0, true) {
 			b.States = append(b.States, it)
 		}
 	}
-	for _, it := range c.facts {
-		if fresh(it.Entity, it.Content) && take(briefSectionFacts, itemLine(it), len(b.Facts) > 0) {
+	for i, it := range c.facts {
+		if take(briefSectionFacts, lines.facts[i], len(b.Facts) > 0, true) {
 			b.Facts = append(b.Facts, it)
 		}
 	}
 	if c.changes != nil {
 		b.Changes = []BriefChange{}
 	}
-	for _, ch := range c.changes {
-		if take(briefSectionChanges, changeLine(ch), len(b.Changes) > 0) {
+	for i, ch := range c.changes {
+		if take(briefSectionChanges, lines.changes[i], len(b.Changes) > 0, false) {
 			b.Changes = append(b.Changes, ch)
 		}
 	}
@@ -557,11 +560,13 @@ func mapLines[T any](items []T, line func(T) string) []string {
 }
 
 func decisionLine(d BriefDecision) string {
+	return "- [" + oneLine(d.Entity) + "] " + oneLine(d.Decision) + decisionTail(d)
+}
+
+// decisionTail is what a decision's line says after the decision: its
+// reasoning and the alternatives it rejected.
+func decisionTail(d BriefDecision) string {
 	var sb strings.Builder
-	sb.WriteString("- [")
-	sb.WriteString(oneLine(d.Entity))
-	sb.WriteString("] ")
-	sb.WriteString(oneLine(d.Decision))
 	if r := oneLine(d.Reasoning); r != "" {
 		sb.WriteString(" — because ")
 		sb.WriteString(r)
@@ -580,16 +585,54 @@ func decisionLine(d BriefDecision) string {
 	return sb.String()
 }
 
-func obligationLine(it BriefItem) string {
-	line := itemLine(it)
+// decisionTailLen is runeLen(decisionTail(d)).
+func decisionTailLen(d BriefDecision) int {
+	n := 0
+	if r := oneLine(d.Reasoning); r != "" {
+		n += runeLen(" — because ") + runeLen(r)
+	}
+	alts := 0
+	for _, a := range d.Alternatives {
+		if a = oneLine(a); a != "" {
+			if alts > 0 {
+				n += len(", ")
+			}
+			n += runeLen(a)
+			alts++
+		}
+	}
+	if alts > 0 {
+		n += len(" (rejected: ") + len(")")
+	}
+	return n
+}
+
+func obligationLine(it BriefItem) string { return itemLine(it) + obligationTail(it) }
+
+// obligationTailLen is runeLen(obligationTail(it)).
+func obligationTailLen(it BriefItem) int {
 	if it.Deadline == nil {
-		return line
+		return 0
+	}
+	var buf [32]byte
+	n := len(" (due ") + len(it.Deadline.UTC().AppendFormat(buf[:0], time.DateOnly))
+	if it.Overdue {
+		return n + len(", overdue)")
+	}
+	return n + len(")")
+}
+
+// obligationTail is what an obligation's line says after its text: when it
+// is due, and whether that has passed.
+func obligationTail(it BriefItem) string {
+	if it.Deadline == nil {
+		return ""
 	}
 	due := it.Deadline.UTC().Format(time.DateOnly)
 	if it.Overdue {
-		return line + " (due " + due + ", overdue)"
+		return " (due " + due + ", overdue)"
 	}
-	return line + " (due " + due + ")"
+	return " (due " + due + ")"
 }
 
 func itemLine(it BriefItem) string {
@@ -597,11 +640,21 @@ func itemLine(it BriefItem) string {
 }
 
 // stateLine is a current state with how long ago it was last stated.
-func stateLine(it BriefItem, now time.Time) string {
+func stateLine(it BriefItem, now time.Time) string { return itemLine(it) + stateTail(it, now) }
+
+// stateTailLen is runeLen(stateTail(it, now)).
+func stateTailLen(it BriefItem, now time.Time) int {
 	if it.ConfirmedAt.IsZero() || now.IsZero() {
-		return itemLine(it)
+		return 0
 	}
-	return itemLine(it) + " (as of " + ago(now.Sub(it.ConfirmedAt)) + ")"
+	return len(" (as of ") + len(ago(now.Sub(it.ConfirmedAt))) + len(")")
+}
+
+func stateTail(it BriefItem, now time.Time) string {
+	if it.ConfirmedAt.IsZero() || now.IsZero() {
+		return ""
+	}
+	return " (as of " + ago(now.Sub(it.ConfirmedAt)) + ")"
 }
 
 // changeLine is one change since the last brief.
@@ -635,15 +688,42 @@ func ago(d time.Duration) string {
 	case d < time.Minute:
 		return "just now"
 	case d < time.Hour:
-		return fmt.Sprintf("%d min ago", int(d/time.Minute))
+		return strconv.Itoa(int(d/time.Minute)) + " min ago"
 	case d < 48*time.Hour:
-		return fmt.Sprintf("%d h ago", int(d/time.Hour))
+		return strconv.Itoa(int(d/time.Hour)) + " h ago"
 	}
-	return fmt.Sprintf("%d d ago", int(d/(24*time.Hour)))
+	return strconv.Itoa(int(d/(24*time.Hour))) + " d ago"
 }
 
 // oneLine collapses every run of white space, line breaks included, into
-// one space.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// one space, and trims white space at both ends.
+func oneLine(s string) string {
+	// Most text already is one line: single ASCII spaces between words.
+	lastSpace := true // the start counts as a space: a leading one is not allowed
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			switch {
+			case c == ' ' && !lastSpace:
+				lastSpace = true
+			case c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r':
+				return strings.Join(strings.Fields(s), " ")
+			default:
+				lastSpace = false
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			return strings.Join(strings.Fields(s), " ")
+		}
+		lastSpace = false
+		i += size
+	}
+	if lastSpace { // empty, or a trailing space
+		return strings.Join(strings.Fields(s), " ")
+	}
+	return s
+}
 
 func runeLen(s string) int { return utf8.RuneCountInString(s) }

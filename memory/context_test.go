@@ -4,13 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/tenurehq/tenure/queries"
 )
@@ -359,12 +363,15 @@ func isSubsequence(sub, full []int64) bool {
 	return i == len(sub)
 }
 
-// TestBriefTopDurableAgreesWithFullRanking: the brief's bounded walk picks
-// the same facts, in the same order, as scoring every durable fact of the
-// scope, also when the best scores lie deep in the walk (old facts with a
-// high confidence × importance come first but have decayed), and it reads
-// them through entity_facts_brief_idx.
-func TestBriefTopDurableAgreesWithFullRanking(t *testing.T) {
+// TestBriefFactsAgreeWithFullRanking: the brief's walk of durable facts
+// picks the same facts, in the same order and with the same confidences, as
+// scoring every durable fact of the scope: when the best scores lie deep in
+// a group (old facts with a high confidence × importance that have decayed),
+// when obligations wait for a deadline ahead or decay from one behind (more
+// of those than a first walk reads, which takes a deeper one), when one
+// group holds most of the best, when facts tie at the last place and when
+// facts past their forget_at rank first.
+func TestBriefFactsAgreeWithFullRanking(t *testing.T) {
 	fx := newFixture(t)
 	ctx := context.Background()
 	now := fx.clock()
@@ -373,71 +380,157 @@ func TestBriefTopDurableAgreesWithFullRanking(t *testing.T) {
 	}
 	// 1,000 permanent facts confirmed 20 years ago (a quarter of their
 	// confidence left), with high bounds; 1,000 long-term facts confirmed in
-	// the last month and 300 routines, with lower bounds and higher scores;
-	// decisions, short-term facts, an archived one and another scope's, which
-	// never count.
+	// the last month; obligations due ahead and behind; decisions,
+	// short-term facts and another scope's, which never count.
 	if _, err := fx.pool.Exec(ctx, `INSERT INTO entity_facts (scope, entity_id, content, durability, category,
-			confidence, importance, confirmed_at)
+			confidence, importance, confirmed_at, deadline)
 		SELECT e.scope, e.id, 'fact ' || i, d.durability, d.category,
-			d.c0 + (i % 97) / 1000.0, d.imp - (i % 89) / 1000.0, $1::timestamptz - d.age - (i % 30) * interval '1 day'
+			d.c0 + (i % 97) / 1000.0, d.imp - (i % 89) / 1000.0, $1::timestamptz - d.age - (i % 30) * interval '1 day',
+			CASE WHEN d.category = 'obligation' THEN $1::timestamptz + ((i % 40) - 4) * interval '1 day' END
 		FROM generate_series(1, 1000) i
 		CROSS JOIN (VALUES
 			('permanent', 'identity', 0.9, 0.99, interval '7300 days', 'acme'),
 			('long_term', 'preference', 0.5, 0.6, interval '0 days', 'acme'),
+			('long_term', 'obligation', 0.7, 0.9, interval '0 days', 'acme'),
 			('permanent', 'decision', 0.9, 0.99, interval '0 days', 'acme'),
 			('short_term', 'state', 0.9, 0.99, interval '0 days', 'acme'),
 			('long_term', 'preference', 0.9, 0.99, interval '0 days', 'other')
 		) AS d(durability, category, c0, imp, age, scope)
 		JOIN entities e ON e.scope = d.scope
 		UNION ALL
-		-- 300 routines that never decay, all with the same score (and a
-		-- bound equal to it): ties, broken by the newest id.
-		SELECT e.scope, e.id, 'routine ' || i, 'long_term', 'routine', 0.7, 0.7, $1::timestamptz
+		-- 300 routines that never decay, all with the same score: ties,
+		-- broken by the newest id.
+		SELECT e.scope, e.id, 'routine ' || i, 'long_term', 'routine', 0.7, 0.7, $1::timestamptz, NULL
 		FROM generate_series(1, 300) i
+		JOIN entities e ON e.scope = 'acme'
+		UNION ALL
+		-- 400 long-term facts stated at one instant with one confidence and
+		-- importance: a block of equal scores in a decaying group.
+		SELECT e.scope, e.id, 'same ' || i, 'long_term', 'observation', 0.62, 0.62, $1::timestamptz - interval '3 days', NULL
+		FROM generate_series(1, 400) i
+		JOIN entities e ON e.scope = 'acme'
+		UNION ALL
+		-- 1,200 obligations with the highest confidence × importance, due a
+		-- day or three ago: decaying since, they rank far below their bound.
+		SELECT e.scope, e.id, 'overdue ' || i, 'long_term', 'obligation', 0.99, 0.99 - (i % 7) / 1000.0,
+			$1::timestamptz - interval '10 days', $1::timestamptz - (1 + i % 3) * interval '1 day' - (i % 60) * interval '1 minute'
+		FROM generate_series(1, 1200) i
 		JOIN entities e ON e.scope = 'acme'`, now); err != nil {
 		t.Fatal(err)
 	}
+	// The best long-term fact is archived, and some of the best permanent
+	// ones are past their expiry (forgotten, not yet archived).
 	if _, err := fx.pool.Exec(ctx, `UPDATE entity_facts SET status = 'archived', archived_at = $1
 		WHERE id IN (SELECT id FROM entity_facts WHERE durability = 'long_term' AND scope = 'acme' ORDER BY confidence DESC LIMIT 1)`, now); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fx.pool.Exec(ctx, `UPDATE entity_facts SET expires_at = $1::timestamptz - interval '1 hour'
+		WHERE id IN (SELECT id FROM entity_facts WHERE category = 'routine' ORDER BY id LIMIT 20)`, now); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := fx.pool.Exec(ctx, `ANALYZE entity_facts`); err != nil {
 		t.Fatal(err)
 	}
 	q := queries.New(fx.pool)
-	for _, n := range []int{1, 7, 40, 299, 300, 301, 1500, 5000} {
-		got, err := briefTopDurable(ctx, q, now, "acme", n)
+	deeper := 0
+	for _, n := range []int32{1, 7, 40, 279, 280, 281, 400, 699, 700, 701, 1500, 5000} {
+		// No obligation is due before the year 1, so none leaves the facts
+		// for the obligations' list.
+		p := queries.BriefParams{Scope: "acme", MaxRows: n, Now: now, DueBefore: time.Time{}, MoodCutoff: now}
+		rows, err := briefRows(ctx, q, p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := q.BriefDurableFacts(ctx, queries.BriefDurableFactsParams{Now: now, Scope: "acme", MaxRows: int32(n)})
+		got := briefCandidatesOf(rows, now).facts
+		var wantIDs []int64
+		var wantConf []float64
+		wrows, err := fx.pool.Query(ctx, `SELECT m.id, m.ec FROM (
+				SELECT f.id, f.importance,
+					tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz) AS ec
+				FROM entity_facts f
+				WHERE f.scope = 'acme' AND f.status = 'active' AND f.durability IN ('permanent', 'long_term')
+				  AND f.category <> 'decision' AND (f.forget_at IS NULL OR f.forget_at > $1::timestamptz)
+				OFFSET 0) m
+			ORDER BY m.ec * m.importance DESC, m.id DESC LIMIT $2`, now, n)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(got) != len(want) {
-			t.Fatalf("n=%d: bounded walk returned %d facts, full ranking %d", n, len(got), len(want))
+		for wrows.Next() {
+			var id int64
+			var ec float64
+			if err := wrows.Scan(&id, &ec); err != nil {
+				t.Fatal(err)
+			}
+			wantIDs, wantConf = append(wantIDs, id), append(wantConf, ec)
 		}
-		for i := range want {
-			if got[i].ID != want[i].ID || got[i].EffectiveConfidence != want[i].EffectiveConfidence {
-				t.Fatalf("n=%d: fact %d is %d (%v), full ranking has %d (%v)", n, i, got[i].ID,
-					got[i].EffectiveConfidence, want[i].ID, want[i].EffectiveConfidence)
+		if err := wrows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(wantIDs) {
+			t.Fatalf("n=%d: the walk returned %d facts, the full ranking %d", n, len(got), len(wantIDs))
+		}
+		for i := range got {
+			if got[i].FactID != wantIDs[i] || got[i].Confidence != wantConf[i] {
+				t.Fatalf("n=%d: fact %d is %d (%v), the full ranking has %d (%v)", n, i, got[i].FactID,
+					got[i].Confidence, wantIDs[i], wantConf[i])
 			}
 		}
-		if len(got) > 0 && got[0].Category != "routine" {
-			t.Errorf("n=%d: best fact is a %s, want a routine", n, got[0].Category)
+		p.Depth = 1
+		if first, err := q.Brief(ctx, p); err != nil {
+			t.Fatal(err)
+		} else if slices.ContainsFunc(first, func(r queries.BriefRow) bool { return !r.Complete }) {
+			deeper++
 		}
 	}
-	text := explain(t, fx.pool, `SELECT f.id FROM entity_facts f
-		WHERE f.scope = 'acme' AND f.status = 'active' AND f.durability IN ('permanent', 'long_term')
-		  AND f.category <> 'decision' AND (f.confidence * f.importance, f.id) < ($1::float8, $2::bigint)
-		ORDER BY f.confidence * f.importance DESC, f.id DESC LIMIT 256`, math.Inf(1), int64(math.MaxInt64))
-	if !strings.Contains(text, "entity_facts_brief_idx") {
-		t.Errorf("the brief's walk does not read entity_facts_brief_idx:\n%s", text)
+	if deeper == 0 {
+		t.Errorf("no brief needed a deeper walk: the deeper walk is not tested")
 	}
 }
 
+// autoExplain makes briefs of o through a connection that logs the plan of
+// every statement it runs, nested ones included, and returns those plans.
+func autoExplain(t *testing.T, rf *recallFixture, o BriefOptions) []string {
+	t.Helper()
+	ctx := context.Background()
+	var mu sync.Mutex
+	var plans []string
+	cfg := rf.pool.Config().Copy()
+	cfg.MaxConns = 1
+	cfg.ConnConfig.Tracer = nil
+	cfg.ConnConfig.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
+		mu.Lock()
+		plans = append(plans, n.Message)
+		mu.Unlock()
+	}
+	cfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
+		for _, set := range []string{"LOAD 'auto_explain'", "SET auto_explain.log_min_duration = 0",
+			"SET auto_explain.log_nested_statements = on", "SET auto_explain.log_level = notice"} {
+			if _, err := conn.Exec(ctx, set); err != nil {
+				return fmt.Errorf("%s: %w", set, err)
+			}
+		}
+		return nil
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	s := NewStore(pool, Options{Now: func() time.Time { return rf.now }})
+	// Enough briefs that the function's statements run on cached plans as
+	// well as on fresh ones.
+	for range 8 {
+		if _, err := s.ContextBrief(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	return slices.Clone(plans)
+}
+
 // TestContextBriefReadsItsIndexes shows the plans of the statements a brief
-// sends on a scope among many: each list is read from its own index in the
+// runs on a scope among many: each list is read from its own index in the
 // order it is shown, not sorted from a scan of the scope.
 func TestContextBriefReadsItsIndexes(t *testing.T) {
 	rf := newRecallFixture(t)
@@ -452,38 +545,56 @@ func TestContextBriefReadsItsIndexes(t *testing.T) {
 			CASE WHEN d.category = 'obligation' THEN $1::timestamptz + i * interval '1 hour' END
 		FROM generate_series(1, 800) i, entities e,
 			(VALUES ('long_term', 'preference'), ('short_term', 'state'), ('short_term', 'obligation'),
-			        ('permanent', 'decision'), ('long_term', 'observation')) AS d(durability, category)`, rf.now); err != nil {
+			        ('permanent', 'decision'), ('long_term', 'observation'), ('permanent', 'identity'),
+			        ('long_term', 'routine'), ('long_term', 'obligation')) AS d(durability, category)`, rf.now); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := rf.pool.Exec(ctx, `INSERT INTO decisions (fact_id, scope, entity_id, key, decision, decided_at)
 		SELECT id, scope, entity_id, key, content, confirmed_at FROM entity_facts WHERE category = 'decision'`); err != nil {
 		t.Fatal(err)
 	}
-	for _, table := range []string{"entity_facts", "decisions"} {
-		if _, err := rf.pool.Exec(ctx, "ANALYZE "+table); err != nil {
+	for _, table := range []string{"entities", "entity_facts", "decisions"} {
+		if _, err := rf.pool.Exec(ctx, "VACUUM ANALYZE "+table); err != nil {
 			t.Fatal(err)
 		}
 	}
-	rf.brief(t, BriefOptions{Scope: "scope-3", Budget: 200})
-	for _, c := range []struct {
-		marker  string
-		indexes []string // any of them
-		ordered bool     // read in order: no sort
-	}{
-		{"-- name: BriefDecisions", []string{"decisions_brief_idx"}, true},
-		{"-- name: BriefStates", []string{"entity_facts_brief_states_idx"}, true},
-		{"-- name: BriefDurableCandidates", []string{"entity_facts_brief_idx"}, true},
-		// Obligations due within two weeks are few: a range of either
-		// deadline index, then a sort of that range, is as good.
-		{"-- name: BriefObligations", []string{"entity_facts_brief_obligations_idx", "entity_facts_deadline_idx"}, false},
-	} {
-		// The first statement of each kind: the walk of durable facts takes
-		// larger steps later, which may rightly be read another way.
-		stmt := rf.sent.first(t, c.marker)
-		text := explain(t, rf.pool, stmt.SQL, stmt.Args...)
-		uses := slices.ContainsFunc(c.indexes, func(ix string) bool { return strings.Contains(text, ix) })
-		if !uses || strings.Contains(text, "Seq Scan on entity_facts") || c.ordered && strings.Contains(text, "Sort Key") {
-			t.Errorf("%s does not read %v (in order: %t):\n%s", c.marker, c.indexes, c.ordered, text)
+	o := BriefOptions{Scope: "scope-3", Budget: 200}
+	rf.brief(t, o)
+	stmt := rf.sent.first(t, "-- name: Brief :many")
+	text := explain(t, rf.pool, stmt.SQL, stmt.Args...)
+	for _, ix := range []string{"decisions_brief_idx", "entity_facts_brief_states_idx"} {
+		if !strings.Contains(text, ix) {
+			t.Errorf("the brief does not read %s:\n%s", ix, text)
 		}
+	}
+	// Obligations due within two weeks are few: a range of either deadline
+	// index, then a sort of that range, is as good.
+	if !strings.Contains(text, "entity_facts_brief_obligations_idx") && !strings.Contains(text, "entity_facts_deadline_idx") {
+		t.Errorf("the brief reads obligations from neither deadline index:\n%s", text)
+	}
+	if strings.Contains(text, "Seq Scan on entity_facts") || strings.Contains(text, "Seq Scan on decisions") {
+		t.Errorf("the brief scans a whole table:\n%s", text)
+	}
+	for _, section := range []string{"decisions_brief_idx", "entity_facts_brief_states_idx"} {
+		if i := strings.Index(text, section); i >= 0 && strings.Contains(text[max(0, i-300):i], "Sort") {
+			t.Errorf("the brief sorts what %s reads in order:\n%s", section, text)
+		}
+	}
+
+	// The durable facts come from tenure_brief_facts: every plan of its
+	// statements walks the brief's rank index, first fresh then cached.
+	plans := autoExplain(t, rf, o)
+	walks := 0
+	for _, plan := range plans {
+		if !strings.Contains(plan, "tenure_brief_group") || strings.Contains(plan, "tenure_brief_facts(") {
+			continue
+		}
+		walks++
+		if !strings.Contains(plan, "entity_facts_brief_rank_idx") || strings.Contains(plan, "Seq Scan on entity_facts") {
+			t.Errorf("the walk of durable facts does not read entity_facts_brief_rank_idx:\n%s", plan)
+		}
+	}
+	if walks < 8 {
+		t.Errorf("saw %d plans of the walk of durable facts in 8 briefs, want 8 or more; plans:\n%s", walks, strings.Join(plans, "\n\n"))
 	}
 }

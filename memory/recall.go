@@ -1,9 +1,15 @@
 package memory
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/tenurehq/tenure/queries"
@@ -99,6 +105,9 @@ func (rq RecallQuery) validate() (recallParams, error) {
 // confidence alone. Archived facts are left out, and so are facts past their
 // forget_at, which decay is about to archive. Facts that record decisions
 // come with their decision (reasoning, alternatives, lock).
+//
+// A query's result is the same as ranking every match (see recallRanked),
+// read from one snapshot.
 func (s *Store) Recall(ctx context.Context, q RecallQuery) ([]RecallResult, error) {
 	p, err := q.validate()
 	if err != nil {
@@ -107,10 +116,7 @@ func (s *Store) Recall(ctx context.Context, q RecallQuery) ([]RecallResult, erro
 	now := s.Now()
 	var rows []queries.RecallSearchRow
 	if p.query != "" {
-		rows, err = s.q.RecallSearch(ctx, queries.RecallSearchParams{
-			Now: now, Query: p.query, Scope: p.scope, Entity: p.entity, Category: p.category,
-			Durability: p.durability, MaxRows: p.limit,
-		})
+		rows, err = s.recallRanked(ctx, p, now)
 	} else {
 		var ranked []queries.RecallByConfidenceRow
 		ranked, err = s.q.RecallByConfidence(ctx, queries.RecallByConfidenceParams{
@@ -146,6 +152,697 @@ func (s *Store) Recall(ctx context.Context, q RecallQuery) ([]RecallResult, erro
 		}
 	}
 	return out, nil
+}
+
+// How recall finds the best matches of a query without scoring every one.
+//
+// The bound. ts_rank_cd (without normalization) adds one term per cover, a
+// cover being a run of the fact's positions of query lexemes that satisfies
+// the query. A term is the mean weight of the cover's positions divided by
+// one plus its noise, so at most the heaviest weight, and the search column
+// carries no weights: every position weighs 0.1 (weight D). Each cover
+// starts at a later position than the one before and holds at least
+// max(m, 1) positions, m being the fewest positions of the query's lexemes
+// that satisfy it (0 when a negation alone may). So a fact in which the
+// query's lexemes occur T times in all has relevance at most
+// 0.1 × (T - max(m, 1) + 1), and cannot match when T < m. Effective
+// confidence never exceeds the confidence, at most 1, so the score has the
+// same bound.
+//
+// The indexes. entity_facts_recall_repeats_idx holds a token
+// 'lexeme j scope' for each step j of recallSteps that the lexeme's count in
+// a live fact reaches, and the fact's confidence band; effective confidence
+// never exceeds the confidence, so a fact of band b scores at most b / 10 of
+// its relevance bound. entity_facts_recall_terms_idx holds a token
+// 'lexeme scope' for each lexeme of a live fact.
+//
+// The reading. A rung is a tsquery over repeats tokens that takes the facts
+// whose T may reach a level and that no rung above took; a cell is a rung,
+// or the part of a low rung in some confidence bands. One statement reads
+// the cells, the highest bound first, up to a number of rows, scores every
+// fact it reads exactly, and returns the best ones whole: when it holds k
+// facts and the k-th best score is above the bound of every cell it left
+// unread and of the facts no rung takes, those are the answer. Otherwise a
+// larger statement reads them again; once every cell is read (each lexeme at
+// most once in what is left unread), a query of several lexemes reads every
+// fact with T >= 2 in one statement (T <= 1 left unread). A query with
+// m >= 2, and any that none of this settles, ranks every match, found
+// through the scope's tokens, or through entity_facts_scope_search_idx for
+// the few queries the tokens cannot serve (a lexeme too long for a token,
+// weights or prefixes, a negation that matches facts without the query's
+// lexemes). Either way the result is that of ranking every match by score,
+// then id, newest first, and it comes from one statement.
+
+// recallSteps are the occurrence counts the repeats index has a token for;
+// the same list is in tenure_recall_repeats (migration 00019).
+var recallSteps = []int{2, 3, 4, 5, 6, 7, 8, 10, 12, 16}
+
+const (
+	// recallMaxOccurrences is the most positions a tsvector keeps for one
+	// lexeme.
+	recallMaxOccurrences = 256
+	// recallMaxTokenLexeme is the longest lexeme, in UTF-8 bytes, that
+	// surely has tokens: the indexes leave out lexemes over 1000 bytes in
+	// the database's encoding, which takes at most 4 bytes for a character.
+	recallMaxTokenLexeme = 250
+	// recallCoverBound bounds one cover's term of ts_rank_cd: weight D
+	// (0.1 as a float4), with room for the rounding of its sums and of the
+	// float4 result.
+	recallCoverBound = 0.1 * (1 + 1e-5)
+	// recallMaxPairLexemes is the most lexemes whose pairs recall reads
+	// (28 pairs); a query with more ranks every match once the rungs are
+	// read.
+	recallMaxPairLexemes = 8
+)
+
+// recallRung is one rung of recall's candidates: a tsquery over the repeats
+// index's tokens, and the largest T of a fact that this rung and those above
+// it have not read.
+type recallRung struct {
+	tokens string
+	unread int
+}
+
+// recallRanked returns the best p.limit matches of p.query, ranked as
+// RecallSearch ranks them, reading as few matches as it can. Each statement
+// it sends either settles the query from the rows it read or is left aside,
+// so the answer always comes from one statement, as of one snapshot.
+//
+// A query that no single lexeme satisfies (m >= 2: "a b", a phrase, a key)
+// matches few facts of a scope, most of which hold each lexeme once: it ranks
+// every match, found through the scope's tokens. Any other reads rungs:
+// first as many as 600 rows take, then four times as many, until every rung
+// is read; then (for a query of several lexemes) every fact with T >= 2;
+// then, if still unsettled, it ranks every match.
+func (s *Store) recallRanked(ctx context.Context, p recallParams, now time.Time) ([]queries.RecallSearchRow, error) {
+	text, err := s.q.RecallParse(ctx, p.query)
+	if err != nil {
+		return nil, err
+	}
+	tq, ok := parseTSQuery(text)
+	if ok && len(tq.lexemes) == 0 {
+		return []queries.RecallSearchRow{}, nil // only stop words: nothing matches
+	}
+	for _, l := range tq.lexemes {
+		ok = ok && len(l) <= recallMaxTokenLexeme
+	}
+	if !ok {
+		return recallSearch(ctx, s.q, p, now)
+	}
+	if tq.minLexemes <= 1 {
+		r := recallRounds{q: s.q, p: p, now: now, tq: tq}
+		if rows, done, err := r.rungs(ctx); done || err != nil {
+			return rows, err
+		}
+		if rows, done, err := r.pairs(ctx); done || err != nil {
+			return rows, err
+		}
+	}
+	return recallEvery(ctx, s.q, p, now, tq)
+}
+
+// recallEvery ranks every match, found through the scope's tokens when
+// the query has some that every match holds, else through the search index.
+func recallEvery(ctx context.Context, q *queries.Queries, p recallParams, now time.Time, tq tsQuery) ([]queries.RecallSearchRow, error) {
+	scoped, ok := tq.scoped(p.scope)
+	if !ok {
+		return recallSearch(ctx, q, p, now)
+	}
+	rows, err := q.RecallEvery(ctx, queries.RecallEveryParams{
+		Now: now, Query: p.query, Scoped: scoped, Scope: p.scope, Entity: p.entity,
+		Category: p.category, Durability: p.durability, MaxRows: p.limit,
+	})
+	out := make([]queries.RecallSearchRow, len(rows))
+	for i, r := range rows {
+		out[i] = queries.RecallSearchRow(r)
+	}
+	return out, err
+}
+
+// recallSearch ranks every match, found through the search index: for the
+// queries the tokens cannot serve.
+func recallSearch(ctx context.Context, q *queries.Queries, p recallParams, now time.Time) ([]queries.RecallSearchRow, error) {
+	return q.RecallSearch(ctx, queries.RecallSearchParams{
+		Now: now, Query: p.query, Scope: p.scope, Entity: p.entity, Category: p.category,
+		Durability: p.durability, MaxRows: p.limit,
+	})
+}
+
+// recallRounds reads the candidates of a query with m <= 1.
+type recallRounds struct {
+	q   *queries.Queries
+	p   recallParams
+	now time.Time
+	tq  tsQuery
+}
+
+// recallCell is a part of a rung that recall reads at once: the rung's facts
+// of the confidence bands up to band (of recallBandGroups), or all of them
+// (band -1), and the most any of them can score.
+type recallCell struct {
+	rung, band int
+	bound      float64
+}
+
+// recallBands is the number of confidence bands: a fact of band b has
+// confidence at most b / recallBands (the band token of
+// tenure_recall_repeats). recallBandGroups are the groups of bands recall
+// reads at once, each named by its highest band, the highest first.
+const recallBands = 10
+
+var recallBandGroups = [][]int{{10}, {9}, {8}, {7}, {6, 5, 4, 3, 2, 1, 0}}
+
+// recallBandedT is the largest T of the rungs whose cells are split by
+// band; rungs above it are few facts, read whole. Fewer cells keep the
+// planner's estimate of a statement low enough not to compile it.
+const recallBandedT = 6
+
+// cells returns the cells of the rungs, the highest bound first, and the
+// bound of the facts no rung takes (T <= the last rung's unread), -1 when
+// they cannot match.
+func (r *recallRounds) cells(rungs []recallRung) ([]recallCell, float64) {
+	m := max(r.tq.minLexemes, 1)
+	bound := func(t int) float64 { return recallCoverBound * float64(max(0, t-m+1)) }
+	var cells []recallCell
+	for i := range rungs {
+		if i == 0 || rungs[i-1].unread > recallBandedT {
+			top := math.Inf(1)
+			if i > 0 {
+				top = bound(rungs[i-1].unread)
+			}
+			cells = append(cells, recallCell{rung: i, band: -1, bound: top})
+			continue
+		}
+		for g, bands := range recallBandGroups {
+			cells = append(cells, recallCell{rung: i, band: g, bound: bound(rungs[i-1].unread) * float64(bands[0]) / recallBands})
+		}
+	}
+	slices.SortStableFunc(cells, func(a, b recallCell) int { return cmp.Compare(b.bound, a.bound) })
+	rest := -1.0
+	if last := rungs[len(rungs)-1].unread; last >= r.tq.minLexemes {
+		rest = bound(last)
+	}
+	return cells, rest
+}
+
+// rungs walks the rungs' cells, the highest bound first, in one statement
+// that stops as soon as the cells it read settle the query; it returns the
+// answer and true if they did.
+func (r *recallRounds) rungs(ctx context.Context) ([]queries.RecallSearchRow, bool, error) {
+	rungs := recallRungs(r.tq.lexemes, r.p.scope)
+	tokens := make([]string, len(rungs))
+	for i, g := range rungs {
+		tokens[i] = "(" + g.tokens + ")"
+	}
+	cells, rest := r.cells(rungs)
+	cellRungs := make([]int32, len(cells))
+	cellBands := make([]string, len(cells))
+	// stops[i]: the most a fact left unread after cells 0..i can score.
+	stops := make([]float64, len(cells))
+	for i, c := range cells {
+		cellRungs[i] = int32(c.rung + 1)
+		if c.band >= 0 {
+			var b strings.Builder
+			for j, band := range recallBandGroups[c.band] {
+				if j > 0 {
+					b.WriteString(" | ")
+				}
+				b.WriteString(tsqueryOperand(" " + strconv.Itoa(band) + " " + r.p.scope))
+			}
+			cellBands[i] = " & (" + b.String() + ")"
+		}
+		stops[i] = rest
+		if i+1 < len(cells) {
+			stops[i] = max(rest, cells[i+1].bound)
+		}
+	}
+	rows, err := r.q.RecallWalk(ctx, queries.RecallWalkParams{
+		Now: r.now, Query: r.p.query, Stops: stops, BestRows: r.p.limit, Rungs: tokens,
+		CellRungs: cellRungs, CellBands: cellBands, Scope: r.p.scope, Entity: r.p.entity,
+		Category: r.p.category, Durability: r.p.durability,
+	})
+	if err != nil || len(rows) == 0 || !rows[0].Settled {
+		return nil, false, err
+	}
+	out := make([]queries.RecallSearchRow, 0, len(rows))
+	for _, row := range rows {
+		if row.ID != nil {
+			out = append(out, candidateRow(queries.RecallPairsRow{
+				ID: *row.ID, Relevance: row.Relevance, EffectiveConfidence: row.EffectiveConfidence, Score: row.Score,
+				Scope: row.Scope, EntityID: row.EntityID, EntityName: row.EntityName, Key: row.Key,
+				Content: row.Content, Durability: row.Durability, Category: row.Category,
+				Confidence: row.Confidence, Importance: row.Importance, ConfirmedAt: row.ConfirmedAt,
+				ExpiresAt: row.ExpiresAt, Deadline: row.Deadline, ForgetAt: row.ForgetAt,
+				Status: row.Status, ArchivedAt: row.ArchivedAt, ArchiveReason: row.ArchiveReason,
+				Source: row.Source, SourceNodeID: row.SourceNodeID, ExtractionCount: row.ExtractionCount,
+				Version: row.Version, CreatedAt: row.CreatedAt, UpdatedAt: row.UpdatedAt,
+			}))
+		}
+	}
+	return rankRows(out), true, nil
+}
+
+// pairs reads every fact with T >= 2 (some lexeme twice, or two lexemes)
+// of a query of 2 to recallMaxPairLexemes lexemes; it returns the answer
+// and true if they settle the query, which leaves T <= 1 unread.
+func (r *recallRounds) pairs(ctx context.Context) ([]queries.RecallSearchRow, bool, error) {
+	if n := len(r.tq.lexemes); n < 2 || n > recallMaxPairLexemes {
+		return nil, false, nil
+	}
+	var repeats recallCond
+	for l := range r.tq.lexemes {
+		t := make(recallTerm, len(r.tq.lexemes))
+		t[l] = recallSteps[0]
+		repeats = append(repeats, t)
+	}
+	rows, err := r.q.RecallPairs(ctx, queries.RecallPairsParams{
+		Now: r.now, Query: r.p.query, Repeats: repeats.tsquery(r.tq.lexemes, r.p.scope),
+		Pairs: recallPairs(r.tq.lexemes, r.p.scope), Scope: r.p.scope, Entity: r.p.entity,
+		Category: r.p.category, Durability: r.p.durability, BestRows: r.p.limit,
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	// Every fact left unread has T <= 1: it scores at most one cover's
+	// term, and cannot match at all when m >= 2.
+	k := int(r.p.limit)
+	scores := make(map[int64]float64, len(rows))
+	var out []queries.RecallSearchRow
+	for _, row := range rows {
+		scores[row.ID] = row.Score
+		if row.Scope != nil {
+			out = append(out, candidateRow(row))
+		}
+	}
+	unread := -1.0
+	if r.tq.minLexemes <= 1 {
+		unread = recallCoverBound
+	}
+	if unread >= 0 {
+		if len(scores) < k {
+			return nil, false, nil
+		}
+		// The k-th best must beat it strictly: a tie could go to a newer
+		// fact left unread.
+		if kth := slices.Sorted(maps.Values(scores))[len(scores)-k]; kth <= unread {
+			return nil, false, nil
+		}
+	}
+	return rankRows(out), true, nil
+}
+
+// rankRows returns the best p.limit of rows in RecallSearch's order: score,
+// then id, the highest first.
+func rankRows(rows []queries.RecallSearchRow) []queries.RecallSearchRow {
+	seen := map[int64]bool{}
+	out := rows[:0]
+	for _, row := range rows {
+		if !seen[row.ID] {
+			seen[row.ID] = true
+			out = append(out, row)
+		}
+	}
+	slices.SortFunc(out, func(a, b queries.RecallSearchRow) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.ID, a.ID)
+	})
+	return out
+}
+
+// candidateRow is a candidate read whole.
+func candidateRow(r queries.RecallPairsRow) queries.RecallSearchRow {
+	return queries.RecallSearchRow{
+		ID: r.ID, Scope: *r.Scope, EntityID: *r.EntityID, EntityName: *r.EntityName, Key: *r.Key,
+		Content: *r.Content, Durability: *r.Durability, Category: *r.Category, Confidence: *r.Confidence,
+		Importance: *r.Importance, ConfirmedAt: *r.ConfirmedAt, ExpiresAt: r.ExpiresAt, Deadline: r.Deadline,
+		ForgetAt: r.ForgetAt, Status: *r.Status, ArchivedAt: r.ArchivedAt, ArchiveReason: r.ArchiveReason,
+		Source: *r.Source, SourceNodeID: r.SourceNodeID, ExtractionCount: *r.ExtractionCount,
+		Version: *r.Version, CreatedAt: *r.CreatedAt, UpdatedAt: *r.UpdatedAt,
+		EffectiveConfidence: r.EffectiveConfidence, Relevance: r.Relevance, Score: r.Score,
+	}
+}
+
+// recallRungs returns the rungs of a query's lexemes, from the facts where
+// they occur most.
+//
+// A query of one lexeme a has a rung for each step j, down to 2: the facts
+// where a occurs at least j times and fewer than the step above; below step
+// j, T < j. A query of two lexemes has a rung for each level L of T down to
+// 3: every fact with T >= L has a in some step's band [j, next step) and b at
+// least L minus that band's top, or a at most once and b at least L - 1
+// (counts between steps round down to a step, which only adds candidates).
+// A query of n > 2 lexemes has a rung for each step j: the facts where some
+// lexeme occurs at least j times; below it, T <= n × (j - 1).
+func recallRungs(lexemes []string, scope string) []recallRung {
+	var conds []recallCond
+	var unread []int
+	switch len(lexemes) {
+	case 1:
+		for i := len(recallSteps) - 1; i >= 0; i-- {
+			j := recallSteps[i]
+			conds = append(conds, recallCond{{j}})
+			unread = append(unread, j-1)
+		}
+	case 2:
+		for _, level := range recallPairLevels {
+			conds = append(conds, recallLevelCond(level))
+			unread = append(unread, level-1)
+		}
+	default:
+		for i := len(recallSteps) - 1; i >= 0; i-- {
+			j := recallSteps[i]
+			var c recallCond
+			for l := range lexemes {
+				t := make(recallTerm, len(lexemes))
+				t[l] = j
+				c = append(c, t)
+			}
+			conds = append(conds, c)
+			unread = append(unread, len(lexemes)*(j-1))
+		}
+	}
+	rungs := make([]recallRung, len(conds))
+	for i, c := range conds {
+		tokens := c.tsquery(lexemes, scope)
+		if i > 0 {
+			tokens = "(" + tokens + ") & !(" + conds[i-1].tsquery(lexemes, scope) + ")"
+		}
+		rungs[i] = recallRung{tokens: tokens, unread: unread[i]}
+	}
+	return rungs
+}
+
+// recallPairLevels are the levels of T of the rungs of a two-lexeme query.
+var recallPairLevels = []int{16, 12, 10, 8, 7, 6, 5, 4, 3}
+
+// recallTerm requires each lexeme (by index) to occur at least that step's
+// number of times; 0 requires nothing.
+type recallTerm []int
+
+// recallCond is a disjunction of terms.
+type recallCond []recallTerm
+
+// recallStepBelow returns the largest step at most n, or 0 when n is below
+// every step.
+func recallStepBelow(n int) int {
+	best := 0
+	for _, j := range recallSteps {
+		if j <= n {
+			best = j
+		}
+	}
+	return best
+}
+
+// recallLevelCond returns the facts of a two-lexeme query whose T may reach
+// level (at least 3), as a disjunction over the bands of the first lexeme.
+func recallLevelCond(level int) recallCond {
+	var terms recallCond
+	add := func(a, needB int) {
+		if needB > recallMaxOccurrences {
+			return // b cannot occur that often
+		}
+		b := 0
+		if needB >= 2 {
+			b = recallStepBelow(needB)
+		}
+		terms = append(terms, recallTerm{a, b})
+	}
+	// a at most once.
+	add(0, level-1)
+	for i, j := range recallSteps {
+		top := recallMaxOccurrences
+		if i+1 < len(recallSteps) {
+			top = recallSteps[i+1] - 1
+		}
+		add(j, level-top)
+	}
+	// Keep the terms no other term implies.
+	var out recallCond
+	for i, t := range terms {
+		implied := false
+		for k, u := range terms {
+			if k != i && u[0] <= t[0] && u[1] <= t[1] && (u[0] < t[0] || u[1] < t[1] || k < i) {
+				implied = true
+				break
+			}
+		}
+		if !implied {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// tsquery writes c over the repeats index's tokens.
+func (c recallCond) tsquery(lexemes []string, scope string) string {
+	var b strings.Builder
+	for i, t := range c {
+		if i > 0 {
+			b.WriteString(" | ")
+		}
+		b.WriteByte('(')
+		n := 0
+		for l, j := range t {
+			if j == 0 {
+				continue
+			}
+			if n > 0 {
+				b.WriteString(" & ")
+			}
+			b.WriteString(tsqueryOperand(lexemes[l] + " " + strconv.Itoa(j) + " " + scope))
+			n++
+		}
+		b.WriteByte(')')
+	}
+	return b.String()
+}
+
+// recallPairs returns the tsquery, over the tokens of
+// entity_facts_recall_terms_idx, of the facts of scope that hold two of
+// lexemes.
+func recallPairs(lexemes []string, scope string) string {
+	var b strings.Builder
+	for i := range lexemes {
+		for j := i + 1; j < len(lexemes); j++ {
+			if b.Len() > 0 {
+				b.WriteString(" | ")
+			}
+			b.WriteString("(" + tsqueryOperand(lexemes[i]+" "+scope) + " & " + tsqueryOperand(lexemes[j]+" "+scope) + ")")
+		}
+	}
+	return b.String()
+}
+
+// tsqueryOperand quotes s as a tsquery operand.
+func tsqueryOperand(s string) string {
+	return "'" + strings.NewReplacer(`'`, `''`, `\`, `\\`).Replace(s) + "'"
+}
+
+// tsQuery is what recall needs to know of a parsed tsquery.
+type tsQuery struct {
+	lexemes []string // its distinct lexemes, negated ones too
+	// minLexemes is m, the fewest positions of its lexemes that satisfy it:
+	// 0 when a fact without them may match (through a negation).
+	minLexemes int
+	root       *tsqNode
+}
+
+// tsqNode is a node of a parsed tsquery: an operand (lexeme), or an
+// operator ('!', '&', '|', or '<' for a phrase) over its children.
+type tsqNode struct {
+	op          byte
+	lexeme      string
+	left, right *tsqNode
+}
+
+// minLexemes returns the fewest positions of the query's lexemes that
+// satisfy n, counting each operand as a distinct lexeme.
+func (n *tsqNode) minLexemes() int {
+	switch n.op {
+	case 0:
+		return 1
+	case '!':
+		return 0
+	case '|':
+		return min(n.left.minLexemes(), n.right.minLexemes())
+	}
+	return n.left.minLexemes() + n.right.minLexemes()
+}
+
+// scoped writes n as a tsquery over the tokens of
+// entity_facts_recall_terms_idx for scope that every fact matching n has:
+// each lexeme becomes the scope's token, a phrase becomes an AND (the tokens
+// have no positions), and a negation is left out (it holds of facts that
+// have the tokens too). It reports false when n holds of facts with none of
+// its tokens (a negation alone, or beside an OR).
+func (n *tsqNode) scoped(b *strings.Builder, scope string) bool {
+	switch n.op {
+	case 0:
+		b.WriteString(tsqueryOperand(n.lexeme + " " + scope))
+		return true
+	case '!':
+		return false
+	case '|':
+		var l, r strings.Builder
+		if !n.left.scoped(&l, scope) || !n.right.scoped(&r, scope) {
+			return false
+		}
+		b.WriteString("(" + l.String() + " | " + r.String() + ")")
+		return true
+	}
+	var l, r strings.Builder
+	lok, rok := n.left.scoped(&l, scope), n.right.scoped(&r, scope)
+	switch {
+	case lok && rok:
+		b.WriteString("(" + l.String() + " & " + r.String() + ")")
+	case lok:
+		b.WriteString(l.String())
+	case rok:
+		b.WriteString(r.String())
+	}
+	return lok || rok
+}
+
+// scoped returns the tsquery of the scope's tokens that every match of the
+// query has (see tsqNode.scoped), or false when there is none.
+func (t tsQuery) scoped(scope string) (string, bool) {
+	if t.root == nil {
+		return "", false
+	}
+	var b strings.Builder
+	ok := t.root.scoped(&b, scope)
+	return b.String(), ok
+}
+
+// parseTSQuery reads PostgreSQL's text form of a tsquery. It reports false
+// for operands with weights or a prefix mark, and for text it cannot read.
+func parseTSQuery(s string) (tsQuery, bool) {
+	p := &tsqParser{s: s}
+	var out tsQuery
+	if p.skip(); p.i == len(s) {
+		return out, true
+	}
+	root, ok := p.or()
+	if !ok || p.i != len(s) {
+		return tsQuery{}, false
+	}
+	out.root = root
+	seen := map[string]bool{}
+	dup := false
+	for _, l := range p.lexemes {
+		if seen[l] {
+			dup = true
+			continue
+		}
+		seen[l] = true
+		out.lexemes = append(out.lexemes, l)
+	}
+	// With a lexeme named twice, one position may serve both places: count
+	// no more than one.
+	out.minLexemes = root.minLexemes()
+	if dup {
+		out.minLexemes = min(out.minLexemes, 1)
+	}
+	return out, true
+}
+
+// tsqParser parses by precedence, lowest first: | then & then <N> then !.
+type tsqParser struct {
+	s       string
+	i       int
+	lexemes []string
+}
+
+func (p *tsqParser) skip() {
+	for p.i < len(p.s) && p.s[p.i] == ' ' {
+		p.i++
+	}
+}
+
+// binary reads operands of next joined by op.
+func (p *tsqParser) binary(op byte, next func() (*tsqNode, bool)) (*tsqNode, bool) {
+	n, ok := next()
+	for ok && p.peek(string(op)) {
+		if op == '<' {
+			end := strings.IndexByte(p.s[p.i:], '>')
+			if end < 0 {
+				return nil, false
+			}
+			if dist := p.s[p.i+1 : p.i+end]; dist != "-" {
+				if _, err := strconv.Atoi(dist); err != nil {
+					return nil, false
+				}
+			}
+			p.i += end + 1
+		} else {
+			p.i++
+		}
+		var r *tsqNode
+		if r, ok = next(); ok {
+			n = &tsqNode{op: op, left: n, right: r}
+		}
+	}
+	return n, ok
+}
+
+func (p *tsqParser) or() (*tsqNode, bool)     { return p.binary('|', p.and) }
+func (p *tsqParser) and() (*tsqNode, bool)    { return p.binary('&', p.phrase) }
+func (p *tsqParser) phrase() (*tsqNode, bool) { return p.binary('<', p.unary) }
+
+func (p *tsqParser) unary() (*tsqNode, bool) {
+	switch {
+	case p.peek("!"):
+		p.i++
+		n, ok := p.unary()
+		return &tsqNode{op: '!', left: n}, ok
+	case p.peek("("):
+		p.i++
+		n, ok := p.or()
+		if !ok || !p.peek(")") {
+			return nil, false
+		}
+		p.i++
+		return n, true
+	case p.peek("'"):
+		return p.operand()
+	}
+	return nil, false
+}
+
+// operand reads a quoted lexeme, in which two quotes stand for one and a
+// backslash escapes the next character.
+func (p *tsqParser) operand() (*tsqNode, bool) {
+	var b strings.Builder
+	for p.i++; p.i < len(p.s); p.i++ {
+		c := p.s[p.i]
+		switch {
+		case c == '\\' && p.i+1 < len(p.s):
+			p.i++
+			b.WriteByte(p.s[p.i])
+		case c == '\'' && p.i+1 < len(p.s) && p.s[p.i+1] == '\'':
+			p.i++
+			b.WriteByte('\'')
+		case c == '\'':
+			p.i++
+			if p.i < len(p.s) && p.s[p.i] == ':' {
+				return nil, false // weights or a prefix
+			}
+			p.lexemes = append(p.lexemes, b.String())
+			return &tsqNode{lexeme: b.String()}, true
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return nil, false
+}
+
+// peek skips spaces and reports whether the text goes on with tok.
+func (p *tsqParser) peek(tok string) bool {
+	p.skip()
+	return strings.HasPrefix(p.s[p.i:], tok)
 }
 
 func recallFactRow(r queries.RecallSearchRow) factRow {

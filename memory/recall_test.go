@@ -79,7 +79,7 @@ func (r *sqlRecorder) last(t *testing.T, marker string) pgx.TraceQueryStartData 
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for i := len(r.stmts) - 1; i >= 0; i-- {
-		if strings.Contains(r.stmts[i].SQL, marker) {
+		if strings.Contains(r.stmts[i].SQL, marker) && !strings.HasPrefix(r.stmts[i].SQL, "EXPLAIN") {
 			return r.stmts[i]
 		}
 	}
@@ -337,8 +337,9 @@ func TestRecallRefusesBadInput(t *testing.T) {
 	}
 }
 
-// TestRecallUsesSearchIndex shows the plan of the statement Recall sends for
-// a query: it reads entity_facts_scope_search_idx rather than scanning the scope.
+// TestRecallUsesSearchIndex shows the plans of the statements Recall sends
+// for a query: they read the recall indexes (the repeats, then the scope's
+// tokens) rather than scanning the scope.
 func TestRecallUsesSearchIndex(t *testing.T) {
 	rf := newRecallFixture(t)
 	ctx := context.Background()
@@ -350,21 +351,51 @@ func TestRecallUsesSearchIndex(t *testing.T) {
 	if _, err := rf.pool.Exec(ctx, `INSERT INTO entity_facts (scope, entity_id, content, confidence, confirmed_at)
 		SELECT e.scope, e.id, 'observation number ' || i || ' about ' ||
 			(ARRAY['weather', 'lunch', 'traffic', 'meetings', 'music'])[1 + i % 5] ||
+			CASE WHEN i % 7 = 0 THEN ' and more ' || (ARRAY['weather', 'lunch', 'traffic', 'meetings', 'music'])[1 + i % 5] ELSE '' END ||
 			CASE WHEN i % 1000 = 0 THEN ' and the rare zeppelin' ELSE '' END,
 			0.8, $1
-		FROM generate_series(1, 5000) i, entities e`, recallNow); err != nil {
+		FROM generate_series(1, 2000) i, entities e`, recallNow); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := rf.pool.Exec(ctx, `ANALYZE entity_facts`); err != nil {
 		t.Fatal(err)
 	}
-	res := rf.recall(t, RecallQuery{Scope: "acme", Query: "zeppelin"})
-	if len(res) != 5 {
-		t.Fatalf("Recall(zeppelin) = %d results, want 5", len(res))
+	plan := func(marker string) string {
+		stmt := rf.sent.last(t, marker)
+		text := explain(t, rf.pool, stmt.SQL, stmt.Args...)
+		if strings.Contains(text, "Seq Scan on entity_facts") {
+			t.Errorf("%s scans entity_facts:\n%s", marker, text)
+		}
+		return text
 	}
-	stmt := rf.sent.last(t, "websearch_to_tsquery")
-	text := explain(t, rf.pool, stmt.SQL, stmt.Args...)
-	if !strings.Contains(text, "entity_facts_scope_search_idx") || strings.Contains(text, "Seq Scan on entity_facts") {
-		t.Errorf("recall plan does not read the search index:\n%s", text)
+	// A rare word: no fact holds it twice, so the scope's tokens find its
+	// two matches.
+	if res := rf.recall(t, RecallQuery{Scope: "acme", Query: "zeppelin"}); len(res) != 2 {
+		t.Fatalf("Recall(zeppelin) = %d results, want 2", len(res))
+	}
+	if text := plan("name: RecallWalk"); !strings.Contains(text, "entity_facts_recall_repeats_idx") {
+		t.Errorf("the rungs do not read the repeats index:\n%s", text)
+	}
+	if text := plan("name: RecallEvery"); !strings.Contains(text, "entity_facts_recall_terms_idx") {
+		t.Errorf("the ranking of every match does not read the scope's tokens:\n%s", text)
+	}
+	// A common word that some facts hold twice: the rungs settle it.
+	before := len(rf.sent.stmts)
+	if res := rf.recall(t, RecallQuery{Scope: "acme", Query: "lunch"}); len(res) != 10 || res[0].Relevance <= 0.1 {
+		t.Fatalf("Recall(lunch) = %d results, the first of relevance %v; want 10, led by a fact that says it twice", len(res), res[0].Relevance)
+	}
+	if rf.sent.sentSince(before, "name: RecallEvery") || rf.sent.sentSince(before, "name: RecallSearch") {
+		t.Errorf("Recall(lunch) ranked every match; want the rungs to settle it")
+	}
+	// Two words that must both match: every match, through the tokens.
+	before = len(rf.sent.stmts)
+	if res := rf.recall(t, RecallQuery{Scope: "acme", Query: "observation lunch"}); len(res) != 10 {
+		t.Fatalf("Recall(observation lunch) = %d results, want 10", len(res))
+	}
+	if !rf.sent.sentSince(before, "name: RecallEvery") {
+		t.Fatalf("Recall(observation lunch) did not rank every match")
+	}
+	if text := plan("name: RecallEvery"); !strings.Contains(text, "entity_facts_recall_terms_idx") {
+		t.Errorf("the ranking of every match does not read the scope's tokens:\n%s", text)
 	}
 }

@@ -3,19 +3,48 @@
 -- that phase still has work for: a row whose refusal for its current marker
 -- is already logged in this phase (by this run or an earlier one) is skipped,
 -- and so is a row set aside after a failure until its retry is due (never,
--- once it is held for a person).
-SELECT n.id, n.scope, n.content, n.properties, n.marker, n.importance, n.created_at
+-- once it is held for a person). Only a transient or expired row can have a
+-- refusal logged under its marker, so a durable row is not looked up in the
+-- refusal log; the set-aside check runs only when check_faults says that some
+-- row may be set aside.
+SELECT n.id, n.scope, n.content, n.properties, n.marker, n.importance, n.ttl_seconds, n.created_at
 FROM memory_nodes n
 WHERE n.promoted_at IS NULL AND n.id > @after_id
-  AND NOT EXISTS (
+  AND (n.marker = 'durable' OR NOT EXISTS (
       SELECT 1 FROM consolidation_rejections r
       WHERE r.node_id = n.id AND r.phase = @phase::smallint AND r.run_id IS NOT NULL
-        AND r.reason = n.marker)
-  AND NOT EXISTS (
+        AND r.reason = n.marker))
+  AND (NOT @check_faults::bool OR NOT EXISTS (
       SELECT 1 FROM consolidation_faults f
-      WHERE f.node_id = n.id AND (f.retry_at IS NULL OR f.retry_at > @now::timestamptz))
+      WHERE f.node_id = n.id AND (f.retry_at IS NULL OR f.retry_at > @now::timestamptz)))
 ORDER BY n.id
 LIMIT @batch_size
+FOR UPDATE OF n SKIP LOCKED;
+
+-- name: PeekPendingNodes :many
+-- PeekPendingNodes reads, without locking them, the rows SelectPendingNodes
+-- would take: a phase that acts on few of them locks only those
+-- (LockPendingNodes).
+SELECT n.id, n.scope, n.content, n.properties, n.marker, n.importance, n.ttl_seconds, n.created_at
+FROM memory_nodes n
+WHERE n.promoted_at IS NULL AND n.id > @after_id
+  AND (n.marker = 'durable' OR NOT EXISTS (
+      SELECT 1 FROM consolidation_rejections r
+      WHERE r.node_id = n.id AND r.phase = @phase::smallint AND r.run_id IS NOT NULL
+        AND r.reason = n.marker))
+  AND (NOT @check_faults::bool OR NOT EXISTS (
+      SELECT 1 FROM consolidation_faults f
+      WHERE f.node_id = n.id AND (f.retry_at IS NULL OR f.retry_at > @now::timestamptz)))
+ORDER BY n.id
+LIMIT @batch_size;
+
+-- name: LockPendingNodes :many
+-- LockPendingNodes locks the given rows that are still unpromoted, skipping
+-- rows another transaction holds, and returns them as they are now.
+SELECT n.id, n.scope, n.content, n.properties, n.marker, n.importance, n.ttl_seconds, n.created_at
+FROM memory_nodes n
+WHERE n.id = ANY(@node_ids::bigint[]) AND n.promoted_at IS NULL
+ORDER BY n.id
 FOR UPDATE OF n SKIP LOCKED;
 
 -- name: RejectGatedNodes :many
@@ -32,28 +61,44 @@ ORDER BY n.id
 ON CONFLICT (node_id, phase, reason) WHERE run_id IS NOT NULL DO NOTHING
 RETURNING id, node_id, scope, reason;
 
--- name: RejectLockedNodes :many
--- RejectLockedNodes refuses durable rows that would write a fact on the scope,
--- entity and key of a decision that may not be reopened.
-INSERT INTO consolidation_rejections (run_id, phase, node_id, scope, reason, source, content, properties, decision_id, created_at)
-SELECT @run_id::bigint, @phase::smallint, n.id, n.scope, 'decision_locked', 'consolidation',
-    n.content, n.properties, d.id, @now
-FROM (
-    SELECT unnest(@node_ids::bigint[]) AS node_id, unnest(@entity_names::text[]) AS entity,
+-- name: ResolveFactTargets :many
+-- ResolveFactTargets returns, for each (scope, entity name, key) whose entity
+-- exists, the entity's id and the locked decision on that key, if any: a row
+-- may not write on the scope, entity and key of a decision that may not be
+-- reopened. Pairs whose entity does not exist yet (no decision can lock
+-- them) are left out; decision_id is 0 when no decision locks the key.
+WITH wanted AS (
+    SELECT DISTINCT unnest(@scopes::text[]) AS scope, unnest(@names::text[]) AS name,
         unnest(@keys::text[]) AS key
-) i
--- One primary-key lookup per row (LIMIT keeps the planner from hashing every
--- pending row instead).
-JOIN LATERAL (SELECT * FROM memory_nodes x WHERE x.id = i.node_id LIMIT 1) n
-    ON n.promoted_at IS NULL AND n.marker = 'durable'
-JOIN entities e ON e.scope = n.scope AND e.name = i.entity
+)
+SELECT w.scope::text AS scope, w.name::text AS name, w.key::text AS key, e.id AS entity_id,
+    coalesce(d.id, 0)::bigint AS decision_id
+FROM wanted w
+-- One index lookup per pair (LIMIT keeps the planner from hashing every
+-- entity instead).
 JOIN LATERAL (
+    SELECT x.id FROM entities x WHERE x.scope = w.scope AND x.name = w.name LIMIT 1
+) e ON true
+LEFT JOIN LATERAL (
     SELECT d.id FROM decisions d
-    WHERE d.scope = n.scope AND d.entity_id = e.id AND d.key = i.key AND d.do_not_reopen
+    WHERE w.key <> '' AND d.scope = w.scope AND d.entity_id = e.id AND d.key = w.key AND d.do_not_reopen
     ORDER BY d.id DESC
     LIMIT 1
-) d ON true
-WHERE i.key <> ''
+) d ON true;
+
+-- name: RejectLockedNodes :many
+-- RejectLockedNodes refuses durable rows that would write a fact on the scope,
+-- entity and key of a decision that may not be reopened (decision_ids, from
+-- ResolveFactTargets).
+INSERT INTO consolidation_rejections (run_id, phase, node_id, scope, reason, source, content, properties, decision_id, created_at)
+SELECT @run_id::bigint, @phase::smallint, n.id, n.scope, 'decision_locked', 'consolidation',
+    n.content, n.properties, i.decision_id, @now
+FROM (
+    SELECT unnest(@node_ids::bigint[]) AS node_id, unnest(@decision_ids::bigint[]) AS decision_id
+) i
+JOIN memory_nodes n ON n.id = i.node_id
+WHERE n.promoted_at IS NULL AND n.marker = 'durable'
+ORDER BY n.id
 ON CONFLICT (node_id, phase, reason) WHERE run_id IS NOT NULL DO NOTHING
 RETURNING id, node_id, scope, decision_id;
 
@@ -106,34 +151,46 @@ SELECT id, scope, name FROM created;
 -- PromoteNodes turns durable rows into facts classified on both axes, or
 -- reinforces the identical active fact (same entity, key and content):
 -- confidence becomes 1 - (1 - c_now)(1 - c_new), confirmed now, durability and
--- category unchanged. Entities come resolved (EnsureEntities). Each row finds
--- its identical fact through entity_facts_entity_key_content_idx; no step joins two
--- intermediate results, whose sizes the planner cannot know.
+-- category unchanged. The rows come locked by the caller's transaction, gated
+-- (durable, unpromoted, within their ttl) and with their scope, content and
+-- importance; entities come resolved. Each row finds its identical fact
+-- through entity_facts_entity_key_content_idx; no step joins two
+-- intermediate results, whose sizes the planner cannot know. A new fact's
+-- decay terms are computed here by tenure_decay_state, the function the
+-- entity_facts trigger applies, once for each distinct set of inputs in the
+-- batch (durability, category, confidence, deadline; confirmed now, no
+-- expiry), so that the trigger does not look the policy up for every row.
 WITH input AS (
     SELECT unnest(@node_ids::bigint[]) AS node_id, unnest(@entity_ids::bigint[]) AS entity_id,
+        unnest(@scopes::text[]) AS scope, unnest(@contents::text[]) AS content,
+        unnest(@importances::float8[]) AS importance,
         unnest(@keys::text[]) AS key, unnest(@durabilities::text[]) AS durability,
         unnest(@categories::text[]) AS category, unnest(@confidences::float8[]) AS confidence,
         unnest(@deadlines::text[]) AS deadline
 ),
 gated AS (
     SELECT i.node_id, i.entity_id, i.key, i.durability, i.category, i.confidence, i.deadline,
-        n.scope, btrim(n.content) AS content, n.importance, m.fact_id
+        i.scope, btrim(i.content) AS content, i.importance, m.fact_id
     FROM input i
-    -- One primary-key lookup per row of the batch (LIMIT keeps the planner
-    -- from hashing every pending row instead).
-    JOIN LATERAL (SELECT * FROM memory_nodes x WHERE x.id = i.node_id LIMIT 1) n ON true
     LEFT JOIN LATERAL (
         SELECT f.id AS fact_id
         FROM entity_facts f
         WHERE f.entity_id = i.entity_id AND f.key = i.key AND f.status = 'active'
-          AND md5(lower(f.content)) = md5(lower(btrim(n.content)))
-          AND lower(f.content) = lower(btrim(n.content))
+          AND md5(lower(f.content)) = md5(lower(btrim(i.content)))
+          AND lower(f.content) = lower(btrim(i.content))
         ORDER BY f.id
         LIMIT 1
     ) m ON true
-    WHERE n.promoted_at IS NULL AND n.marker = 'durable'
-      -- A row past its explicit ttl is left to cleanup, not promoted.
-      AND (n.ttl_seconds IS NULL OR n.created_at + n.ttl_seconds * interval '1 second' > @now::timestamptz)
+),
+terms AS MATERIALIZED (
+    SELECT c.durability, c.category, c.confidence, c.deadline, s.half_life, s.decay_from, s.forget_at
+    FROM (
+        SELECT DISTINCT g.durability, g.category, g.confidence, g.deadline
+        FROM gated g
+        WHERE g.fact_id IS NULL
+    ) c
+    CROSS JOIN LATERAL tenure_decay_state(c.durability, c.category, c.confidence, @now::timestamptz,
+        NULL, nullif(c.deadline, '')::timestamptz) AS s (half_life, decay_from, forget_at)
 ),
 reinforced AS (
     UPDATE entity_facts f
@@ -156,10 +213,14 @@ reinforced AS (
 ),
 inserted AS (
     INSERT INTO entity_facts (scope, entity_id, key, content, durability, category, confidence,
-        importance, confirmed_at, deadline, source, source_node_id, created_at, updated_at)
+        importance, confirmed_at, deadline, source, source_node_id, created_at, updated_at,
+        decay_half_life, decay_from, forget_at)
     SELECT g.scope, g.entity_id, g.key, g.content, g.durability, g.category, g.confidence,
-        g.importance, @now, nullif(g.deadline, '')::timestamptz, 'consolidation', g.node_id, @now, @now
+        g.importance, @now, nullif(g.deadline, '')::timestamptz, 'consolidation', g.node_id, @now, @now,
+        t.half_life, t.decay_from, t.forget_at
     FROM gated g
+    JOIN terms t ON t.durability = g.durability AND t.category = g.category
+        AND t.confidence = g.confidence AND t.deadline = g.deadline
     WHERE g.fact_id IS NULL
     -- Fact ids follow the rows' order, so that of two rows on one key in a
     -- batch the later one is the newer fact.
@@ -234,12 +295,17 @@ SELECT (SELECT count(*) FROM decs)::int AS decisions, (SELECT count(*) FROM mark
 -- The merge phase works on its window: the rows promoted since the last run
 -- that finished every phase (in one scope, or in all when scope is NULL),
 -- less skip_ids (rows set aside after a failed merge), plus retry_ids (those
--- of them whose retry is due).
+-- of them whose retry is due). MergeWindowFacts reads the window once; the
+-- steps after it are given the rows and facts each works on.
 
--- name: RejectGatedPromoted :many
--- RejectGatedPromoted is the merge phase's gate: rows of the window whose
--- marker is no longer durable are refused, and their facts are left out of
--- merging.
+-- name: MergeWindowFacts :one
+-- MergeWindowFacts reads the merge window and returns what each step of the
+-- merge phase works on: the rows whose marker is no longer durable (the
+-- gate), the active facts of the durable rows that another active fact
+-- repeats word for word (merging; each fact asks its entity, key and content
+-- through entity_facts_entity_key_content_idx, and most have no twin), those
+-- of a category that accumulates, with a key (near duplicates), and the
+-- moods.
 WITH win AS (
     SELECT n.id, n.scope, n.marker, n.promoted_fact_id
     FROM memory_nodes n
@@ -251,13 +317,37 @@ WITH win AS (
     FROM memory_nodes n
     WHERE n.id = ANY(@retry_ids::bigint[])
       AND (sqlc.narg('scope')::text IS NULL OR n.scope = sqlc.narg('scope'))
+),
+w AS (
+    SELECT w.id, w.marker, f.id AS fact_id, f.status, f.key, f.category,
+        f.category <> 'decision' AND (f.durability IN ('short_term', 'ephemeral')
+            OR coalesce(s.supersedes, false)) AS supersedes,
+        CASE WHEN w.marker = 'durable' AND f.status = 'active' THEN EXISTS (
+            SELECT 1 FROM entity_facts o
+            WHERE o.entity_id = f.entity_id AND o.key = f.key
+              AND md5(lower(o.content)) = md5(lower(f.content)) AND lower(o.content) = lower(f.content)
+              AND o.status = 'active' AND o.id <> f.id)
+        END AS twinned
+    FROM win w
+    LEFT JOIN entity_facts f ON f.id = w.promoted_fact_id
+    LEFT JOIN category_settings s ON s.category = f.category
 )
+SELECT coalesce(array_agg(w.id ORDER BY w.id) FILTER (WHERE w.marker <> 'durable'), '{}')::bigint[] AS gated_ids,
+    coalesce(array_agg(w.fact_id) FILTER (WHERE w.twinned), '{}')::bigint[] AS twinned_ids,
+    coalesce(array_agg(w.fact_id) FILTER (WHERE w.marker = 'durable' AND w.status = 'active' AND w.key <> ''
+        AND w.category <> 'decision' AND NOT w.supersedes), '{}')::bigint[] AS near_ids,
+    coalesce(array_agg(w.fact_id) FILTER (WHERE w.category = 'mood'), '{}')::bigint[] AS mood_ids
+FROM w;
+
+-- name: RejectGatedPromoted :many
+-- RejectGatedPromoted is the merge phase's gate: rows of the window whose
+-- marker is no longer durable are refused, and their facts are left out of
+-- merging.
 INSERT INTO consolidation_rejections (run_id, phase, node_id, scope, reason, source, content, properties, created_at)
 SELECT @run_id::bigint, 11, n.id, n.scope, n.marker, 'consolidation',
     n.content, n.properties, @now
-FROM win w
-JOIN memory_nodes n ON n.id = w.id
-WHERE n.marker IN ('transient', 'expired')
+FROM memory_nodes n
+WHERE n.id = ANY(@node_ids::bigint[]) AND n.marker IN ('transient', 'expired')
 ORDER BY n.id
 ON CONFLICT (node_id, phase, reason) WHERE run_id IS NOT NULL DO NOTHING
 RETURNING id, node_id, scope, reason;
@@ -296,35 +386,37 @@ SELECT id FROM win ORDER BY id;
 
 -- name: MergeDuplicateFacts :one
 -- MergeDuplicateFacts merges exact duplicates (same scope, entity, key and
--- content, both active) among the facts of the window's rows: the oldest
--- survives, reinforced by the others' effective confidence; the others are
--- archived as merged.
-WITH win AS (
-    SELECT n.id, n.scope, n.marker, n.promoted_fact_id
-    FROM memory_nodes n
-    WHERE n.promoted_run_id > @since_run_id::bigint
-      AND (sqlc.narg('scope')::text IS NULL OR n.scope = sqlc.narg('scope'))
-      AND n.id <> ALL(@skip_ids::bigint[])
-    UNION ALL
-    SELECT n.id, n.scope, n.marker, n.promoted_fact_id
-    FROM memory_nodes n
-    WHERE n.id = ANY(@retry_ids::bigint[])
-      AND (sqlc.narg('scope')::text IS NULL OR n.scope = sqlc.narg('scope'))
+-- content, both active) among the given facts (of the window's durable rows)
+-- and the active facts that say the same: the oldest survives, reinforced by
+-- the others' effective confidence; the others are archived as merged. Only
+-- the groups of two active facts or more are read whole.
+WITH fresh AS (
+    SELECT f.entity_id, f.key, lower(f.content) AS norm
+    FROM entity_facts f
+    WHERE f.id = ANY(@fact_ids::bigint[]) AND f.status = 'active'
 ),
-fresh AS (
-    SELECT DISTINCT f.entity_id, f.key, lower(f.content) AS norm, md5(lower(f.content)) AS hash
-    FROM win w
-    JOIN entity_facts f ON f.id = w.promoted_fact_id
-    WHERE f.status = 'active' AND w.marker = 'durable'
+groups AS (
+    SELECT DISTINCT fr.entity_id, fr.key, fr.norm
+    FROM fresh fr
+    WHERE EXISTS (
+        SELECT 1 FROM entity_facts o
+        WHERE o.entity_id = fr.entity_id AND o.key = fr.key
+          AND md5(lower(o.content)) = md5(fr.norm) AND lower(o.content) = fr.norm
+          AND o.status = 'active'
+        OFFSET 1)
 ),
 grouped AS (
-    SELECT f.id, f.extraction_count,
-        tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz) AS c_now,
-        min(f.id) OVER (PARTITION BY f.entity_id, f.key, lower(f.content)) AS survivor
-    FROM entity_facts f
-    JOIN fresh ON fresh.entity_id = f.entity_id AND fresh.key = f.key
-        AND fresh.hash = md5(lower(f.content)) AND fresh.norm = lower(f.content)
-    WHERE f.status = 'active'
+    SELECT f.id, f.extraction_count, f.c_now,
+        min(f.id) OVER (PARTITION BY g.entity_id, g.key, g.norm) AS survivor
+    FROM groups g
+    CROSS JOIN LATERAL (
+        SELECT o.id, o.extraction_count,
+            tenure_decayed(o.confidence, o.decay_from, o.decay_half_life, @now::timestamptz) AS c_now
+        FROM entity_facts o
+        WHERE o.entity_id = g.entity_id AND o.key = g.key
+          AND md5(lower(o.content)) = md5(g.norm) AND lower(o.content) = g.norm
+          AND o.status = 'active'
+    ) f
 ),
 dups AS (
     -- The product of (1 - c) in log space, clamped as in PromoteNodes.
@@ -354,41 +446,32 @@ survivors AS (
 SELECT (SELECT count(*) FROM archived)::int AS merged, (SELECT count(*) FROM survivors)::int AS survivors;
 
 -- name: QueueNearDuplicates :one
--- QueueNearDuplicates sends pairs of active facts to the review queue: a
--- fact of the window's rows and one older fact of the same entity, key and
--- category that says something else, for categories that accumulate (a
--- conflict supersession does not settle, as for two observations). The
--- item keeps their trigram similarity (pg_trgm), so a reviewer sees at once
--- a near duplicate (close to 1) from a contradiction. One older fact a new
--- fact: a key that thousands of facts share costs one pair each.
-WITH win AS (
-    SELECT n.id, n.scope, n.marker, n.promoted_fact_id
-    FROM memory_nodes n
-    WHERE n.promoted_run_id > @since_run_id::bigint
-      AND (sqlc.narg('scope')::text IS NULL OR n.scope = sqlc.narg('scope'))
-      AND n.id <> ALL(@skip_ids::bigint[])
-    UNION ALL
-    SELECT n.id, n.scope, n.marker, n.promoted_fact_id
-    FROM memory_nodes n
-    WHERE n.id = ANY(@retry_ids::bigint[])
-      AND (sqlc.narg('scope')::text IS NULL OR n.scope = sqlc.narg('scope'))
-),
-pairs AS (
+-- QueueNearDuplicates sends pairs of active facts to the review queue: one
+-- of the given facts (of the window's durable rows) and one older fact of the
+-- same entity, key and category that says something else, for categories
+-- that accumulate (a conflict supersession does not settle, as for two
+-- observations). The item keeps their trigram similarity (pg_trgm), so a
+-- reviewer sees at once a near duplicate (close to 1) from a contradiction.
+-- One older fact a new fact: a key that thousands of facts share costs one
+-- pair each.
+WITH pairs AS (
     INSERT INTO review_items (kind, scope, fact_id, other_fact_id, detail, created_at)
     SELECT DISTINCT 'near_duplicate', f.scope, f.id, o.id,
         jsonb_build_object('key', f.key, 'run_id', @run_id::bigint,
             'similarity', round(similarity(lower(f.content), lower(o.content))::numeric, 2)),
         @now::timestamptz
-    FROM win w
-    JOIN entity_facts f ON f.id = w.promoted_fact_id AND f.status = 'active'
+    FROM entity_facts f
+    LEFT JOIN category_settings s ON s.category = f.category
     JOIN LATERAL (
         SELECT o.id, o.content FROM entity_facts o
         WHERE o.entity_id = f.entity_id AND o.key = f.key AND o.status = 'active'
           AND o.category = f.category AND o.id < f.id AND lower(o.content) <> lower(f.content)
         LIMIT 1
     ) o ON true
-    WHERE f.key <> '' AND f.category <> 'decision' AND NOT tenure_supersedes(f.category, f.durability)
-      AND w.marker = 'durable'
+    WHERE f.id = ANY(@fact_ids::bigint[]) AND f.status = 'active'
+      AND f.key <> '' AND f.category <> 'decision'
+      -- not tenure_supersedes(f.category, f.durability), read from the settings
+      AND f.durability NOT IN ('short_term', 'ephemeral') AND NOT coalesce(s.supersedes, false)
     ON CONFLICT (kind, fact_id, other_fact_id) WHERE status = 'open' AND other_fact_id IS NOT NULL
     DO NOTHING
     RETURNING id
@@ -398,29 +481,16 @@ SELECT count(*)::int FROM pairs;
 -- name: QueueRepeatedMoods :one
 -- QueueRepeatedMoods sends moods observed at least min_count times to the
 -- review queue, once: a person decides whether something lasting lies behind.
-WITH win AS (
-    SELECT n.id, n.scope, n.marker, n.promoted_fact_id
-    FROM memory_nodes n
-    WHERE n.promoted_run_id > @since_run_id::bigint
-      AND (sqlc.narg('scope')::text IS NULL OR n.scope = sqlc.narg('scope'))
-      AND n.id <> ALL(@skip_ids::bigint[])
-    UNION ALL
-    SELECT n.id, n.scope, n.marker, n.promoted_fact_id
-    FROM memory_nodes n
-    WHERE n.id = ANY(@retry_ids::bigint[])
-      AND (sqlc.narg('scope')::text IS NULL OR n.scope = sqlc.narg('scope'))
-),
-queued AS (
+-- The facts are the window's moods.
+WITH queued AS (
     INSERT INTO review_items (kind, scope, fact_id, detail, created_at)
     SELECT 'repeated_mood', f.scope, f.id,
         jsonb_build_object('extraction_count', f.extraction_count), @now::timestamptz
-    FROM win w
-    JOIN entity_facts f ON f.id = w.promoted_fact_id
-    WHERE f.category = 'mood'
+    FROM entity_facts f
+    WHERE f.id = ANY(@fact_ids::bigint[]) AND f.category = 'mood'
       AND f.status = 'active' AND f.extraction_count >= @min_count::int
       AND NOT EXISTS (SELECT 1 FROM review_items r
                       WHERE r.kind = 'repeated_mood' AND r.fact_id = f.id AND r.status = 'open')
-    GROUP BY f.id
     RETURNING id
 )
 SELECT count(*)::int FROM queued;

@@ -163,33 +163,84 @@ func (q *Queries) ListMergeFaults(ctx context.Context, now time.Time) ([]ListMer
 	return items, nil
 }
 
+const lockPendingNodes = `-- name: LockPendingNodes :many
+SELECT n.id, n.scope, n.content, n.properties, n.marker, n.importance, n.ttl_seconds, n.created_at
+FROM memory_nodes n
+WHERE n.id = ANY($1::bigint[]) AND n.promoted_at IS NULL
+ORDER BY n.id
+FOR UPDATE OF n SKIP LOCKED
+`
+
+type LockPendingNodesRow struct {
+	ID         int64
+	Scope      string
+	Content    string
+	Properties json.RawMessage
+	Marker     string
+	Importance float64
+	TtlSeconds *int32
+	CreatedAt  time.Time
+}
+
+// LockPendingNodes locks the given rows that are still unpromoted, skipping
+// rows another transaction holds, and returns them as they are now.
+func (q *Queries) LockPendingNodes(ctx context.Context, nodeIds []int64) ([]LockPendingNodesRow, error) {
+	rows, err := q.db.Query(ctx, lockPendingNodes, nodeIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []LockPendingNodesRow{}
+	for rows.Next() {
+		var i LockPendingNodesRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Scope,
+			&i.Content,
+			&i.Properties,
+			&i.Marker,
+			&i.Importance,
+			&i.TtlSeconds,
+			&i.CreatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const mergeDuplicateFacts = `-- name: MergeDuplicateFacts :one
-WITH win AS (
-    SELECT n.id, n.scope, n.marker, n.promoted_fact_id
-    FROM memory_nodes n
-    WHERE n.promoted_run_id > $1::bigint
-      AND ($2::text IS NULL OR n.scope = $2)
-      AND n.id <> ALL($3::bigint[])
-    UNION ALL
-    SELECT n.id, n.scope, n.marker, n.promoted_fact_id
-    FROM memory_nodes n
-    WHERE n.id = ANY($4::bigint[])
-      AND ($2::text IS NULL OR n.scope = $2)
+WITH fresh AS (
+    SELECT f.entity_id, f.key, lower(f.content) AS norm
+    FROM entity_facts f
+    WHERE f.id = ANY($1::bigint[]) AND f.status = 'active'
 ),
-fresh AS (
-    SELECT DISTINCT f.entity_id, f.key, lower(f.content) AS norm, md5(lower(f.content)) AS hash
-    FROM win w
-    JOIN entity_facts f ON f.id = w.promoted_fact_id
-    WHERE f.status = 'active' AND w.marker = 'durable'
+groups AS (
+    SELECT DISTINCT fr.entity_id, fr.key, fr.norm
+    FROM fresh fr
+    WHERE EXISTS (
+        SELECT 1 FROM entity_facts o
+        WHERE o.entity_id = fr.entity_id AND o.key = fr.key
+          AND md5(lower(o.content)) = md5(fr.norm) AND lower(o.content) = fr.norm
+          AND o.status = 'active'
+        OFFSET 1)
 ),
 grouped AS (
-    SELECT f.id, f.extraction_count,
-        tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $5::timestamptz) AS c_now,
-        min(f.id) OVER (PARTITION BY f.entity_id, f.key, lower(f.content)) AS survivor
-    FROM entity_facts f
-    JOIN fresh ON fresh.entity_id = f.entity_id AND fresh.key = f.key
-        AND fresh.hash = md5(lower(f.content)) AND fresh.norm = lower(f.content)
-    WHERE f.status = 'active'
+    SELECT f.id, f.extraction_count, f.c_now,
+        min(f.id) OVER (PARTITION BY g.entity_id, g.key, g.norm) AS survivor
+    FROM groups g
+    CROSS JOIN LATERAL (
+        SELECT o.id, o.extraction_count,
+            tenure_decayed(o.confidence, o.decay_from, o.decay_half_life, $2::timestamptz) AS c_now
+        FROM entity_facts o
+        WHERE o.entity_id = g.entity_id AND o.key = g.key
+          AND md5(lower(o.content)) = md5(g.norm) AND lower(o.content) = g.norm
+          AND o.status = 'active'
+    ) f
 ),
 dups AS (
     -- The product of (1 - c) in log space, clamped as in PromoteNodes.
@@ -201,16 +252,16 @@ dups AS (
 ),
 archived AS (
     UPDATE entity_facts f
-    SET status = 'archived', archived_at = $5, archive_reason = 'merged into fact ' || g.survivor,
-        version = f.version + 1, updated_at = $5
+    SET status = 'archived', archived_at = $2, archive_reason = 'merged into fact ' || g.survivor,
+        version = f.version + 1, updated_at = $2
     FROM grouped g
     WHERE f.id = g.id AND g.id <> g.survivor
     RETURNING f.id
 ),
 survivors AS (
     UPDATE entity_facts f
-    SET confidence = 1 - (1 - g.c_now) * d.keep, confirmed_at = $5,
-        extraction_count = f.extraction_count + d.extra, version = f.version + 1, updated_at = $5
+    SET confidence = 1 - (1 - g.c_now) * d.keep, confirmed_at = $2,
+        extraction_count = f.extraction_count + d.extra, version = f.version + 1, updated_at = $2
     FROM dups d
     JOIN grouped g ON g.id = d.survivor
     WHERE f.id = d.survivor
@@ -220,11 +271,8 @@ SELECT (SELECT count(*) FROM archived)::int AS merged, (SELECT count(*) FROM sur
 `
 
 type MergeDuplicateFactsParams struct {
-	SinceRunID int64
-	Scope      *string
-	SkipIds    []int64
-	RetryIds   []int64
-	Now        time.Time
+	FactIds []int64
+	Now     time.Time
 }
 
 type MergeDuplicateFactsRow struct {
@@ -233,17 +281,12 @@ type MergeDuplicateFactsRow struct {
 }
 
 // MergeDuplicateFacts merges exact duplicates (same scope, entity, key and
-// content, both active) among the facts of the window's rows: the oldest
-// survives, reinforced by the others' effective confidence; the others are
-// archived as merged.
+// content, both active) among the given facts (of the window's durable rows)
+// and the active facts that say the same: the oldest survives, reinforced by
+// the others' effective confidence; the others are archived as merged. Only
+// the groups of two active facts or more are read whole.
 func (q *Queries) MergeDuplicateFacts(ctx context.Context, arg MergeDuplicateFactsParams) (MergeDuplicateFactsRow, error) {
-	row := q.db.QueryRow(ctx, mergeDuplicateFacts,
-		arg.SinceRunID,
-		arg.Scope,
-		arg.SkipIds,
-		arg.RetryIds,
-		arg.Now,
-	)
+	row := q.db.QueryRow(ctx, mergeDuplicateFacts, arg.FactIds, arg.Now)
 	var i MergeDuplicateFactsRow
 	err := row.Scan(&i.Merged, &i.Survivors)
 	return i, err
@@ -291,6 +334,85 @@ func (q *Queries) MergeScopes(ctx context.Context, arg MergeScopesParams) ([]str
 	return items, nil
 }
 
+const mergeWindowFacts = `-- name: MergeWindowFacts :one
+
+WITH win AS (
+    SELECT n.id, n.scope, n.marker, n.promoted_fact_id
+    FROM memory_nodes n
+    WHERE n.promoted_run_id > $1::bigint
+      AND ($2::text IS NULL OR n.scope = $2)
+      AND n.id <> ALL($3::bigint[])
+    UNION ALL
+    SELECT n.id, n.scope, n.marker, n.promoted_fact_id
+    FROM memory_nodes n
+    WHERE n.id = ANY($4::bigint[])
+      AND ($2::text IS NULL OR n.scope = $2)
+),
+w AS (
+    SELECT w.id, w.marker, f.id AS fact_id, f.status, f.key, f.category,
+        f.category <> 'decision' AND (f.durability IN ('short_term', 'ephemeral')
+            OR coalesce(s.supersedes, false)) AS supersedes,
+        CASE WHEN w.marker = 'durable' AND f.status = 'active' THEN EXISTS (
+            SELECT 1 FROM entity_facts o
+            WHERE o.entity_id = f.entity_id AND o.key = f.key
+              AND md5(lower(o.content)) = md5(lower(f.content)) AND lower(o.content) = lower(f.content)
+              AND o.status = 'active' AND o.id <> f.id)
+        END AS twinned
+    FROM win w
+    LEFT JOIN entity_facts f ON f.id = w.promoted_fact_id
+    LEFT JOIN category_settings s ON s.category = f.category
+)
+SELECT coalesce(array_agg(w.id ORDER BY w.id) FILTER (WHERE w.marker <> 'durable'), '{}')::bigint[] AS gated_ids,
+    coalesce(array_agg(w.fact_id) FILTER (WHERE w.twinned), '{}')::bigint[] AS twinned_ids,
+    coalesce(array_agg(w.fact_id) FILTER (WHERE w.marker = 'durable' AND w.status = 'active' AND w.key <> ''
+        AND w.category <> 'decision' AND NOT w.supersedes), '{}')::bigint[] AS near_ids,
+    coalesce(array_agg(w.fact_id) FILTER (WHERE w.category = 'mood'), '{}')::bigint[] AS mood_ids
+FROM w
+`
+
+type MergeWindowFactsParams struct {
+	SinceRunID int64
+	Scope      *string
+	SkipIds    []int64
+	RetryIds   []int64
+}
+
+type MergeWindowFactsRow struct {
+	GatedIds   []int64
+	TwinnedIds []int64
+	NearIds    []int64
+	MoodIds    []int64
+}
+
+// The merge phase works on its window: the rows promoted since the last run
+// that finished every phase (in one scope, or in all when scope is NULL),
+// less skip_ids (rows set aside after a failed merge), plus retry_ids (those
+// of them whose retry is due). MergeWindowFacts reads the window once; the
+// steps after it are given the rows and facts each works on.
+// MergeWindowFacts reads the merge window and returns what each step of the
+// merge phase works on: the rows whose marker is no longer durable (the
+// gate), the active facts of the durable rows that another active fact
+// repeats word for word (merging; each fact asks its entity, key and content
+// through entity_facts_entity_key_content_idx, and most have no twin), those
+// of a category that accumulates, with a key (near duplicates), and the
+// moods.
+func (q *Queries) MergeWindowFacts(ctx context.Context, arg MergeWindowFactsParams) (MergeWindowFactsRow, error) {
+	row := q.db.QueryRow(ctx, mergeWindowFacts,
+		arg.SinceRunID,
+		arg.Scope,
+		arg.SkipIds,
+		arg.RetryIds,
+	)
+	var i MergeWindowFactsRow
+	err := row.Scan(
+		&i.GatedIds,
+		&i.TwinnedIds,
+		&i.NearIds,
+		&i.MoodIds,
+	)
+	return i, err
+}
+
 const mergeWindowNodes = `-- name: MergeWindowNodes :many
 WITH win AS (
     SELECT n.id, n.scope, n.marker, n.promoted_fact_id
@@ -334,6 +456,78 @@ func (q *Queries) MergeWindowNodes(ctx context.Context, arg MergeWindowNodesPara
 			return nil, err
 		}
 		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const peekPendingNodes = `-- name: PeekPendingNodes :many
+SELECT n.id, n.scope, n.content, n.properties, n.marker, n.importance, n.ttl_seconds, n.created_at
+FROM memory_nodes n
+WHERE n.promoted_at IS NULL AND n.id > $1
+  AND (n.marker = 'durable' OR NOT EXISTS (
+      SELECT 1 FROM consolidation_rejections r
+      WHERE r.node_id = n.id AND r.phase = $2::smallint AND r.run_id IS NOT NULL
+        AND r.reason = n.marker))
+  AND (NOT $3::bool OR NOT EXISTS (
+      SELECT 1 FROM consolidation_faults f
+      WHERE f.node_id = n.id AND (f.retry_at IS NULL OR f.retry_at > $4::timestamptz)))
+ORDER BY n.id
+LIMIT $5
+`
+
+type PeekPendingNodesParams struct {
+	AfterID     int64
+	Phase       int16
+	CheckFaults bool
+	Now         time.Time
+	BatchSize   int32
+}
+
+type PeekPendingNodesRow struct {
+	ID         int64
+	Scope      string
+	Content    string
+	Properties json.RawMessage
+	Marker     string
+	Importance float64
+	TtlSeconds *int32
+	CreatedAt  time.Time
+}
+
+// PeekPendingNodes reads, without locking them, the rows SelectPendingNodes
+// would take: a phase that acts on few of them locks only those
+// (LockPendingNodes).
+func (q *Queries) PeekPendingNodes(ctx context.Context, arg PeekPendingNodesParams) ([]PeekPendingNodesRow, error) {
+	rows, err := q.db.Query(ctx, peekPendingNodes,
+		arg.AfterID,
+		arg.Phase,
+		arg.CheckFaults,
+		arg.Now,
+		arg.BatchSize,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []PeekPendingNodesRow{}
+	for rows.Next() {
+		var i PeekPendingNodesRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Scope,
+			&i.Content,
+			&i.Properties,
+			&i.Marker,
+			&i.Importance,
+			&i.TtlSeconds,
+			&i.CreatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
@@ -424,36 +618,42 @@ func (q *Queries) PromoteDecisionNodes(ctx context.Context, arg PromoteDecisionN
 const promoteNodes = `-- name: PromoteNodes :one
 WITH input AS (
     SELECT unnest($1::bigint[]) AS node_id, unnest($2::bigint[]) AS entity_id,
-        unnest($3::text[]) AS key, unnest($4::text[]) AS durability,
-        unnest($5::text[]) AS category, unnest($6::float8[]) AS confidence,
-        unnest($7::text[]) AS deadline
+        unnest($3::text[]) AS scope, unnest($4::text[]) AS content,
+        unnest($5::float8[]) AS importance,
+        unnest($6::text[]) AS key, unnest($7::text[]) AS durability,
+        unnest($8::text[]) AS category, unnest($9::float8[]) AS confidence,
+        unnest($10::text[]) AS deadline
 ),
 gated AS (
     SELECT i.node_id, i.entity_id, i.key, i.durability, i.category, i.confidence, i.deadline,
-        n.scope, btrim(n.content) AS content, n.importance, m.fact_id
+        i.scope, btrim(i.content) AS content, i.importance, m.fact_id
     FROM input i
-    -- One primary-key lookup per row of the batch (LIMIT keeps the planner
-    -- from hashing every pending row instead).
-    JOIN LATERAL (SELECT id, scope, content, properties, importance, ttl_seconds, created_at, promoted_at, promoted_fact_id, promoted_run_id, marker FROM memory_nodes x WHERE x.id = i.node_id LIMIT 1) n ON true
     LEFT JOIN LATERAL (
         SELECT f.id AS fact_id
         FROM entity_facts f
         WHERE f.entity_id = i.entity_id AND f.key = i.key AND f.status = 'active'
-          AND md5(lower(f.content)) = md5(lower(btrim(n.content)))
-          AND lower(f.content) = lower(btrim(n.content))
+          AND md5(lower(f.content)) = md5(lower(btrim(i.content)))
+          AND lower(f.content) = lower(btrim(i.content))
         ORDER BY f.id
         LIMIT 1
     ) m ON true
-    WHERE n.promoted_at IS NULL AND n.marker = 'durable'
-      -- A row past its explicit ttl is left to cleanup, not promoted.
-      AND (n.ttl_seconds IS NULL OR n.created_at + n.ttl_seconds * interval '1 second' > $8::timestamptz)
+),
+terms AS MATERIALIZED (
+    SELECT c.durability, c.category, c.confidence, c.deadline, s.half_life, s.decay_from, s.forget_at
+    FROM (
+        SELECT DISTINCT g.durability, g.category, g.confidence, g.deadline
+        FROM gated g
+        WHERE g.fact_id IS NULL
+    ) c
+    CROSS JOIN LATERAL tenure_decay_state(c.durability, c.category, c.confidence, $11::timestamptz,
+        NULL, nullif(c.deadline, '')::timestamptz) AS s (half_life, decay_from, forget_at)
 ),
 reinforced AS (
     UPDATE entity_facts f
     SET confidence = 1 - (1 - tenure_decayed(f.confidence, f.decay_from, f.decay_half_life,
-            $8::timestamptz)) * m.keep,
-        confirmed_at = $8, extraction_count = f.extraction_count + m.n,
-        version = f.version + 1, updated_at = $8
+            $11::timestamptz)) * m.keep,
+        confirmed_at = $11, extraction_count = f.extraction_count + m.n,
+        version = f.version + 1, updated_at = $11
     FROM (
         -- keep is the product of (1 - c) over the rows, summed in log space
         -- and clamped: at e^-40 the confidence is 1 within float precision,
@@ -469,10 +669,14 @@ reinforced AS (
 ),
 inserted AS (
     INSERT INTO entity_facts (scope, entity_id, key, content, durability, category, confidence,
-        importance, confirmed_at, deadline, source, source_node_id, created_at, updated_at)
+        importance, confirmed_at, deadline, source, source_node_id, created_at, updated_at,
+        decay_half_life, decay_from, forget_at)
     SELECT g.scope, g.entity_id, g.key, g.content, g.durability, g.category, g.confidence,
-        g.importance, $8, nullif(g.deadline, '')::timestamptz, 'consolidation', g.node_id, $8, $8
+        g.importance, $11, nullif(g.deadline, '')::timestamptz, 'consolidation', g.node_id, $11, $11,
+        t.half_life, t.decay_from, t.forget_at
     FROM gated g
+    JOIN terms t ON t.durability = g.durability AND t.category = g.category
+        AND t.confidence = g.confidence AND t.deadline = g.deadline
     WHERE g.fact_id IS NULL
     -- Fact ids follow the rows' order, so that of two rows on one key in a
     -- batch the later one is the newer fact.
@@ -481,7 +685,7 @@ inserted AS (
 ),
 marked AS (
     UPDATE memory_nodes n
-    SET promoted_at = $8, promoted_run_id = $9::bigint, promoted_fact_id = x.fact_id
+    SET promoted_at = $11, promoted_run_id = $12::bigint, promoted_fact_id = x.fact_id
     FROM (
         SELECT ins.source_node_id AS node_id, ins.id AS fact_id, true AS created FROM inserted ins
         UNION ALL
@@ -501,6 +705,9 @@ FROM marked
 type PromoteNodesParams struct {
 	NodeIds      []int64
 	EntityIds    []int64
+	Scopes       []string
+	Contents     []string
+	Importances  []float64
 	Keys         []string
 	Durabilities []string
 	Categories   []string
@@ -521,13 +728,22 @@ type PromoteNodesRow struct {
 // PromoteNodes turns durable rows into facts classified on both axes, or
 // reinforces the identical active fact (same entity, key and content):
 // confidence becomes 1 - (1 - c_now)(1 - c_new), confirmed now, durability and
-// category unchanged. Entities come resolved (EnsureEntities). Each row finds
-// its identical fact through entity_facts_entity_key_content_idx; no step joins two
-// intermediate results, whose sizes the planner cannot know.
+// category unchanged. The rows come locked by the caller's transaction, gated
+// (durable, unpromoted, within their ttl) and with their scope, content and
+// importance; entities come resolved. Each row finds its identical fact
+// through entity_facts_entity_key_content_idx; no step joins two
+// intermediate results, whose sizes the planner cannot know. A new fact's
+// decay terms are computed here by tenure_decay_state, the function the
+// entity_facts trigger applies, once for each distinct set of inputs in the
+// batch (durability, category, confidence, deadline; confirmed now, no
+// expiry), so that the trigger does not look the policy up for every row.
 func (q *Queries) PromoteNodes(ctx context.Context, arg PromoteNodesParams) (PromoteNodesRow, error) {
 	row := q.db.QueryRow(ctx, promoteNodes,
 		arg.NodeIds,
 		arg.EntityIds,
+		arg.Scopes,
+		arg.Contents,
+		arg.Importances,
 		arg.Keys,
 		arg.Durabilities,
 		arg.Categories,
@@ -699,34 +915,24 @@ func (q *Queries) QueueDecisionRefusals(ctx context.Context, arg QueueDecisionRe
 }
 
 const queueNearDuplicates = `-- name: QueueNearDuplicates :one
-WITH win AS (
-    SELECT n.id, n.scope, n.marker, n.promoted_fact_id
-    FROM memory_nodes n
-    WHERE n.promoted_run_id > $1::bigint
-      AND ($2::text IS NULL OR n.scope = $2)
-      AND n.id <> ALL($3::bigint[])
-    UNION ALL
-    SELECT n.id, n.scope, n.marker, n.promoted_fact_id
-    FROM memory_nodes n
-    WHERE n.id = ANY($4::bigint[])
-      AND ($2::text IS NULL OR n.scope = $2)
-),
-pairs AS (
+WITH pairs AS (
     INSERT INTO review_items (kind, scope, fact_id, other_fact_id, detail, created_at)
     SELECT DISTINCT 'near_duplicate', f.scope, f.id, o.id,
-        jsonb_build_object('key', f.key, 'run_id', $5::bigint,
+        jsonb_build_object('key', f.key, 'run_id', $1::bigint,
             'similarity', round(similarity(lower(f.content), lower(o.content))::numeric, 2)),
-        $6::timestamptz
-    FROM win w
-    JOIN entity_facts f ON f.id = w.promoted_fact_id AND f.status = 'active'
+        $2::timestamptz
+    FROM entity_facts f
+    LEFT JOIN category_settings s ON s.category = f.category
     JOIN LATERAL (
         SELECT o.id, o.content FROM entity_facts o
         WHERE o.entity_id = f.entity_id AND o.key = f.key AND o.status = 'active'
           AND o.category = f.category AND o.id < f.id AND lower(o.content) <> lower(f.content)
         LIMIT 1
     ) o ON true
-    WHERE f.key <> '' AND f.category <> 'decision' AND NOT tenure_supersedes(f.category, f.durability)
-      AND w.marker = 'durable'
+    WHERE f.id = ANY($3::bigint[]) AND f.status = 'active'
+      AND f.key <> '' AND f.category <> 'decision'
+      -- not tenure_supersedes(f.category, f.durability), read from the settings
+      AND f.durability NOT IN ('short_term', 'ephemeral') AND NOT coalesce(s.supersedes, false)
     ON CONFLICT (kind, fact_id, other_fact_id) WHERE status = 'open' AND other_fact_id IS NOT NULL
     DO NOTHING
     RETURNING id
@@ -735,84 +941,52 @@ SELECT count(*)::int FROM pairs
 `
 
 type QueueNearDuplicatesParams struct {
-	SinceRunID int64
-	Scope      *string
-	SkipIds    []int64
-	RetryIds   []int64
-	RunID      int64
-	Now        time.Time
+	RunID   int64
+	Now     time.Time
+	FactIds []int64
 }
 
-// QueueNearDuplicates sends pairs of active facts to the review queue: a
-// fact of the window's rows and one older fact of the same entity, key and
-// category that says something else, for categories that accumulate (a
-// conflict supersession does not settle, as for two observations). The
-// item keeps their trigram similarity (pg_trgm), so a reviewer sees at once
-// a near duplicate (close to 1) from a contradiction. One older fact a new
-// fact: a key that thousands of facts share costs one pair each.
+// QueueNearDuplicates sends pairs of active facts to the review queue: one
+// of the given facts (of the window's durable rows) and one older fact of the
+// same entity, key and category that says something else, for categories
+// that accumulate (a conflict supersession does not settle, as for two
+// observations). The item keeps their trigram similarity (pg_trgm), so a
+// reviewer sees at once a near duplicate (close to 1) from a contradiction.
+// One older fact a new fact: a key that thousands of facts share costs one
+// pair each.
 func (q *Queries) QueueNearDuplicates(ctx context.Context, arg QueueNearDuplicatesParams) (int32, error) {
-	row := q.db.QueryRow(ctx, queueNearDuplicates,
-		arg.SinceRunID,
-		arg.Scope,
-		arg.SkipIds,
-		arg.RetryIds,
-		arg.RunID,
-		arg.Now,
-	)
+	row := q.db.QueryRow(ctx, queueNearDuplicates, arg.RunID, arg.Now, arg.FactIds)
 	var column_1 int32
 	err := row.Scan(&column_1)
 	return column_1, err
 }
 
 const queueRepeatedMoods = `-- name: QueueRepeatedMoods :one
-WITH win AS (
-    SELECT n.id, n.scope, n.marker, n.promoted_fact_id
-    FROM memory_nodes n
-    WHERE n.promoted_run_id > $1::bigint
-      AND ($2::text IS NULL OR n.scope = $2)
-      AND n.id <> ALL($3::bigint[])
-    UNION ALL
-    SELECT n.id, n.scope, n.marker, n.promoted_fact_id
-    FROM memory_nodes n
-    WHERE n.id = ANY($4::bigint[])
-      AND ($2::text IS NULL OR n.scope = $2)
-),
-queued AS (
+WITH queued AS (
     INSERT INTO review_items (kind, scope, fact_id, detail, created_at)
     SELECT 'repeated_mood', f.scope, f.id,
-        jsonb_build_object('extraction_count', f.extraction_count), $5::timestamptz
-    FROM win w
-    JOIN entity_facts f ON f.id = w.promoted_fact_id
-    WHERE f.category = 'mood'
-      AND f.status = 'active' AND f.extraction_count >= $6::int
+        jsonb_build_object('extraction_count', f.extraction_count), $1::timestamptz
+    FROM entity_facts f
+    WHERE f.id = ANY($2::bigint[]) AND f.category = 'mood'
+      AND f.status = 'active' AND f.extraction_count >= $3::int
       AND NOT EXISTS (SELECT 1 FROM review_items r
                       WHERE r.kind = 'repeated_mood' AND r.fact_id = f.id AND r.status = 'open')
-    GROUP BY f.id
     RETURNING id
 )
 SELECT count(*)::int FROM queued
 `
 
 type QueueRepeatedMoodsParams struct {
-	SinceRunID int64
-	Scope      *string
-	SkipIds    []int64
-	RetryIds   []int64
-	Now        time.Time
-	MinCount   int32
+	Now      time.Time
+	FactIds  []int64
+	MinCount int32
 }
 
 // QueueRepeatedMoods sends moods observed at least min_count times to the
 // review queue, once: a person decides whether something lasting lies behind.
+// The facts are the window's moods.
 func (q *Queries) QueueRepeatedMoods(ctx context.Context, arg QueueRepeatedMoodsParams) (int32, error) {
-	row := q.db.QueryRow(ctx, queueRepeatedMoods,
-		arg.SinceRunID,
-		arg.Scope,
-		arg.SkipIds,
-		arg.RetryIds,
-		arg.Now,
-		arg.MinCount,
-	)
+	row := q.db.QueryRow(ctx, queueRepeatedMoods, arg.Now, arg.FactIds, arg.MinCount)
 	var column_1 int32
 	err := row.Scan(&column_1)
 	return column_1, err
@@ -878,37 +1052,20 @@ func (q *Queries) RejectGatedNodes(ctx context.Context, arg RejectGatedNodesPara
 }
 
 const rejectGatedPromoted = `-- name: RejectGatedPromoted :many
-
-WITH win AS (
-    SELECT n.id, n.scope, n.marker, n.promoted_fact_id
-    FROM memory_nodes n
-    WHERE n.promoted_run_id > $3::bigint
-      AND ($4::text IS NULL OR n.scope = $4)
-      AND n.id <> ALL($5::bigint[])
-    UNION ALL
-    SELECT n.id, n.scope, n.marker, n.promoted_fact_id
-    FROM memory_nodes n
-    WHERE n.id = ANY($6::bigint[])
-      AND ($4::text IS NULL OR n.scope = $4)
-)
 INSERT INTO consolidation_rejections (run_id, phase, node_id, scope, reason, source, content, properties, created_at)
 SELECT $1::bigint, 11, n.id, n.scope, n.marker, 'consolidation',
     n.content, n.properties, $2
-FROM win w
-JOIN memory_nodes n ON n.id = w.id
-WHERE n.marker IN ('transient', 'expired')
+FROM memory_nodes n
+WHERE n.id = ANY($3::bigint[]) AND n.marker IN ('transient', 'expired')
 ORDER BY n.id
 ON CONFLICT (node_id, phase, reason) WHERE run_id IS NOT NULL DO NOTHING
 RETURNING id, node_id, scope, reason
 `
 
 type RejectGatedPromotedParams struct {
-	RunID      int64
-	Now        time.Time
-	SinceRunID int64
-	Scope      *string
-	SkipIds    []int64
-	RetryIds   []int64
+	RunID   int64
+	Now     time.Time
+	NodeIds []int64
 }
 
 type RejectGatedPromotedRow struct {
@@ -918,22 +1075,11 @@ type RejectGatedPromotedRow struct {
 	Reason string
 }
 
-// The merge phase works on its window: the rows promoted since the last run
-// that finished every phase (in one scope, or in all when scope is NULL),
-// less skip_ids (rows set aside after a failed merge), plus retry_ids (those
-// of them whose retry is due).
 // RejectGatedPromoted is the merge phase's gate: rows of the window whose
 // marker is no longer durable are refused, and their facts are left out of
 // merging.
 func (q *Queries) RejectGatedPromoted(ctx context.Context, arg RejectGatedPromotedParams) ([]RejectGatedPromotedRow, error) {
-	rows, err := q.db.Query(ctx, rejectGatedPromoted,
-		arg.RunID,
-		arg.Now,
-		arg.SinceRunID,
-		arg.Scope,
-		arg.SkipIds,
-		arg.RetryIds,
-	)
+	rows, err := q.db.Query(ctx, rejectGatedPromoted, arg.RunID, arg.Now, arg.NodeIds)
 	if err != nil {
 		return nil, err
 	}
@@ -960,21 +1106,13 @@ func (q *Queries) RejectGatedPromoted(ctx context.Context, arg RejectGatedPromot
 const rejectLockedNodes = `-- name: RejectLockedNodes :many
 INSERT INTO consolidation_rejections (run_id, phase, node_id, scope, reason, source, content, properties, decision_id, created_at)
 SELECT $1::bigint, $2::smallint, n.id, n.scope, 'decision_locked', 'consolidation',
-    n.content, n.properties, d.id, $3
+    n.content, n.properties, i.decision_id, $3
 FROM (
-    SELECT unnest($4::bigint[]) AS node_id, unnest($5::text[]) AS entity,
-        unnest($6::text[]) AS key
+    SELECT unnest($4::bigint[]) AS node_id, unnest($5::bigint[]) AS decision_id
 ) i
-JOIN LATERAL (SELECT id, scope, content, properties, importance, ttl_seconds, created_at, promoted_at, promoted_fact_id, promoted_run_id, marker FROM memory_nodes x WHERE x.id = i.node_id LIMIT 1) n
-    ON n.promoted_at IS NULL AND n.marker = 'durable'
-JOIN entities e ON e.scope = n.scope AND e.name = i.entity
-JOIN LATERAL (
-    SELECT d.id FROM decisions d
-    WHERE d.scope = n.scope AND d.entity_id = e.id AND d.key = i.key AND d.do_not_reopen
-    ORDER BY d.id DESC
-    LIMIT 1
-) d ON true
-WHERE i.key <> ''
+JOIN memory_nodes n ON n.id = i.node_id
+WHERE n.promoted_at IS NULL AND n.marker = 'durable'
+ORDER BY n.id
 ON CONFLICT (node_id, phase, reason) WHERE run_id IS NOT NULL DO NOTHING
 RETURNING id, node_id, scope, decision_id
 `
@@ -984,8 +1122,7 @@ type RejectLockedNodesParams struct {
 	Phase       int16
 	Now         time.Time
 	NodeIds     []int64
-	EntityNames []string
-	Keys        []string
+	DecisionIds []int64
 }
 
 type RejectLockedNodesRow struct {
@@ -996,17 +1133,15 @@ type RejectLockedNodesRow struct {
 }
 
 // RejectLockedNodes refuses durable rows that would write a fact on the scope,
-// entity and key of a decision that may not be reopened.
-// One primary-key lookup per row (LIMIT keeps the planner from hashing every
-// pending row instead).
+// entity and key of a decision that may not be reopened (decision_ids, from
+// ResolveFactTargets).
 func (q *Queries) RejectLockedNodes(ctx context.Context, arg RejectLockedNodesParams) ([]RejectLockedNodesRow, error) {
 	rows, err := q.db.Query(ctx, rejectLockedNodes,
 		arg.RunID,
 		arg.Phase,
 		arg.Now,
 		arg.NodeIds,
-		arg.EntityNames,
-		arg.Keys,
+		arg.DecisionIds,
 	)
 	if err != nil {
 		return nil, err
@@ -1019,6 +1154,72 @@ func (q *Queries) RejectLockedNodes(ctx context.Context, arg RejectLockedNodesPa
 			&i.ID,
 			&i.NodeID,
 			&i.Scope,
+			&i.DecisionID,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const resolveFactTargets = `-- name: ResolveFactTargets :many
+WITH wanted AS (
+    SELECT DISTINCT unnest($1::text[]) AS scope, unnest($2::text[]) AS name,
+        unnest($3::text[]) AS key
+)
+SELECT w.scope::text AS scope, w.name::text AS name, w.key::text AS key, e.id AS entity_id,
+    coalesce(d.id, 0)::bigint AS decision_id
+FROM wanted w
+JOIN LATERAL (
+    SELECT x.id FROM entities x WHERE x.scope = w.scope AND x.name = w.name LIMIT 1
+) e ON true
+LEFT JOIN LATERAL (
+    SELECT d.id FROM decisions d
+    WHERE w.key <> '' AND d.scope = w.scope AND d.entity_id = e.id AND d.key = w.key AND d.do_not_reopen
+    ORDER BY d.id DESC
+    LIMIT 1
+) d ON true
+`
+
+type ResolveFactTargetsParams struct {
+	Scopes []string
+	Names  []string
+	Keys   []string
+}
+
+type ResolveFactTargetsRow struct {
+	Scope      string
+	Name       string
+	Key        string
+	EntityID   int64
+	DecisionID int64
+}
+
+// ResolveFactTargets returns, for each (scope, entity name, key) whose entity
+// exists, the entity's id and the locked decision on that key, if any: a row
+// may not write on the scope, entity and key of a decision that may not be
+// reopened. Pairs whose entity does not exist yet (no decision can lock
+// them) are left out; decision_id is 0 when no decision locks the key.
+// One index lookup per pair (LIMIT keeps the planner from hashing every
+// entity instead).
+func (q *Queries) ResolveFactTargets(ctx context.Context, arg ResolveFactTargetsParams) ([]ResolveFactTargetsRow, error) {
+	rows, err := q.db.Query(ctx, resolveFactTargets, arg.Scopes, arg.Names, arg.Keys)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ResolveFactTargetsRow{}
+	for rows.Next() {
+		var i ResolveFactTargetsRow
+		if err := rows.Scan(
+			&i.Scope,
+			&i.Name,
+			&i.Key,
+			&i.EntityID,
 			&i.DecisionID,
 		); err != nil {
 			return nil, err
@@ -1083,26 +1284,27 @@ func (q *Queries) ScheduleRetries(ctx context.Context, arg ScheduleRetriesParams
 }
 
 const selectPendingNodes = `-- name: SelectPendingNodes :many
-SELECT n.id, n.scope, n.content, n.properties, n.marker, n.importance, n.created_at
+SELECT n.id, n.scope, n.content, n.properties, n.marker, n.importance, n.ttl_seconds, n.created_at
 FROM memory_nodes n
 WHERE n.promoted_at IS NULL AND n.id > $1
-  AND NOT EXISTS (
+  AND (n.marker = 'durable' OR NOT EXISTS (
       SELECT 1 FROM consolidation_rejections r
       WHERE r.node_id = n.id AND r.phase = $2::smallint AND r.run_id IS NOT NULL
-        AND r.reason = n.marker)
-  AND NOT EXISTS (
+        AND r.reason = n.marker))
+  AND (NOT $3::bool OR NOT EXISTS (
       SELECT 1 FROM consolidation_faults f
-      WHERE f.node_id = n.id AND (f.retry_at IS NULL OR f.retry_at > $3::timestamptz))
+      WHERE f.node_id = n.id AND (f.retry_at IS NULL OR f.retry_at > $4::timestamptz)))
 ORDER BY n.id
-LIMIT $4
+LIMIT $5
 FOR UPDATE OF n SKIP LOCKED
 `
 
 type SelectPendingNodesParams struct {
-	AfterID   int64
-	Phase     int16
-	Now       time.Time
-	BatchSize int32
+	AfterID     int64
+	Phase       int16
+	CheckFaults bool
+	Now         time.Time
+	BatchSize   int32
 }
 
 type SelectPendingNodesRow struct {
@@ -1112,6 +1314,7 @@ type SelectPendingNodesRow struct {
 	Properties json.RawMessage
 	Marker     string
 	Importance float64
+	TtlSeconds *int32
 	CreatedAt  time.Time
 }
 
@@ -1119,11 +1322,15 @@ type SelectPendingNodesRow struct {
 // that phase still has work for: a row whose refusal for its current marker
 // is already logged in this phase (by this run or an earlier one) is skipped,
 // and so is a row set aside after a failure until its retry is due (never,
-// once it is held for a person).
+// once it is held for a person). Only a transient or expired row can have a
+// refusal logged under its marker, so a durable row is not looked up in the
+// refusal log; the set-aside check runs only when check_faults says that some
+// row may be set aside.
 func (q *Queries) SelectPendingNodes(ctx context.Context, arg SelectPendingNodesParams) ([]SelectPendingNodesRow, error) {
 	rows, err := q.db.Query(ctx, selectPendingNodes,
 		arg.AfterID,
 		arg.Phase,
+		arg.CheckFaults,
 		arg.Now,
 		arg.BatchSize,
 	)
@@ -1141,6 +1348,7 @@ func (q *Queries) SelectPendingNodes(ctx context.Context, arg SelectPendingNodes
 			&i.Properties,
 			&i.Marker,
 			&i.Importance,
+			&i.TtlSeconds,
 			&i.CreatedAt,
 		); err != nil {
 			return nil, err

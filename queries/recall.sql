@@ -77,6 +77,183 @@ JOIN entity_facts f ON f.id = r.id
 JOIN entities e ON e.id = f.entity_id
 ORDER BY score DESC, f.id DESC;
 
+-- name: RecallParse :one
+-- RecallParse returns the tsquery of a websearch query as text, which recall
+-- reads to learn the query's lexemes and operators.
+SELECT websearch_to_tsquery('english', @query::text)::text AS tsquery;
+
+-- name: RecallWalk :many
+-- RecallWalk reads recall's candidates cell by cell, in order, and stops as
+-- soon as they settle the query. Cell i is the tsquery
+-- rungs[cell_rungs[i]] || cell_bands[i] over the tokens of
+-- entity_facts_recall_repeats_idx: the live facts of one scope that have its
+-- tokens and match the websearch query, with RecallSearch's filters. The
+-- walk keeps the best best_rows facts read (by score, then id, the highest
+-- first); after cell i no fact left unread scores more than stops[i] (or
+-- can match, when it is negative), so it stops when the best_rows-th best
+-- beats it. It returns how many cells it read, whether that settled the
+-- query, and the best facts with RecallSearch's columns (none, as one row
+-- of NULLs, when it read no match).
+WITH RECURSIVE walk (cell, ids, scores, done) AS (
+    SELECT 0, '{}'::bigint[], '{}'::double precision[], false
+  UNION ALL
+    SELECT w.cell + 1, t.ids, t.scores,
+        (@stops::double precision[])[w.cell + 1] < 0
+            OR (cardinality(t.scores) >= @best_rows::integer
+                AND t.scores[@best_rows::integer] > (@stops::double precision[])[w.cell + 1])
+    FROM walk w
+    CROSS JOIN LATERAL (
+        SELECT coalesce(array_agg(b.id ORDER BY b.score DESC, b.id DESC), '{}')::bigint[] AS ids,
+            coalesce(array_agg(b.score ORDER BY b.score DESC, b.id DESC), '{}')::double precision[] AS scores
+        FROM (
+            SELECT u.id, u.score
+            FROM (
+                SELECT w.ids[g.i] AS id, w.scores[g.i] AS score
+                FROM generate_subscripts(w.ids, 1) AS g(i)
+                UNION
+                SELECT m.id,
+                    (ts_rank_cd(m.search, q)
+                        * tenure_decayed(m.confidence, m.decay_from, m.decay_half_life, @now::timestamptz))::double precision
+                FROM websearch_to_tsquery('english', @query::text) q
+                CROSS JOIN (
+                    SELECT f.id, f.scope, f.entity_id, f.category, f.durability, f.search, f.confidence,
+                        f.decay_from, f.decay_half_life, f.forget_at
+                    FROM entity_facts f
+                    WHERE tenure_recall_repeats(f.scope, f.search, f.confidence)
+                          @@ ((@rungs::text[])[(@cell_rungs::integer[])[w.cell + 1]]
+                              || (@cell_bands::text[])[w.cell + 1])::tsquery
+                      AND f.status = 'active'
+                      AND strpos(f.search::text, ',') > 0
+                    -- OFFSET 0 keeps the cell's tokens the only way in: the
+                    -- text match is checked on each candidate row, not
+                    -- intersected with the search index's thousands of
+                    -- matches.
+                    OFFSET 0
+                ) m
+                WHERE m.scope = @scope::text
+                  AND m.search @@ q
+                  AND (m.forget_at IS NULL OR m.forget_at > @now::timestamptz)
+                  AND (sqlc.narg('entity')::text IS NULL OR m.entity_id = (
+                      SELECT x.id FROM entities x WHERE x.scope = @scope::text AND x.name = sqlc.narg('entity')::text))
+                  AND (sqlc.narg('category')::text IS NULL OR m.category = sqlc.narg('category')::text)
+                  AND (sqlc.narg('durability')::text IS NULL OR m.durability = sqlc.narg('durability')::text)
+            ) u
+            ORDER BY u.score DESC, u.id DESC
+            LIMIT @best_rows::integer
+        ) b
+    ) t
+    WHERE NOT w.done AND w.cell < cardinality(@cell_rungs::integer[])
+),
+last AS (
+    SELECT w.cell, w.done, w.ids FROM walk w ORDER BY w.cell DESC LIMIT 1
+)
+SELECT l.cell::integer AS cells_read, l.done::boolean AS settled,
+    f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
+    f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
+    f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
+    f.extraction_count, f.version, f.created_at, f.updated_at,
+    coalesce(tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz), 0)::double precision AS effective_confidence,
+    coalesce(ts_rank_cd(f.search, q), 0)::double precision AS relevance,
+    coalesce(ts_rank_cd(f.search, q)
+        * tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz), 0)::double precision AS score
+FROM last l
+CROSS JOIN websearch_to_tsquery('english', @query::text) q
+LEFT JOIN entity_facts f ON f.id = ANY(l.ids)
+LEFT JOIN entities e ON e.id = f.entity_id;
+
+-- name: RecallPairs :many
+-- RecallPairs returns the live facts of one scope that match a websearch
+-- query and have one of the repeats tokens (repeats, on
+-- entity_facts_recall_repeats_idx) or two of its lexemes (pairs, on
+-- entity_facts_recall_terms_idx), with RecallSearch's filters, their
+-- relevance, effective confidence at @now and score; the best_rows best (by
+-- score, then id, the highest first) come with RecallSearch's other columns.
+WITH c AS MATERIALIZED (
+    SELECT m.id,
+        ts_rank_cd(m.search, q)::double precision AS relevance,
+        tenure_decayed(m.confidence, m.decay_from, m.decay_half_life, @now::timestamptz) AS effective_confidence,
+        (ts_rank_cd(m.search, q)
+            * tenure_decayed(m.confidence, m.decay_from, m.decay_half_life, @now::timestamptz))::double precision AS score
+    FROM websearch_to_tsquery('english', @query::text) q
+    CROSS JOIN (
+        SELECT f.id, f.scope, f.entity_id, f.category, f.durability, f.search, f.confidence,
+            f.decay_from, f.decay_half_life, f.forget_at
+        FROM entity_facts f
+        WHERE f.status = 'active'
+          AND ((tenure_recall_repeats(f.scope, f.search, f.confidence) @@ (@repeats::text)::tsquery
+                AND strpos(f.search::text, ',') > 0)
+               OR tenure_recall_terms(f.scope, f.search) @@ (@pairs::text)::tsquery)
+        -- OFFSET 0: the tokens are the way in, the query is checked on each
+        -- row.
+        OFFSET 0
+    ) m
+    WHERE m.scope = @scope::text
+      AND m.search @@ q
+      AND (m.forget_at IS NULL OR m.forget_at > @now::timestamptz)
+      AND (sqlc.narg('entity')::text IS NULL OR m.entity_id = (
+          SELECT x.id FROM entities x WHERE x.scope = @scope::text AND x.name = sqlc.narg('entity')::text))
+      AND (sqlc.narg('category')::text IS NULL OR m.category = sqlc.narg('category')::text)
+      AND (sqlc.narg('durability')::text IS NULL OR m.durability = sqlc.narg('durability')::text)
+),
+best AS (
+    SELECT DISTINCT c.id, c.score FROM c ORDER BY c.score DESC, c.id DESC LIMIT @best_rows
+)
+SELECT c.id, c.relevance, c.effective_confidence, c.score,
+    f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
+    f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
+    f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
+    f.extraction_count, f.version, f.created_at, f.updated_at
+FROM c
+LEFT JOIN best b ON b.id = c.id
+LEFT JOIN entity_facts f ON f.id = b.id
+LEFT JOIN entities e ON e.id = f.entity_id;
+
+-- name: RecallEvery :many
+-- RecallEvery is RecallSearch through entity_facts_recall_terms_idx: the
+-- facts of the scope that have the tokens of scoped (the websearch query
+-- with each lexeme made the scope's token; phrases and negations are
+-- checked on the row), ranked every one, the best max_rows read whole.
+WITH ranked AS (
+    SELECT m.id, m.effective_confidence, m.relevance
+    FROM (
+        SELECT c.id,
+            tenure_decayed(c.confidence, c.decay_from, c.decay_half_life, @now::timestamptz) AS effective_confidence,
+            ts_rank_cd(c.search, q) AS relevance
+        FROM websearch_to_tsquery('english', @query::text) q
+        CROSS JOIN (
+            SELECT f.id, f.scope, f.entity_id, f.category, f.durability, f.search, f.confidence,
+                f.decay_from, f.decay_half_life, f.forget_at
+            FROM entity_facts f
+            WHERE tenure_recall_terms(f.scope, f.search) @@ (@scoped::text)::tsquery
+              AND f.status = 'active'
+            OFFSET 0
+        ) c
+        WHERE c.scope = @scope::text
+          AND c.search @@ q
+          AND (c.forget_at IS NULL OR c.forget_at > @now::timestamptz)
+          AND (sqlc.narg('entity')::text IS NULL OR c.entity_id = (
+              SELECT x.id FROM entities x WHERE x.scope = @scope::text AND x.name = sqlc.narg('entity')::text))
+          AND (sqlc.narg('category')::text IS NULL OR c.category = sqlc.narg('category')::text)
+          AND (sqlc.narg('durability')::text IS NULL OR c.durability = sqlc.narg('durability')::text)
+        -- OFFSET 0 keeps this a subquery, so each score is computed once per
+        -- match rather than again for the sort key.
+        OFFSET 0
+    ) m
+    ORDER BY m.relevance * m.effective_confidence DESC, m.id DESC
+    LIMIT @max_rows
+)
+SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
+    f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
+    f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
+    f.extraction_count, f.version, f.created_at, f.updated_at,
+    r.effective_confidence::double precision AS effective_confidence,
+    r.relevance::double precision AS relevance,
+    (r.relevance * r.effective_confidence)::double precision AS score
+FROM ranked r
+JOIN entity_facts f ON f.id = r.id
+JOIN entities e ON e.id = f.entity_id
+ORDER BY score DESC, f.id DESC;
+
 -- name: DecisionsOfFacts :many
 -- DecisionsOfFacts returns the decisions recorded by the named facts, with
 -- DecisionByID's columns: recall shows a decision with its reasoning.
@@ -87,152 +264,3 @@ FROM decisions d
 JOIN entities e ON e.id = d.entity_id
 WHERE d.fact_id = ANY(@fact_ids::bigint[])
 ORDER BY d.fact_id;
-
--- name: BriefDecisions :many
--- BriefDecisions returns the locked decisions of one scope, newest first,
--- through decisions_brief_idx; entity is optional. The lock, not the status
--- of the decision's fact, is what an agent must respect, so every locked
--- decision counts.
-SELECT d.id, d.fact_id, d.scope, d.entity_id, e.name AS entity_name, d.key, d.decision,
-    d.alternatives, d.reasoning, d.decided_by, d.decided_at, d.do_not_reopen, d.reopened_at,
-    d.reopened_by, d.reopen_reason, d.version, d.created_at, d.updated_at
-FROM decisions d
-JOIN entities e ON e.id = d.entity_id
-WHERE d.scope = @scope::text
-  AND d.do_not_reopen
-  AND (sqlc.narg('entity')::text IS NULL OR e.name = sqlc.narg('entity')::text)
-ORDER BY d.decided_at DESC, d.id DESC
-LIMIT @max_rows;
-
--- The three brief queries below return the same columns in the same order, so
--- that the memory package converts every row type to one.
-
--- name: BriefObligations :many
--- BriefObligations returns the live obligations of one scope whose deadline
--- comes before due_before (overdue ones included), soonest deadline first, so
--- the overdue come first; through entity_facts_brief_obligations_idx.
-SELECT f.id, e.name AS entity_name, f.key, f.content, f.durability, f.category,
-    f.deadline, f.confirmed_at,
-    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz)::double precision AS effective_confidence
-FROM entity_facts f
-JOIN entities e ON e.id = f.entity_id
-WHERE f.status = 'active'
-  AND f.deadline IS NOT NULL
-  AND f.deadline < @due_before::timestamptz
-  AND f.category = 'obligation'
-  AND f.scope = @scope::text
-  AND (f.forget_at IS NULL OR f.forget_at > @now::timestamptz)
-  AND (sqlc.narg('entity')::text IS NULL OR e.name = sqlc.narg('entity')::text)
-ORDER BY f.deadline, f.id
-LIMIT @max_rows;
-
--- name: BriefStates :many
--- BriefStates returns the live short-term and ephemeral states and the fresh
--- moods of one scope, the most recently confirmed first, through
--- entity_facts_brief_states_idx. An ephemeral fact older than its half-life
--- is no longer current, and a mood older than 48 hours never shows.
-SELECT f.id, e.name AS entity_name, f.key, f.content, f.durability, f.category,
-    f.deadline, f.confirmed_at,
-    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz)::double precision AS effective_confidence
-FROM entity_facts f
-JOIN entities e ON e.id = f.entity_id
-WHERE f.scope = @scope::text
-  AND f.status = 'active'
-  AND f.category IN ('state', 'mood')
-  AND f.durability IN ('short_term', 'ephemeral')
-  AND (f.forget_at IS NULL OR f.forget_at > @now::timestamptz)
-  AND NOT (f.category = 'mood' AND f.confirmed_at < @mood_cutoff::timestamptz)
-  AND NOT (f.durability = 'ephemeral' AND f.decay_half_life IS NOT NULL
-           AND f.decay_from + f.decay_half_life * interval '1 second' < @now::timestamptz)
-  AND (sqlc.narg('entity')::text IS NULL OR e.name = sqlc.narg('entity')::text)
-ORDER BY f.confirmed_at DESC, f.id DESC
-LIMIT @max_rows;
-
--- name: BriefDurableFacts :many
--- BriefDurableFacts returns the live permanent and long-term facts of one
--- scope other than decisions (which the brief shows with their reasoning),
--- ranked by effective confidence at @now times importance. Like recall, it
--- ranks narrow rows and reads only the best max_rows whole. It scores every
--- such fact: the brief uses it for one entity's facts, and
--- BriefDurableCandidates for a whole scope.
-WITH ranked AS (
-    SELECT m.id, m.effective_confidence
-    FROM (
-        SELECT f.id, f.importance,
-            tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz) AS effective_confidence
-        FROM entity_facts f
-        WHERE f.scope = @scope::text
-          AND f.status = 'active'
-          AND f.durability IN ('permanent', 'long_term')
-          AND f.category <> 'decision'
-          AND (f.forget_at IS NULL OR f.forget_at > @now::timestamptz)
-          AND (sqlc.narg('entity')::text IS NULL OR f.entity_id = (
-              SELECT x.id FROM entities x WHERE x.scope = @scope::text AND x.name = sqlc.narg('entity')::text))
-        -- OFFSET 0 keeps this a subquery: each score is computed once.
-        OFFSET 0
-    ) m
-    ORDER BY m.effective_confidence * m.importance DESC, m.id DESC
-    LIMIT @max_rows
-)
-SELECT f.id, e.name AS entity_name, f.key, f.content, f.durability, f.category,
-    f.deadline, f.confirmed_at,
-    r.effective_confidence::double precision AS effective_confidence
-FROM ranked r
-JOIN entity_facts f ON f.id = r.id
-JOIN entities e ON e.id = f.entity_id
-ORDER BY r.effective_confidence * f.importance DESC, f.id DESC;
-
--- name: BriefDurableCandidates :many
--- BriefDurableCandidates walks the brief's durable facts of one scope down
--- entity_facts_brief_idx, from the highest confidence × importance (bound,
--- which no fact's score exceeds) after the keyset (before_bound, before_id),
--- with each fact's score: effective confidence at @now × importance.
-SELECT f.id, (f.confidence * f.importance)::double precision AS bound,
-    (tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz)
-        * f.importance)::double precision AS score
-FROM entity_facts f
-WHERE f.scope = @scope::text
-  AND f.status = 'active'
-  AND f.durability IN ('permanent', 'long_term')
-  AND f.category <> 'decision'
-  AND (f.confidence * f.importance, f.id) < (@before_bound::double precision, @before_id::bigint)
-  AND (f.forget_at IS NULL OR f.forget_at > @now::timestamptz)
-ORDER BY f.confidence * f.importance DESC, f.id DESC
-LIMIT @batch_size;
-
--- name: BriefFactsByID :many
--- BriefFactsByID reads the brief's columns of the named facts.
-SELECT f.id, e.name AS entity_name, f.key, f.content, f.durability, f.category,
-    f.deadline, f.confirmed_at,
-    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz)::double precision AS effective_confidence
-FROM entity_facts f
-JOIN entities e ON e.id = f.entity_id
-WHERE f.id = ANY(@ids::bigint[]);
-
--- name: BriefChangedFacts :many
--- BriefChangedFacts returns the facts of one scope written since @since
--- (created, confirmed again, edited, superseded or archived), newest change
--- first, through entity_facts_scope_updated_idx.
-SELECT f.id, e.name AS entity_name, f.key, f.content, f.durability, f.category, f.status,
-    coalesce(f.archive_reason, '')::text AS archive_reason, f.archived_at, f.created_at, f.updated_at
-FROM entity_facts f
-JOIN entities e ON e.id = f.entity_id
-WHERE f.scope = @scope::text
-  AND f.updated_at > @since::timestamptz
-  AND f.category <> 'decision'
-  AND (sqlc.narg('entity')::text IS NULL OR e.name = sqlc.narg('entity')::text)
-ORDER BY f.updated_at DESC, f.id DESC
-LIMIT @max_rows;
-
--- name: BriefChangedDecisions :many
--- BriefChangedDecisions returns the decisions of one scope recorded, edited,
--- reopened or locked again since @since, newest change first.
-SELECT d.id, e.name AS entity_name, d.key, d.decision, d.reasoning, d.do_not_reopen, d.decided_at,
-    d.reopened_at, coalesce(d.reopen_reason, '')::text AS reopen_reason, d.updated_at
-FROM decisions d
-JOIN entities e ON e.id = d.entity_id
-WHERE d.scope = @scope::text
-  AND d.updated_at > @since::timestamptz
-  AND (sqlc.narg('entity')::text IS NULL OR e.name = sqlc.narg('entity')::text)
-ORDER BY d.updated_at DESC, d.id DESC
-LIMIT @max_rows;

@@ -10,596 +10,6 @@ import (
 	"time"
 )
 
-const briefChangedDecisions = `-- name: BriefChangedDecisions :many
-SELECT d.id, e.name AS entity_name, d.key, d.decision, d.reasoning, d.do_not_reopen, d.decided_at,
-    d.reopened_at, coalesce(d.reopen_reason, '')::text AS reopen_reason, d.updated_at
-FROM decisions d
-JOIN entities e ON e.id = d.entity_id
-WHERE d.scope = $1::text
-  AND d.updated_at > $2::timestamptz
-  AND ($3::text IS NULL OR e.name = $3::text)
-ORDER BY d.updated_at DESC, d.id DESC
-LIMIT $4
-`
-
-type BriefChangedDecisionsParams struct {
-	Scope   string
-	Since   time.Time
-	Entity  *string
-	MaxRows int32
-}
-
-type BriefChangedDecisionsRow struct {
-	ID           int64
-	EntityName   string
-	Key          string
-	Decision     string
-	Reasoning    string
-	DoNotReopen  bool
-	DecidedAt    time.Time
-	ReopenedAt   *time.Time
-	ReopenReason string
-	UpdatedAt    time.Time
-}
-
-// BriefChangedDecisions returns the decisions of one scope recorded, edited,
-// reopened or locked again since @since, newest change first.
-func (q *Queries) BriefChangedDecisions(ctx context.Context, arg BriefChangedDecisionsParams) ([]BriefChangedDecisionsRow, error) {
-	rows, err := q.db.Query(ctx, briefChangedDecisions,
-		arg.Scope,
-		arg.Since,
-		arg.Entity,
-		arg.MaxRows,
-	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []BriefChangedDecisionsRow{}
-	for rows.Next() {
-		var i BriefChangedDecisionsRow
-		if err := rows.Scan(
-			&i.ID,
-			&i.EntityName,
-			&i.Key,
-			&i.Decision,
-			&i.Reasoning,
-			&i.DoNotReopen,
-			&i.DecidedAt,
-			&i.ReopenedAt,
-			&i.ReopenReason,
-			&i.UpdatedAt,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const briefChangedFacts = `-- name: BriefChangedFacts :many
-SELECT f.id, e.name AS entity_name, f.key, f.content, f.durability, f.category, f.status,
-    coalesce(f.archive_reason, '')::text AS archive_reason, f.archived_at, f.created_at, f.updated_at
-FROM entity_facts f
-JOIN entities e ON e.id = f.entity_id
-WHERE f.scope = $1::text
-  AND f.updated_at > $2::timestamptz
-  AND f.category <> 'decision'
-  AND ($3::text IS NULL OR e.name = $3::text)
-ORDER BY f.updated_at DESC, f.id DESC
-LIMIT $4
-`
-
-type BriefChangedFactsParams struct {
-	Scope   string
-	Since   time.Time
-	Entity  *string
-	MaxRows int32
-}
-
-type BriefChangedFactsRow struct {
-	ID            int64
-	EntityName    string
-	Key           string
-	Content       string
-	Durability    string
-	Category      string
-	Status        string
-	ArchiveReason string
-	ArchivedAt    *time.Time
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
-}
-
-// BriefChangedFacts returns the facts of one scope written since @since
-// (created, confirmed again, edited, superseded or archived), newest change
-// first, through entity_facts_scope_updated_idx.
-func (q *Queries) BriefChangedFacts(ctx context.Context, arg BriefChangedFactsParams) ([]BriefChangedFactsRow, error) {
-	rows, err := q.db.Query(ctx, briefChangedFacts,
-		arg.Scope,
-		arg.Since,
-		arg.Entity,
-		arg.MaxRows,
-	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []BriefChangedFactsRow{}
-	for rows.Next() {
-		var i BriefChangedFactsRow
-		if err := rows.Scan(
-			&i.ID,
-			&i.EntityName,
-			&i.Key,
-			&i.Content,
-			&i.Durability,
-			&i.Category,
-			&i.Status,
-			&i.ArchiveReason,
-			&i.ArchivedAt,
-			&i.CreatedAt,
-			&i.UpdatedAt,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const briefDecisions = `-- name: BriefDecisions :many
-SELECT d.id, d.fact_id, d.scope, d.entity_id, e.name AS entity_name, d.key, d.decision,
-    d.alternatives, d.reasoning, d.decided_by, d.decided_at, d.do_not_reopen, d.reopened_at,
-    d.reopened_by, d.reopen_reason, d.version, d.created_at, d.updated_at
-FROM decisions d
-JOIN entities e ON e.id = d.entity_id
-WHERE d.scope = $1::text
-  AND d.do_not_reopen
-  AND ($2::text IS NULL OR e.name = $2::text)
-ORDER BY d.decided_at DESC, d.id DESC
-LIMIT $3
-`
-
-type BriefDecisionsParams struct {
-	Scope   string
-	Entity  *string
-	MaxRows int32
-}
-
-type BriefDecisionsRow struct {
-	ID           int64
-	FactID       int64
-	Scope        string
-	EntityID     int64
-	EntityName   string
-	Key          string
-	Decision     string
-	Alternatives []string
-	Reasoning    string
-	DecidedBy    string
-	DecidedAt    time.Time
-	DoNotReopen  bool
-	ReopenedAt   *time.Time
-	ReopenedBy   *string
-	ReopenReason *string
-	Version      int32
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
-}
-
-// BriefDecisions returns the locked decisions of one scope, newest first,
-// through decisions_brief_idx; entity is optional. The lock, not the status
-// of the decision's fact, is what an agent must respect, so every locked
-// decision counts.
-func (q *Queries) BriefDecisions(ctx context.Context, arg BriefDecisionsParams) ([]BriefDecisionsRow, error) {
-	rows, err := q.db.Query(ctx, briefDecisions, arg.Scope, arg.Entity, arg.MaxRows)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []BriefDecisionsRow{}
-	for rows.Next() {
-		var i BriefDecisionsRow
-		if err := rows.Scan(
-			&i.ID,
-			&i.FactID,
-			&i.Scope,
-			&i.EntityID,
-			&i.EntityName,
-			&i.Key,
-			&i.Decision,
-			&i.Alternatives,
-			&i.Reasoning,
-			&i.DecidedBy,
-			&i.DecidedAt,
-			&i.DoNotReopen,
-			&i.ReopenedAt,
-			&i.ReopenedBy,
-			&i.ReopenReason,
-			&i.Version,
-			&i.CreatedAt,
-			&i.UpdatedAt,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const briefDurableCandidates = `-- name: BriefDurableCandidates :many
-SELECT f.id, (f.confidence * f.importance)::double precision AS bound,
-    (tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz)
-        * f.importance)::double precision AS score
-FROM entity_facts f
-WHERE f.scope = $2::text
-  AND f.status = 'active'
-  AND f.durability IN ('permanent', 'long_term')
-  AND f.category <> 'decision'
-  AND (f.confidence * f.importance, f.id) < ($3::double precision, $4::bigint)
-  AND (f.forget_at IS NULL OR f.forget_at > $1::timestamptz)
-ORDER BY f.confidence * f.importance DESC, f.id DESC
-LIMIT $5
-`
-
-type BriefDurableCandidatesParams struct {
-	Now         time.Time
-	Scope       string
-	BeforeBound float64
-	BeforeID    int64
-	BatchSize   int32
-}
-
-type BriefDurableCandidatesRow struct {
-	ID    int64
-	Bound float64
-	Score float64
-}
-
-// BriefDurableCandidates walks the brief's durable facts of one scope down
-// entity_facts_brief_idx, from the highest confidence × importance (bound,
-// which no fact's score exceeds) after the keyset (before_bound, before_id),
-// with each fact's score: effective confidence at @now × importance.
-func (q *Queries) BriefDurableCandidates(ctx context.Context, arg BriefDurableCandidatesParams) ([]BriefDurableCandidatesRow, error) {
-	rows, err := q.db.Query(ctx, briefDurableCandidates,
-		arg.Now,
-		arg.Scope,
-		arg.BeforeBound,
-		arg.BeforeID,
-		arg.BatchSize,
-	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []BriefDurableCandidatesRow{}
-	for rows.Next() {
-		var i BriefDurableCandidatesRow
-		if err := rows.Scan(&i.ID, &i.Bound, &i.Score); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const briefDurableFacts = `-- name: BriefDurableFacts :many
-WITH ranked AS (
-    SELECT m.id, m.effective_confidence
-    FROM (
-        SELECT f.id, f.importance,
-            tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz) AS effective_confidence
-        FROM entity_facts f
-        WHERE f.scope = $2::text
-          AND f.status = 'active'
-          AND f.durability IN ('permanent', 'long_term')
-          AND f.category <> 'decision'
-          AND (f.forget_at IS NULL OR f.forget_at > $1::timestamptz)
-          AND ($3::text IS NULL OR f.entity_id = (
-              SELECT x.id FROM entities x WHERE x.scope = $2::text AND x.name = $3::text))
-        -- OFFSET 0 keeps this a subquery: each score is computed once.
-        OFFSET 0
-    ) m
-    ORDER BY m.effective_confidence * m.importance DESC, m.id DESC
-    LIMIT $4
-)
-SELECT f.id, e.name AS entity_name, f.key, f.content, f.durability, f.category,
-    f.deadline, f.confirmed_at,
-    r.effective_confidence::double precision AS effective_confidence
-FROM ranked r
-JOIN entity_facts f ON f.id = r.id
-JOIN entities e ON e.id = f.entity_id
-ORDER BY r.effective_confidence * f.importance DESC, f.id DESC
-`
-
-type BriefDurableFactsParams struct {
-	Now     time.Time
-	Scope   string
-	Entity  *string
-	MaxRows int32
-}
-
-type BriefDurableFactsRow struct {
-	ID                  int64
-	EntityName          string
-	Key                 string
-	Content             string
-	Durability          string
-	Category            string
-	Deadline            *time.Time
-	ConfirmedAt         time.Time
-	EffectiveConfidence float64
-}
-
-// BriefDurableFacts returns the live permanent and long-term facts of one
-// scope other than decisions (which the brief shows with their reasoning),
-// ranked by effective confidence at @now times importance. Like recall, it
-// ranks narrow rows and reads only the best max_rows whole. It scores every
-// such fact: the brief uses it for one entity's facts, and
-// BriefDurableCandidates for a whole scope.
-func (q *Queries) BriefDurableFacts(ctx context.Context, arg BriefDurableFactsParams) ([]BriefDurableFactsRow, error) {
-	rows, err := q.db.Query(ctx, briefDurableFacts,
-		arg.Now,
-		arg.Scope,
-		arg.Entity,
-		arg.MaxRows,
-	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []BriefDurableFactsRow{}
-	for rows.Next() {
-		var i BriefDurableFactsRow
-		if err := rows.Scan(
-			&i.ID,
-			&i.EntityName,
-			&i.Key,
-			&i.Content,
-			&i.Durability,
-			&i.Category,
-			&i.Deadline,
-			&i.ConfirmedAt,
-			&i.EffectiveConfidence,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const briefFactsByID = `-- name: BriefFactsByID :many
-SELECT f.id, e.name AS entity_name, f.key, f.content, f.durability, f.category,
-    f.deadline, f.confirmed_at,
-    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz)::double precision AS effective_confidence
-FROM entity_facts f
-JOIN entities e ON e.id = f.entity_id
-WHERE f.id = ANY($2::bigint[])
-`
-
-type BriefFactsByIDParams struct {
-	Now time.Time
-	Ids []int64
-}
-
-type BriefFactsByIDRow struct {
-	ID                  int64
-	EntityName          string
-	Key                 string
-	Content             string
-	Durability          string
-	Category            string
-	Deadline            *time.Time
-	ConfirmedAt         time.Time
-	EffectiveConfidence float64
-}
-
-// BriefFactsByID reads the brief's columns of the named facts.
-func (q *Queries) BriefFactsByID(ctx context.Context, arg BriefFactsByIDParams) ([]BriefFactsByIDRow, error) {
-	rows, err := q.db.Query(ctx, briefFactsByID, arg.Now, arg.Ids)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []BriefFactsByIDRow{}
-	for rows.Next() {
-		var i BriefFactsByIDRow
-		if err := rows.Scan(
-			&i.ID,
-			&i.EntityName,
-			&i.Key,
-			&i.Content,
-			&i.Durability,
-			&i.Category,
-			&i.Deadline,
-			&i.ConfirmedAt,
-			&i.EffectiveConfidence,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const briefObligations = `-- name: BriefObligations :many
-
-SELECT f.id, e.name AS entity_name, f.key, f.content, f.durability, f.category,
-    f.deadline, f.confirmed_at,
-    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz)::double precision AS effective_confidence
-FROM entity_facts f
-JOIN entities e ON e.id = f.entity_id
-WHERE f.status = 'active'
-  AND f.deadline IS NOT NULL
-  AND f.deadline < $2::timestamptz
-  AND f.category = 'obligation'
-  AND f.scope = $3::text
-  AND (f.forget_at IS NULL OR f.forget_at > $1::timestamptz)
-  AND ($4::text IS NULL OR e.name = $4::text)
-ORDER BY f.deadline, f.id
-LIMIT $5
-`
-
-type BriefObligationsParams struct {
-	Now       time.Time
-	DueBefore time.Time
-	Scope     string
-	Entity    *string
-	MaxRows   int32
-}
-
-type BriefObligationsRow struct {
-	ID                  int64
-	EntityName          string
-	Key                 string
-	Content             string
-	Durability          string
-	Category            string
-	Deadline            *time.Time
-	ConfirmedAt         time.Time
-	EffectiveConfidence float64
-}
-
-// The three brief queries below return the same columns in the same order, so
-// that the memory package converts every row type to one.
-// BriefObligations returns the live obligations of one scope whose deadline
-// comes before due_before (overdue ones included), soonest deadline first, so
-// the overdue come first; through entity_facts_brief_obligations_idx.
-func (q *Queries) BriefObligations(ctx context.Context, arg BriefObligationsParams) ([]BriefObligationsRow, error) {
-	rows, err := q.db.Query(ctx, briefObligations,
-		arg.Now,
-		arg.DueBefore,
-		arg.Scope,
-		arg.Entity,
-		arg.MaxRows,
-	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []BriefObligationsRow{}
-	for rows.Next() {
-		var i BriefObligationsRow
-		if err := rows.Scan(
-			&i.ID,
-			&i.EntityName,
-			&i.Key,
-			&i.Content,
-			&i.Durability,
-			&i.Category,
-			&i.Deadline,
-			&i.ConfirmedAt,
-			&i.EffectiveConfidence,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const briefStates = `-- name: BriefStates :many
-SELECT f.id, e.name AS entity_name, f.key, f.content, f.durability, f.category,
-    f.deadline, f.confirmed_at,
-    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz)::double precision AS effective_confidence
-FROM entity_facts f
-JOIN entities e ON e.id = f.entity_id
-WHERE f.scope = $2::text
-  AND f.status = 'active'
-  AND f.category IN ('state', 'mood')
-  AND f.durability IN ('short_term', 'ephemeral')
-  AND (f.forget_at IS NULL OR f.forget_at > $1::timestamptz)
-  AND NOT (f.category = 'mood' AND f.confirmed_at < $3::timestamptz)
-  AND NOT (f.durability = 'ephemeral' AND f.decay_half_life IS NOT NULL
-           AND f.decay_from + f.decay_half_life * interval '1 second' < $1::timestamptz)
-  AND ($4::text IS NULL OR e.name = $4::text)
-ORDER BY f.confirmed_at DESC, f.id DESC
-LIMIT $5
-`
-
-type BriefStatesParams struct {
-	Now        time.Time
-	Scope      string
-	MoodCutoff time.Time
-	Entity     *string
-	MaxRows    int32
-}
-
-type BriefStatesRow struct {
-	ID                  int64
-	EntityName          string
-	Key                 string
-	Content             string
-	Durability          string
-	Category            string
-	Deadline            *time.Time
-	ConfirmedAt         time.Time
-	EffectiveConfidence float64
-}
-
-// BriefStates returns the live short-term and ephemeral states and the fresh
-// moods of one scope, the most recently confirmed first, through
-// entity_facts_brief_states_idx. An ephemeral fact older than its half-life
-// is no longer current, and a mood older than 48 hours never shows.
-func (q *Queries) BriefStates(ctx context.Context, arg BriefStatesParams) ([]BriefStatesRow, error) {
-	rows, err := q.db.Query(ctx, briefStates,
-		arg.Now,
-		arg.Scope,
-		arg.MoodCutoff,
-		arg.Entity,
-		arg.MaxRows,
-	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []BriefStatesRow{}
-	for rows.Next() {
-		var i BriefStatesRow
-		if err := rows.Scan(
-			&i.ID,
-			&i.EntityName,
-			&i.Key,
-			&i.Content,
-			&i.Durability,
-			&i.Category,
-			&i.Deadline,
-			&i.ConfirmedAt,
-			&i.EffectiveConfidence,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const decisionsOfFacts = `-- name: DecisionsOfFacts :many
 SELECT d.id, d.fact_id, d.scope, d.entity_id, e.name AS entity_name, d.key, d.decision,
     d.alternatives, d.reasoning, d.decided_by, d.decided_at, d.do_not_reopen, d.reopened_at,
@@ -795,6 +205,308 @@ func (q *Queries) RecallByConfidence(ctx context.Context, arg RecallByConfidence
 	return items, nil
 }
 
+const recallEvery = `-- name: RecallEvery :many
+WITH ranked AS (
+    SELECT m.id, m.effective_confidence, m.relevance
+    FROM (
+        SELECT c.id,
+            tenure_decayed(c.confidence, c.decay_from, c.decay_half_life, $1::timestamptz) AS effective_confidence,
+            ts_rank_cd(c.search, q) AS relevance
+        FROM websearch_to_tsquery('english', $2::text) q
+        CROSS JOIN (
+            SELECT f.id, f.scope, f.entity_id, f.category, f.durability, f.search, f.confidence,
+                f.decay_from, f.decay_half_life, f.forget_at
+            FROM entity_facts f
+            WHERE tenure_recall_terms(f.scope, f.search) @@ ($3::text)::tsquery
+              AND f.status = 'active'
+            OFFSET 0
+        ) c
+        WHERE c.scope = $4::text
+          AND c.search @@ q
+          AND (c.forget_at IS NULL OR c.forget_at > $1::timestamptz)
+          AND ($5::text IS NULL OR c.entity_id = (
+              SELECT x.id FROM entities x WHERE x.scope = $4::text AND x.name = $5::text))
+          AND ($6::text IS NULL OR c.category = $6::text)
+          AND ($7::text IS NULL OR c.durability = $7::text)
+        -- OFFSET 0 keeps this a subquery, so each score is computed once per
+        -- match rather than again for the sort key.
+        OFFSET 0
+    ) m
+    ORDER BY m.relevance * m.effective_confidence DESC, m.id DESC
+    LIMIT $8
+)
+SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
+    f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
+    f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
+    f.extraction_count, f.version, f.created_at, f.updated_at,
+    r.effective_confidence::double precision AS effective_confidence,
+    r.relevance::double precision AS relevance,
+    (r.relevance * r.effective_confidence)::double precision AS score
+FROM ranked r
+JOIN entity_facts f ON f.id = r.id
+JOIN entities e ON e.id = f.entity_id
+ORDER BY score DESC, f.id DESC
+`
+
+type RecallEveryParams struct {
+	Now        time.Time
+	Query      string
+	Scoped     string
+	Scope      string
+	Entity     *string
+	Category   *string
+	Durability *string
+	MaxRows    int32
+}
+
+type RecallEveryRow struct {
+	ID                  int64
+	Scope               string
+	EntityID            int64
+	EntityName          string
+	Key                 string
+	Content             string
+	Durability          string
+	Category            string
+	Confidence          float64
+	Importance          float64
+	ConfirmedAt         time.Time
+	ExpiresAt           *time.Time
+	Deadline            *time.Time
+	ForgetAt            *time.Time
+	Status              string
+	ArchivedAt          *time.Time
+	ArchiveReason       *string
+	Source              string
+	SourceNodeID        *int64
+	ExtractionCount     int32
+	Version             int32
+	CreatedAt           time.Time
+	UpdatedAt           time.Time
+	EffectiveConfidence float64
+	Relevance           float64
+	Score               float64
+}
+
+// RecallEvery is RecallSearch through entity_facts_recall_terms_idx: the
+// facts of the scope that have the tokens of scoped (the websearch query
+// with each lexeme made the scope's token; phrases and negations are
+// checked on the row), ranked every one, the best max_rows read whole.
+func (q *Queries) RecallEvery(ctx context.Context, arg RecallEveryParams) ([]RecallEveryRow, error) {
+	rows, err := q.db.Query(ctx, recallEvery,
+		arg.Now,
+		arg.Query,
+		arg.Scoped,
+		arg.Scope,
+		arg.Entity,
+		arg.Category,
+		arg.Durability,
+		arg.MaxRows,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []RecallEveryRow{}
+	for rows.Next() {
+		var i RecallEveryRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Scope,
+			&i.EntityID,
+			&i.EntityName,
+			&i.Key,
+			&i.Content,
+			&i.Durability,
+			&i.Category,
+			&i.Confidence,
+			&i.Importance,
+			&i.ConfirmedAt,
+			&i.ExpiresAt,
+			&i.Deadline,
+			&i.ForgetAt,
+			&i.Status,
+			&i.ArchivedAt,
+			&i.ArchiveReason,
+			&i.Source,
+			&i.SourceNodeID,
+			&i.ExtractionCount,
+			&i.Version,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.EffectiveConfidence,
+			&i.Relevance,
+			&i.Score,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const recallPairs = `-- name: RecallPairs :many
+WITH c AS MATERIALIZED (
+    SELECT m.id,
+        ts_rank_cd(m.search, q)::double precision AS relevance,
+        tenure_decayed(m.confidence, m.decay_from, m.decay_half_life, $1::timestamptz) AS effective_confidence,
+        (ts_rank_cd(m.search, q)
+            * tenure_decayed(m.confidence, m.decay_from, m.decay_half_life, $1::timestamptz))::double precision AS score
+    FROM websearch_to_tsquery('english', $2::text) q
+    CROSS JOIN (
+        SELECT f.id, f.scope, f.entity_id, f.category, f.durability, f.search, f.confidence,
+            f.decay_from, f.decay_half_life, f.forget_at
+        FROM entity_facts f
+        WHERE f.status = 'active'
+          AND ((tenure_recall_repeats(f.scope, f.search, f.confidence) @@ ($3::text)::tsquery
+                AND strpos(f.search::text, ',') > 0)
+               OR tenure_recall_terms(f.scope, f.search) @@ ($4::text)::tsquery)
+        -- OFFSET 0: the tokens are the way in, the query is checked on each
+        -- row.
+        OFFSET 0
+    ) m
+    WHERE m.scope = $5::text
+      AND m.search @@ q
+      AND (m.forget_at IS NULL OR m.forget_at > $1::timestamptz)
+      AND ($6::text IS NULL OR m.entity_id = (
+          SELECT x.id FROM entities x WHERE x.scope = $5::text AND x.name = $6::text))
+      AND ($7::text IS NULL OR m.category = $7::text)
+      AND ($8::text IS NULL OR m.durability = $8::text)
+),
+best AS (
+    SELECT DISTINCT c.id, c.score FROM c ORDER BY c.score DESC, c.id DESC LIMIT $9
+)
+SELECT c.id, c.relevance, c.effective_confidence, c.score,
+    f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
+    f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
+    f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
+    f.extraction_count, f.version, f.created_at, f.updated_at
+FROM c
+LEFT JOIN best b ON b.id = c.id
+LEFT JOIN entity_facts f ON f.id = b.id
+LEFT JOIN entities e ON e.id = f.entity_id
+`
+
+type RecallPairsParams struct {
+	Now        time.Time
+	Query      string
+	Repeats    string
+	Pairs      string
+	Scope      string
+	Entity     *string
+	Category   *string
+	Durability *string
+	BestRows   int32
+}
+
+type RecallPairsRow struct {
+	ID                  int64
+	Relevance           float64
+	EffectiveConfidence float64
+	Score               float64
+	Scope               *string
+	EntityID            *int64
+	EntityName          *string
+	Key                 *string
+	Content             *string
+	Durability          *string
+	Category            *string
+	Confidence          *float64
+	Importance          *float64
+	ConfirmedAt         *time.Time
+	ExpiresAt           *time.Time
+	Deadline            *time.Time
+	ForgetAt            *time.Time
+	Status              *string
+	ArchivedAt          *time.Time
+	ArchiveReason       *string
+	Source              *string
+	SourceNodeID        *int64
+	ExtractionCount     *int32
+	Version             *int32
+	CreatedAt           *time.Time
+	UpdatedAt           *time.Time
+}
+
+// RecallPairs returns the live facts of one scope that match a websearch
+// query and have one of the repeats tokens (repeats, on
+// entity_facts_recall_repeats_idx) or two of its lexemes (pairs, on
+// entity_facts_recall_terms_idx), with RecallSearch's filters, their
+// relevance, effective confidence at @now and score; the best_rows best (by
+// score, then id, the highest first) come with RecallSearch's other columns.
+func (q *Queries) RecallPairs(ctx context.Context, arg RecallPairsParams) ([]RecallPairsRow, error) {
+	rows, err := q.db.Query(ctx, recallPairs,
+		arg.Now,
+		arg.Query,
+		arg.Repeats,
+		arg.Pairs,
+		arg.Scope,
+		arg.Entity,
+		arg.Category,
+		arg.Durability,
+		arg.BestRows,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []RecallPairsRow{}
+	for rows.Next() {
+		var i RecallPairsRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Relevance,
+			&i.EffectiveConfidence,
+			&i.Score,
+			&i.Scope,
+			&i.EntityID,
+			&i.EntityName,
+			&i.Key,
+			&i.Content,
+			&i.Durability,
+			&i.Category,
+			&i.Confidence,
+			&i.Importance,
+			&i.ConfirmedAt,
+			&i.ExpiresAt,
+			&i.Deadline,
+			&i.ForgetAt,
+			&i.Status,
+			&i.ArchivedAt,
+			&i.ArchiveReason,
+			&i.Source,
+			&i.SourceNodeID,
+			&i.ExtractionCount,
+			&i.Version,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const recallParse = `-- name: RecallParse :one
+SELECT websearch_to_tsquery('english', $1::text)::text AS tsquery
+`
+
+// RecallParse returns the tsquery of a websearch query as text, which recall
+// reads to learn the query's lexemes and operators.
+func (q *Queries) RecallParse(ctx context.Context, query string) (string, error) {
+	row := q.db.QueryRow(ctx, recallParse, query)
+	var tsquery string
+	err := row.Scan(&tsquery)
+	return tsquery, err
+}
+
 const recallSearch = `-- name: RecallSearch :many
 
 WITH ranked AS (
@@ -902,6 +614,192 @@ func (q *Queries) RecallSearch(ctx context.Context, arg RecallSearchParams) ([]R
 	for rows.Next() {
 		var i RecallSearchRow
 		if err := rows.Scan(
+			&i.ID,
+			&i.Scope,
+			&i.EntityID,
+			&i.EntityName,
+			&i.Key,
+			&i.Content,
+			&i.Durability,
+			&i.Category,
+			&i.Confidence,
+			&i.Importance,
+			&i.ConfirmedAt,
+			&i.ExpiresAt,
+			&i.Deadline,
+			&i.ForgetAt,
+			&i.Status,
+			&i.ArchivedAt,
+			&i.ArchiveReason,
+			&i.Source,
+			&i.SourceNodeID,
+			&i.ExtractionCount,
+			&i.Version,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.EffectiveConfidence,
+			&i.Relevance,
+			&i.Score,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const recallWalk = `-- name: RecallWalk :many
+WITH RECURSIVE walk (cell, ids, scores, done) AS (
+    SELECT 0, '{}'::bigint[], '{}'::double precision[], false
+  UNION ALL
+    SELECT w.cell + 1, t.ids, t.scores,
+        ($3::double precision[])[w.cell + 1] < 0
+            OR (cardinality(t.scores) >= $4::integer
+                AND t.scores[$4::integer] > ($3::double precision[])[w.cell + 1])
+    FROM walk w
+    CROSS JOIN LATERAL (
+        SELECT coalesce(array_agg(b.id ORDER BY b.score DESC, b.id DESC), '{}')::bigint[] AS ids,
+            coalesce(array_agg(b.score ORDER BY b.score DESC, b.id DESC), '{}')::double precision[] AS scores
+        FROM (
+            SELECT u.id, u.score
+            FROM (
+                SELECT w.ids[g.i] AS id, w.scores[g.i] AS score
+                FROM generate_subscripts(w.ids, 1) AS g(i)
+                UNION
+                SELECT m.id,
+                    (ts_rank_cd(m.search, q)
+                        * tenure_decayed(m.confidence, m.decay_from, m.decay_half_life, $1::timestamptz))::double precision
+                FROM websearch_to_tsquery('english', $2::text) q
+                CROSS JOIN (
+                    SELECT f.id, f.scope, f.entity_id, f.category, f.durability, f.search, f.confidence,
+                        f.decay_from, f.decay_half_life, f.forget_at
+                    FROM entity_facts f
+                    WHERE tenure_recall_repeats(f.scope, f.search, f.confidence)
+                          @@ (($5::text[])[($6::integer[])[w.cell + 1]]
+                              || ($7::text[])[w.cell + 1])::tsquery
+                      AND f.status = 'active'
+                      AND strpos(f.search::text, ',') > 0
+                    -- OFFSET 0 keeps the cell's tokens the only way in: the
+                    -- text match is checked on each candidate row, not
+                    -- intersected with the search index's thousands of
+                    -- matches.
+                    OFFSET 0
+                ) m
+                WHERE m.scope = $8::text
+                  AND m.search @@ q
+                  AND (m.forget_at IS NULL OR m.forget_at > $1::timestamptz)
+                  AND ($9::text IS NULL OR m.entity_id = (
+                      SELECT x.id FROM entities x WHERE x.scope = $8::text AND x.name = $9::text))
+                  AND ($10::text IS NULL OR m.category = $10::text)
+                  AND ($11::text IS NULL OR m.durability = $11::text)
+            ) u
+            ORDER BY u.score DESC, u.id DESC
+            LIMIT $4::integer
+        ) b
+    ) t
+    WHERE NOT w.done AND w.cell < cardinality($6::integer[])
+),
+last AS (
+    SELECT w.cell, w.done, w.ids FROM walk w ORDER BY w.cell DESC LIMIT 1
+)
+SELECT l.cell::integer AS cells_read, l.done::boolean AS settled,
+    f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
+    f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
+    f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
+    f.extraction_count, f.version, f.created_at, f.updated_at,
+    coalesce(tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz), 0)::double precision AS effective_confidence,
+    coalesce(ts_rank_cd(f.search, q), 0)::double precision AS relevance,
+    coalesce(ts_rank_cd(f.search, q)
+        * tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz), 0)::double precision AS score
+FROM last l
+CROSS JOIN websearch_to_tsquery('english', $2::text) q
+LEFT JOIN entity_facts f ON f.id = ANY(l.ids)
+LEFT JOIN entities e ON e.id = f.entity_id
+`
+
+type RecallWalkParams struct {
+	Now        time.Time
+	Query      string
+	Stops      []float64
+	BestRows   int32
+	Rungs      []string
+	CellRungs  []int32
+	CellBands  []string
+	Scope      string
+	Entity     *string
+	Category   *string
+	Durability *string
+}
+
+type RecallWalkRow struct {
+	CellsRead           int32
+	Settled             bool
+	ID                  *int64
+	Scope               *string
+	EntityID            *int64
+	EntityName          *string
+	Key                 *string
+	Content             *string
+	Durability          *string
+	Category            *string
+	Confidence          *float64
+	Importance          *float64
+	ConfirmedAt         *time.Time
+	ExpiresAt           *time.Time
+	Deadline            *time.Time
+	ForgetAt            *time.Time
+	Status              *string
+	ArchivedAt          *time.Time
+	ArchiveReason       *string
+	Source              *string
+	SourceNodeID        *int64
+	ExtractionCount     *int32
+	Version             *int32
+	CreatedAt           *time.Time
+	UpdatedAt           *time.Time
+	EffectiveConfidence float64
+	Relevance           float64
+	Score               float64
+}
+
+// RecallWalk reads recall's candidates cell by cell, in order, and stops as
+// soon as they settle the query. Cell i is the tsquery
+// rungs[cell_rungs[i]] || cell_bands[i] over the tokens of
+// entity_facts_recall_repeats_idx: the live facts of one scope that have its
+// tokens and match the websearch query, with RecallSearch's filters. The
+// walk keeps the best best_rows facts read (by score, then id, the highest
+// first); after cell i no fact left unread scores more than stops[i] (or
+// can match, when it is negative), so it stops when the best_rows-th best
+// beats it. It returns how many cells it read, whether that settled the
+// query, and the best facts with RecallSearch's columns (none, as one row
+// of NULLs, when it read no match).
+func (q *Queries) RecallWalk(ctx context.Context, arg RecallWalkParams) ([]RecallWalkRow, error) {
+	rows, err := q.db.Query(ctx, recallWalk,
+		arg.Now,
+		arg.Query,
+		arg.Stops,
+		arg.BestRows,
+		arg.Rungs,
+		arg.CellRungs,
+		arg.CellBands,
+		arg.Scope,
+		arg.Entity,
+		arg.Category,
+		arg.Durability,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []RecallWalkRow{}
+	for rows.Next() {
+		var i RecallWalkRow
+		if err := rows.Scan(
+			&i.CellsRead,
+			&i.Settled,
 			&i.ID,
 			&i.Scope,
 			&i.EntityID,

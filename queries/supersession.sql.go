@@ -163,36 +163,45 @@ func (q *Queries) SetCategorySupersedes(ctx context.Context, arg SetCategorySupe
 }
 
 const supersedeFacts = `-- name: SupersedeFacts :many
-WITH touched AS (
+WITH settings AS MATERIALIZED (
+    SELECT s.category FROM category_settings s WHERE s.supersedes
+),
+touched AS (
     SELECT DISTINCT f.entity_id, f.key
     FROM entity_facts f
     WHERE f.id = ANY($1::bigint[]) AND f.status = 'active' AND f.key <> ''
-      AND tenure_supersedes(f.category, f.durability)
+      AND f.category <> 'decision'
+      AND (f.durability IN ('short_term', 'ephemeral') OR f.category IN (SELECT category FROM settings))
 ),
-winner AS (
-    SELECT t.entity_id, t.key, w.id AS winner_id, w.norm
+contested AS (
+    -- The keys with a second active fact (of any kind): the others have
+    -- nothing to supersede.
+    SELECT t.entity_id, t.key
     FROM touched t
-    JOIN LATERAL (
-        SELECT o.id, lower(btrim(o.content)) AS norm FROM entity_facts o
+    WHERE EXISTS (
+        SELECT 1 FROM entity_facts o
         WHERE o.entity_id = t.entity_id AND o.key = t.key AND o.status = 'active'
-          AND tenure_supersedes(o.category, o.durability)
-        ORDER BY o.confirmed_at DESC, o.id DESC
-        LIMIT 1
-    ) w ON true
+        OFFSET 1)
+),
+ranked AS (
+    SELECT c.entity_id, c.key, o.id, o.norm,
+        row_number() OVER (PARTITION BY c.entity_id, c.key ORDER BY o.confirmed_at DESC, o.id DESC) AS rank
+    FROM contested c
+    CROSS JOIN LATERAL (
+        SELECT o.id, o.confirmed_at, lower(btrim(o.content)) AS norm
+        FROM entity_facts o
+        WHERE o.entity_id = c.entity_id AND o.key = c.key AND o.status = 'active'
+          AND o.category <> 'decision'
+          AND (o.durability IN ('short_term', 'ephemeral') OR o.category IN (SELECT category FROM settings))
+    ) o
 ),
 losers AS (
-    -- One index probe on (entity, key) per touched key: the planner never
-    -- joins the batch's keys against the whole table.
-    SELECT l.id, w.winner_id
-    FROM winner w
-    JOIN LATERAL (
-        SELECT o.id FROM entity_facts o
-        WHERE o.entity_id = w.entity_id AND o.key = w.key AND o.status = 'active'
-          AND o.id <> w.winner_id AND tenure_supersedes(o.category, o.durability)
-          -- A fact that says the same is a duplicate, merged (and
-          -- reinforcing the survivor) rather than superseded.
-          AND lower(btrim(o.content)) <> w.norm
-    ) l ON true
+    -- A fact that says the same as the winner is a duplicate, merged (and
+    -- reinforcing the survivor) rather than superseded.
+    SELECT l.id, w.id AS winner_id
+    FROM ranked w
+    JOIN ranked l ON l.entity_id = w.entity_id AND l.key = w.key AND l.rank > 1
+    WHERE w.rank = 1 AND l.norm <> w.norm
 ),
 archived AS (
     UPDATE entity_facts f
@@ -223,8 +232,11 @@ type SupersedeFactsRow struct {
 // superseding kind (by confirmed_at, then id; it may be an older write
 // confirmed later) stays current and archives the other active facts of a
 // superseding kind that says something else, with reason "superseded by
-// fact N". It returns each
-// archived fact with the fact that superseded it.
+// fact N". It returns each archived fact with the fact that superseded it.
+// A superseding kind is what tenure_supersedes says, read here from
+// category_settings once for the statement rather than once per fact. Each
+// key is read once, through entity_facts_entity_key_content_idx, and only
+// when it holds another active fact: most keys a batch writes hold one.
 func (q *Queries) SupersedeFacts(ctx context.Context, arg SupersedeFactsParams) ([]SupersedeFactsRow, error) {
 	rows, err := q.db.Query(ctx, supersedeFacts, arg.Ids, arg.Now)
 	if err != nil {

@@ -1,0 +1,494 @@
+package memory
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// The brief's reference: the plain reading of its rules, one query a
+// section (every durable fact of the scope scored), packed by the plain
+// greedy loop. ContextBrief must return exactly what it returns.
+
+const refDecisionsSQL = `
+SELECT d.id, e.name, d.key, d.decision, d.reasoning, d.alternatives, d.decided_by, d.decided_at
+FROM decisions d
+JOIN entities e ON e.id = d.entity_id
+WHERE d.scope = @scope AND d.do_not_reopen AND (@entity::text IS NULL OR e.name = @entity::text)
+ORDER BY d.decided_at DESC, d.id DESC
+LIMIT @max_rows`
+
+const refObligationsSQL = `
+SELECT f.id, e.name, f.key, f.content, f.durability, f.category, f.deadline, f.confirmed_at,
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz)
+FROM entity_facts f
+JOIN entities e ON e.id = f.entity_id
+WHERE f.status = 'active' AND f.deadline IS NOT NULL AND f.deadline < @due_before::timestamptz
+  AND f.category = 'obligation' AND f.scope = @scope
+  AND (f.forget_at IS NULL OR f.forget_at > @now::timestamptz)
+  AND (@entity::text IS NULL OR e.name = @entity::text)
+ORDER BY f.deadline, f.id
+LIMIT @max_rows`
+
+const refStatesSQL = `
+SELECT f.id, e.name, f.key, f.content, f.durability, f.category, f.deadline, f.confirmed_at,
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz)
+FROM entity_facts f
+JOIN entities e ON e.id = f.entity_id
+WHERE f.scope = @scope AND f.status = 'active'
+  AND f.category IN ('state', 'mood') AND f.durability IN ('short_term', 'ephemeral')
+  AND (f.forget_at IS NULL OR f.forget_at > @now::timestamptz)
+  AND NOT (f.category = 'mood' AND f.confirmed_at < @mood_cutoff::timestamptz)
+  AND NOT (f.durability = 'ephemeral' AND f.decay_half_life IS NOT NULL
+           AND f.decay_from + f.decay_half_life * interval '1 second' < @now::timestamptz)
+  AND (@entity::text IS NULL OR e.name = @entity::text)
+ORDER BY f.confirmed_at DESC, f.id DESC
+LIMIT @max_rows`
+
+const refDurableSQL = `
+SELECT f.id, e.name, f.key, f.content, f.durability, f.category, f.deadline, f.confirmed_at, m.ec
+FROM (
+    SELECT f.id, tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz) AS ec,
+        f.importance
+    FROM entity_facts f
+    JOIN entities e ON e.id = f.entity_id
+    WHERE f.scope = @scope AND f.status = 'active'
+      AND f.durability IN ('permanent', 'long_term') AND f.category <> 'decision'
+      AND (f.forget_at IS NULL OR f.forget_at > @now::timestamptz)
+      AND (@entity::text IS NULL OR e.name = @entity::text)
+    OFFSET 0
+) m
+JOIN entity_facts f ON f.id = m.id
+JOIN entities e ON e.id = f.entity_id
+ORDER BY m.ec * m.importance DESC, m.id DESC
+LIMIT @max_rows`
+
+// referenceBrief is the brief of o at now by the reference.
+func referenceBrief(t *testing.T, rf *recallFixture, o BriefOptions) Brief {
+	t.Helper()
+	ctx := context.Background()
+	o, err := o.validate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := rf.now
+	args := pgx.NamedArgs{"scope": o.Scope, "entity": nil, "max_rows": o.Budget/minBriefItem + 1, "now": now,
+		"due_before": now.Add(obligationHorizon), "mood_cutoff": now.Add(-moodFresh)}
+	if o.Entity != "" {
+		args["entity"] = o.Entity
+	}
+	var c briefCandidates
+	err = pgx.BeginTxFunc(ctx, rf.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, refDecisionsSQL, args)
+		if err != nil {
+			return err
+		}
+		c.decisions, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (BriefDecision, error) {
+			var d BriefDecision
+			err := r.Scan(&d.ID, &d.Entity, &d.Key, &d.Decision, &d.Reasoning, &d.Alternatives, &d.DecidedBy, &d.DecidedAt)
+			if d.Alternatives == nil {
+				d.Alternatives = []string{}
+			}
+			return d, err
+		})
+		if err != nil {
+			return err
+		}
+		items := func(sql string) ([]BriefItem, error) {
+			rows, err := tx.Query(ctx, sql, args)
+			if err != nil {
+				return nil, err
+			}
+			return pgx.CollectRows(rows, func(r pgx.CollectableRow) (BriefItem, error) {
+				var it BriefItem
+				err := r.Scan(&it.FactID, &it.Entity, &it.Key, &it.Content, &it.Durability, &it.Category,
+					&it.Deadline, &it.ConfirmedAt, &it.Confidence)
+				it.Overdue = it.Category == CategoryObligation && it.Deadline != nil && it.Deadline.Before(now)
+				return it, err
+			})
+		}
+		if c.obligations, err = items(refObligationsSQL); err != nil {
+			return err
+		}
+		states, err := items(refStatesSQL)
+		if err != nil {
+			return err
+		}
+		seenKey := map[[2]string]bool{}
+		for _, it := range states {
+			if it.Key != "" {
+				if seenKey[[2]string{it.Entity, it.Key}] {
+					continue
+				}
+				seenKey[[2]string{it.Entity, it.Key}] = true
+			}
+			c.states = append(c.states, it)
+		}
+		facts, err := items(refDurableSQL)
+		if err != nil {
+			return err
+		}
+		shown := map[int64]bool{}
+		for _, it := range append(append([]BriefItem{}, c.obligations...), c.states...) {
+			shown[it.FactID] = true
+		}
+		for _, it := range facts {
+			if !shown[it.FactID] {
+				c.facts = append(c.facts, it)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("reference brief: %v", err)
+	}
+	b := refPack(o.Scope, o.Budget, c, now, false)
+	if b.Truncated {
+		b = refPack(o.Scope, o.Budget, c, now, true)
+	}
+	b.Used = utf8.RuneCountInString(b.Text())
+	return b
+}
+
+// refPack takes each item, in priority order, when its line has not been
+// said before (same entity and text, case and white space aside) and it
+// fits whole in what is left of the budget.
+func refPack(scope string, budget int, c briefCandidates, now time.Time, truncated bool) Brief {
+	b := Brief{Scope: scope, Budget: budget, Truncated: truncated, now: now,
+		Decisions: []BriefDecision{}, Obligations: []BriefItem{}, States: []BriefItem{}, Facts: []BriefItem{}}
+	norm := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	used := utf8.RuneCountInString(briefHeader(scope, truncated)) + 1
+	said := map[string]bool{}
+	fresh := func(entity, content string) bool {
+		k := strings.ToLower(norm(entity)) + "\x00" + strings.ToLower(norm(content))
+		if said[k] {
+			return false
+		}
+		said[k] = true
+		return true
+	}
+	take := func(title, line string, started bool) bool {
+		cost := utf8.RuneCountInString(line) + 1
+		if !started {
+			cost += 1 + utf8.RuneCountInString(title) + 1
+		}
+		if used+cost > budget {
+			b.Truncated = true
+			return false
+		}
+		used += cost
+		return true
+	}
+	item := func(it BriefItem) string { return "- [" + norm(it.Entity) + "] " + norm(it.Content) }
+	for _, d := range c.decisions {
+		line := "- [" + norm(d.Entity) + "] " + norm(d.Decision)
+		if r := norm(d.Reasoning); r != "" {
+			line += " — because " + r
+		}
+		var alts []string
+		for _, a := range d.Alternatives {
+			if a = norm(a); a != "" {
+				alts = append(alts, a)
+			}
+		}
+		if len(alts) > 0 {
+			line += " (rejected: " + strings.Join(alts, ", ") + ")"
+		}
+		if fresh(d.Entity, d.Decision) && take(briefSectionDecisions, line, len(b.Decisions) > 0) {
+			b.Decisions = append(b.Decisions, d)
+		}
+	}
+	for _, it := range c.obligations {
+		line := item(it)
+		if it.Deadline != nil {
+			line += " (due " + it.Deadline.UTC().Format(time.DateOnly)
+			if it.Overdue {
+				line += ", overdue"
+			}
+			line += ")"
+		}
+		if fresh(it.Entity, it.Content) && take(briefSectionObligations, line, len(b.Obligations) > 0) {
+			b.Obligations = append(b.Obligations, it)
+		}
+	}
+	for _, it := range c.states {
+		line := item(it)
+		if !it.ConfirmedAt.IsZero() {
+			switch d := now.Sub(it.ConfirmedAt); {
+			case d < time.Minute:
+				line += " (as of just now)"
+			case d < time.Hour:
+				line += fmt.Sprintf(" (as of %d min ago)", int(d/time.Minute))
+			case d < 48*time.Hour:
+				line += fmt.Sprintf(" (as of %d h ago)", int(d/time.Hour))
+			default:
+				line += fmt.Sprintf(" (as of %d d ago)", int(d/(24*time.Hour)))
+			}
+		}
+		if fresh(it.Entity, it.Content) && take(briefSectionStates, line, len(b.States) > 0) {
+			b.States = append(b.States, it)
+		}
+	}
+	for _, it := range c.facts {
+		if fresh(it.Entity, it.Content) && take(briefSectionFacts, item(it), len(b.Facts) > 0) {
+			b.Facts = append(b.Facts, it)
+		}
+	}
+	return b
+}
+
+// seedBriefScopes fills scopes acme and beta with a few thousand random
+// memories of every kind: duplicates that differ only in case or white
+// space, states sharing keys, obligations due long ago, soon and late,
+// decayed and forgotten facts, ties of score, locked and reopened decisions.
+func seedBriefScopes(t *testing.T, rf *recallFixture, seed uint64) {
+	t.Helper()
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(seed, 11))
+	names := []string{"Ann", "ann", "Bob", " Bob\tjr ", "Zoë", "東京", "x", "billing-db", "A very long entity name indeed"}
+	ids := map[string][]int64{}
+	for _, scope := range []string{"acme", "beta"} {
+		for _, n := range names {
+			var id int64
+			if err := rf.pool.QueryRow(ctx, `INSERT INTO entities (scope, name) VALUES ($1, $2) RETURNING id`, scope, n).Scan(&id); err != nil {
+				t.Fatal(err)
+			}
+			ids[scope] = append(ids[scope], id)
+		}
+	}
+	phrases := []string{"Prefers tea", "prefers  TEA", "Lives in Berlin", "lives in\nberlin", "日本語 を 話す",
+		"Ships on Fridays", "Deploy freeze until the audit ends", "x", "Owes the report", "In a meeting",
+		"Feeling tired", "Travelling in Japan", "Replication lag is 4 s."}
+	content := func() string {
+		if r.IntN(3) == 0 {
+			return phrases[r.IntN(len(phrases))]
+		}
+		n := 1 + r.IntN(25)
+		if r.IntN(20) == 0 {
+			n = 200 + r.IntN(300) // longer than any small budget
+		}
+		return randomWords(r, n, n)
+	}
+	durs := []string{"permanent", "long_term", "short_term", "ephemeral"}
+	cats := []string{"observation", "preference", "identity", "mood", "decision", "routine", "state", "obligation"}
+	keys := []string{"", "", "", "mood", "status", "replication_lag", "city"}
+	day := 24 * time.Hour
+	var rows [][]any
+	for i := range 4000 {
+		scope := []string{"acme", "beta"}[i%2]
+		dur, cat := durs[r.IntN(len(durs))], cats[r.IntN(len(cats))]
+		key := keys[r.IntN(len(keys))]
+		if cat == "decision" {
+			key = fmt.Sprintf("k%d", i)
+		}
+		conf := []float64{0.8, 0.5, 1, 0}[r.IntN(4)]
+		if r.IntN(2) == 0 {
+			conf = 0.1 + 0.9*r.Float64()
+		}
+		imp := []float64{0.5, 1, 0.25, 0}[r.IntN(4)]
+		if r.IntN(2) == 0 {
+			imp = r.Float64()
+		}
+		age := time.Duration(r.Int64N(int64(400 * day)))
+		switch r.IntN(4) {
+		case 0:
+			age = time.Duration(r.Int64N(int64(3 * day)))
+		case 1:
+			age = time.Duration(r.IntN(5)) * time.Hour // ties: the same instant
+		}
+		var deadline, expires, archivedAt *time.Time
+		var reason *string
+		status := "active"
+		if cat == "obligation" && r.IntN(6) > 0 {
+			d := rf.now.Add(time.Duration(r.Int64N(int64(40*day))) - 10*day)
+			deadline = &d
+		}
+		if r.IntN(30) == 0 {
+			e := rf.now.Add(-time.Hour)
+			expires = &e
+		}
+		if r.IntN(20) == 0 {
+			status, archivedAt, reason = "archived", &rf.now, new(string)
+			*reason = "decayed"
+		}
+		rows = append(rows, []any{scope, ids[scope][r.IntN(len(names))], key, content(), dur, cat, conf, imp,
+			rf.now.Add(-age), deadline, expires, status, archivedAt, reason})
+	}
+	if _, err := rf.pool.CopyFrom(ctx, pgx.Identifier{"entity_facts"}, []string{"scope", "entity_id", "key", "content",
+		"durability", "category", "confidence", "importance", "confirmed_at", "deadline", "expires_at", "status",
+		"archived_at", "archive_reason"}, pgx.CopyFromRows(rows)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rf.pool.Exec(ctx, `
+		INSERT INTO decisions (fact_id, scope, entity_id, key, decision, reasoning, alternatives, decided_by,
+			decided_at, do_not_reopen, reopened_at, reopened_by, reopen_reason)
+		SELECT id, scope, entity_id, key, content,
+			CASE WHEN id % 3 = 0 THEN '' ELSE 'because ' || left(content, 20) END,
+			CASE WHEN id % 4 = 0 THEN ARRAY['MySQL', ' ', 'SQLite  db'] ELSE '{}' END, 'ann',
+			confirmed_at - (id % 7) * interval '1 hour', id % 5 <> 0,
+			CASE WHEN id % 5 = 0 THEN confirmed_at END, CASE WHEN id % 5 = 0 THEN 'bob' END,
+			CASE WHEN id % 5 = 0 THEN 'traffic grew' END
+		FROM entity_facts WHERE category = 'decision'`); err != nil {
+		t.Fatal(err)
+	}
+	for _, table := range []string{"entities", "entity_facts", "decisions"} {
+		if _, err := rf.pool.Exec(ctx, "ANALYZE "+table); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestContextBriefMatchesReference: on thousands of random memories, every
+// brief (whole scopes and single entities, budgets from the smallest to the
+// largest) is exactly the reference's: the same items, in the same order,
+// with the same confidences, the same text and the same flags.
+func TestContextBriefMatchesReference(t *testing.T) {
+	rf := newRecallFixture(t)
+	seedBriefScopes(t, rf, 1)
+	budgets := []int{MinBriefBudget, 201, 257, 333, 500, 800, 1000, 1700, 2500, 4000, 6500, 10000, 25000, MaxBriefBudget}
+	for _, scope := range []string{"acme", "beta", "empty"} {
+		for _, entity := range []string{"", "Ann", "ann", "Bob jr", "東京", "nobody"} {
+			for _, budget := range budgets {
+				o := BriefOptions{Scope: scope, Entity: entity, Budget: budget}
+				got := rf.brief(t, o)
+				want := referenceBrief(t, rf, o)
+				gotJSON, _ := json.Marshal(got)
+				wantJSON, _ := json.Marshal(want)
+				if string(gotJSON) != string(wantJSON) || got.Text() != want.Text() {
+					t.Fatalf("brief %+v differs from the reference:\n%s\nwant\n%s", o, got.Text(), want.Text())
+				}
+			}
+		}
+	}
+	// Later, as memories age: states fall out, obligations become overdue,
+	// facts decay past one another.
+	for _, later := range []time.Duration{time.Hour, 3 * 24 * time.Hour, 200 * 24 * time.Hour} {
+		rf.now = recallNow.Add(later)
+		for _, budget := range []int{MinBriefBudget, 1000, 4000, MaxBriefBudget} {
+			o := BriefOptions{Scope: "acme", Budget: budget}
+			got, want := rf.brief(t, o), referenceBrief(t, rf, o)
+			gotJSON, _ := json.Marshal(got)
+			wantJSON, _ := json.Marshal(want)
+			if string(gotJSON) != string(wantJSON) {
+				t.Fatalf("brief %+v %s later differs from the reference:\n%s\nwant\n%s", o, later, got.Text(), want.Text())
+			}
+		}
+	}
+}
+
+// TestBriefLineHelpers holds the packer's shortcuts to what they stand for:
+// oneLine to joining the fields, and each candidate's measure to the runes of
+// its line.
+func TestBriefLineHelpers(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	pieces := []string{"a", "Ab", "É", "ǅ", " ", "  ", "\t", "\n", "\u00a0", "\u2003", "\u3000", "\u0085", "\xff", "\xe2\x80",
+		"日本", "İ", "ß", "Σ", "-", ""}
+	random := func() string {
+		var sb strings.Builder
+		for range r.IntN(8) {
+			sb.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		return sb.String()
+	}
+	for range 20000 {
+		s := random()
+		if got, want := oneLine(s), strings.Join(strings.Fields(s), " "); got != want {
+			t.Fatalf("oneLine(%q) = %q, want %q", s, got, want)
+		}
+	}
+	deadline := recallNow.Add(-36 * time.Hour)
+	for range 3000 {
+		var c briefCandidates
+		for range r.IntN(4) {
+			c.decisions = append(c.decisions, BriefDecision{Entity: random(), Decision: random(), Reasoning: random(),
+				Alternatives: []string{random(), random()}[:r.IntN(3)]})
+		}
+		for _, list := range []*[]BriefItem{&c.obligations, &c.states, &c.facts} {
+			for range r.IntN(4) {
+				it := BriefItem{Entity: random(), Content: random(), Overdue: r.IntN(2) == 0,
+					ConfirmedAt: recallNow.Add(-time.Duration(r.Int64N(int64(90 * 24 * time.Hour))))}
+				if r.IntN(3) > 0 {
+					it.Deadline = &deadline
+				}
+				*list = append(*list, it)
+			}
+		}
+		lines := briefLinesOf(c, recallNow)
+		check := func(line string, l briefLine) {
+			if got, want := l.base+l.tail, utf8.RuneCountInString(line)+1; got != want {
+				t.Fatalf("%q costs %d, want %d", line, got, want)
+			}
+		}
+		for i, d := range c.decisions {
+			check(decisionLine(d), lines.decisions[i])
+		}
+		for i, it := range c.obligations {
+			check(obligationLine(it), lines.obligations[i])
+		}
+		for i, it := range c.states {
+			check(stateLine(it, recallNow), lines.states[i])
+		}
+		for i, it := range c.facts {
+			check(itemLine(it), lines.facts[i])
+		}
+	}
+}
+
+// TestPackBriefMatchesReference packs many random candidate sets, with lines
+// that repeat one another across sections (in other case and spacing), under
+// random budgets: packBrief takes exactly what the reference takes.
+func TestPackBriefMatchesReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	entities := []string{"Ann", "ANN", " ann ", "Bob", "日本"}
+	texts := []string{"Prefers tea", "prefers  TEA", "Lives in Berlin", "x", "Ships on Fridays after the review",
+		strings.Repeat("long ", 40) + "text", "İstanbul trip", "i̇stanbul TRIP"}
+	text := func() string {
+		if r.IntN(4) == 0 {
+			return randomWords(r, 1, 30)
+		}
+		return texts[r.IntN(len(texts))]
+	}
+	deadline := recallNow.Add(48 * time.Hour)
+	for i := range 5000 {
+		var c briefCandidates
+		n := int64(0)
+		for range r.IntN(6) {
+			c.decisions = append(c.decisions, BriefDecision{ID: n, Entity: entities[r.IntN(len(entities))], Decision: text(),
+				Reasoning: []string{"", "it is cheaper"}[r.IntN(2)], Alternatives: []string{"MySQL"}[:r.IntN(2)]})
+			n++
+		}
+		for _, list := range []*[]BriefItem{&c.obligations, &c.states, &c.facts} {
+			for range r.IntN(10) {
+				it := BriefItem{FactID: n, Entity: entities[r.IntN(len(entities))], Content: text(),
+					ConfirmedAt: recallNow.Add(-time.Duration(r.IntN(1e6)) * time.Second)}
+				if list == &c.obligations {
+					it.Deadline = &deadline
+				}
+				*list = append(*list, it)
+				n++
+			}
+		}
+		budget := MinBriefBudget + r.IntN(1500)
+		if i%7 == 0 {
+			budget = MinBriefBudget + r.IntN(40)
+		}
+		got := packBrief("acme", budget, c, recallNow)
+		want := refPack("acme", budget, c, recallNow, false)
+		if want.Truncated {
+			want = refPack("acme", budget, c, recallNow, true)
+		}
+		want.Used = utf8.RuneCountInString(want.Text())
+		gotJSON, _ := json.Marshal(got)
+		wantJSON, _ := json.Marshal(want)
+		if string(gotJSON) != string(wantJSON) {
+			t.Fatalf("budget %d: packBrief =\n%s\nwant\n%s", budget, got.Text(), want.Text())
+		}
+	}
+}

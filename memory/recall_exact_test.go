@@ -1,0 +1,402 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// recallWords is the test vocabulary, the most frequent first.
+var recallWords = strings.Fields(`tea coffee berlin deploy budget piano garden invoice
+lisbon react python meeting travel kyoto novel winter dentist salary hotel tokyo
+lunch guitar podcast insurance mortgage seattle espresso laptop printer recipe`)
+
+// seedRecallFacts writes n facts to scope (and its entities Ann, Bob, Cy)
+// with words drawn by Zipf's law, so that the first words are in most facts
+// and often several times in one: every durability and suggested category,
+// confidences from below the archive floor to 1, ages up to 400 days,
+// obligations with deadlines before and after now, one in ten archived.
+func seedRecallFacts(t *testing.T, rf *recallFixture, scope string, n int, seed uint64) {
+	t.Helper()
+	ctx := context.Background()
+	var entities []int64
+	for _, name := range []string{"Ann", "Bob", "Cy"} {
+		var id int64
+		if err := rf.pool.QueryRow(ctx, `INSERT INTO entities (scope, name) VALUES ($1, $2)
+			ON CONFLICT (scope, name) DO UPDATE SET name = excluded.name RETURNING id`, scope, name).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		entities = append(entities, id)
+	}
+	r := rand.New(rand.NewPCG(seed, 7))
+	zipf := rand.NewZipf(r, 1.2, 1, uint64(len(recallWords)-1))
+	durs := Durabilities()
+	cats := SuggestedCategories()
+	rows := make([][]any, 0, n)
+	for i := range n {
+		words := make([]string, 3+r.IntN(18))
+		for j := range words {
+			words[j] = recallWords[zipf.Uint64()]
+		}
+		switch i % 97 {
+		case 0: // a long fact: one word many times
+			for range 20 + r.IntN(30) {
+				words = append(words, recallWords[r.IntN(5)])
+			}
+		case 1: // more positions than a tsvector keeps for one lexeme
+			for range 300 {
+				words = append(words, "kyoto")
+			}
+		}
+		key := ""
+		if r.IntN(3) == 0 {
+			key = fmt.Sprintf("k_%d", i)
+		}
+		cat := cats[r.IntN(len(cats))]
+		var deadline *time.Time
+		if cat == CategoryObligation {
+			d := rf.now.Add(time.Duration(r.IntN(40*24)-20*24) * time.Hour)
+			deadline = &d
+		}
+		status := "active"
+		var archivedAt *time.Time
+		if r.IntN(10) == 0 {
+			status, archivedAt = "archived", &rf.now
+		}
+		confirmed := rf.now.Add(-time.Duration(r.Int64N(int64(400 * 24 * time.Hour))))
+		rows = append(rows, []any{scope, entities[r.IntN(len(entities))], key, strings.Join(words, " "),
+			string(durs[r.IntN(len(durs))]), cat, 0.05 + 0.95*r.Float64(), 0.5, confirmed, deadline, status,
+			archivedAt, confirmed, confirmed})
+	}
+	if _, err := rf.pool.CopyFrom(ctx, pgx.Identifier{"entity_facts"}, []string{"scope", "entity_id", "key",
+		"content", "durability", "category", "confidence", "importance", "confirmed_at", "deadline", "status",
+		"archived_at", "created_at", "updated_at"}, pgx.CopyFromRows(rows)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// recallQueries are the queries the exactness tests ask: single words from
+// the most to the least frequent, both-words, either-word, phrases,
+// negations, keys, stop words and odd lexemes.
+func recallQueries() []string {
+	var qs []string
+	for i, w := range recallWords {
+		qs = append(qs, w)
+		next := recallWords[(i+1)%len(recallWords)]
+		far := recallWords[(i+7)%len(recallWords)]
+		qs = append(qs, w+" or "+next, w+" "+next, w+" or "+far+" or "+next, `"`+w+" "+next+`"`, w+" -"+next)
+	}
+	return append(qs, "-tea", "tea or -coffee", "tea tea", "kyoto", "k_7", "k_100 or k_200", "the",
+		"o'reilly tea", `back\slash`, strings.Repeat("x", 300)+" or tea", "berlin or lisbon or kyoto or tokyo or seattle",
+		"a b c d e f g h i j tea")
+}
+
+// TestRecallAgreesWithFullRanking holds recall to the ranking of every
+// match: the same facts in the same order with the same relevance and score,
+// whatever the query, filters and limit, before and after writes that move
+// facts in and out of the indexes.
+func TestRecallAgreesWithFullRanking(t *testing.T) {
+	rf := newRecallFixture(t)
+	ctx := context.Background()
+	seedRecallFacts(t, rf, "acme", 3000, 1)
+	seedRecallFacts(t, rf, "other", 500, 2)
+	if _, err := rf.pool.Exec(ctx, "ANALYZE entity_facts"); err != nil {
+		t.Fatal(err)
+	}
+	settled := 0
+	check := func(t *testing.T) {
+		for _, text := range recallQueries() {
+			for _, q := range []RecallQuery{
+				{Scope: "acme", Query: text},
+				{Scope: "acme", Query: text, Limit: 1},
+				{Scope: "acme", Query: text, Limit: 100},
+				{Scope: "acme", Query: text, Durability: string(LongTerm)},
+				{Scope: "acme", Query: text, Category: CategoryObservation, Limit: 5},
+				{Scope: "acme", Query: text, Entity: "Bob"},
+			} {
+				before := len(rf.sent.stmts)
+				got := rf.recall(t, q)
+				if !rf.sent.sentSince(before, "name: RecallEvery") && !rf.sent.sentSince(before, "name: RecallSearch") &&
+					(rf.sent.sentSince(before, "name: RecallCandidates") || rf.sent.sentSince(before, "name: RecallPairs")) {
+					settled++
+				}
+				p, err := q.validate()
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := recallSearch(ctx, rf.s.q, p, rf.now)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(got) != len(want) {
+					t.Fatalf("Recall(%+v) = %d results, ranking every match gives %d", q, len(got), len(want))
+				}
+				for i := range want {
+					g := got[i]
+					if g.Fact.ID != want[i].ID || g.Score != want[i].Score || g.Relevance != want[i].Relevance ||
+						g.Fact.EffectiveConfidence != want[i].EffectiveConfidence {
+						t.Fatalf("Recall(%+v) result %d = fact %d (relevance %v, score %v), ranking every match gives fact %d (%v, %v)",
+							q, i, g.Fact.ID, g.Relevance, g.Score, want[i].ID, want[i].Relevance, want[i].Score)
+					}
+				}
+			}
+		}
+	}
+	check(t)
+	t.Logf("%d recalls settled on the rungs or the pairs", settled)
+	if settled < 100 {
+		t.Errorf("%d recalls settled on the repeats alone, want most of the single words and either-words", settled)
+	}
+
+	// Writers change facts with plain statements (an edit, archiving,
+	// reinforcement, a restore, a move between scopes): the indexes follow.
+	for _, w := range []struct {
+		sql  string
+		args []any
+	}{
+		{`UPDATE entity_facts SET content = content || ' tea tea tea tea tea tea tea', version = version + 1
+		  WHERE scope = 'acme' AND id % 13 = 0`, nil},
+		{`UPDATE entity_facts SET status = 'archived', archived_at = $1, archive_reason = 'test'
+		  WHERE scope = 'acme' AND status = 'active' AND id % 11 = 0`, []any{rf.now}},
+		{`UPDATE entity_facts SET confidence = 1, confirmed_at = $1 WHERE scope = 'acme' AND id % 17 = 0`, []any{rf.now}},
+		{`UPDATE entity_facts SET status = 'active', archived_at = NULL, archive_reason = NULL
+		  WHERE scope = 'acme' AND status = 'archived' AND id % 5 = 0`, nil},
+		{`UPDATE entity_facts SET scope = 'acme', entity_id = (SELECT id FROM entities WHERE scope = 'acme' AND name = 'Cy')
+		  WHERE scope = 'other' AND id % 3 = 0`, nil},
+	} {
+		if _, err := rf.pool.Exec(ctx, w.sql, w.args...); err != nil {
+			t.Fatalf("%s: %v", w.sql, err)
+		}
+	}
+	check(t)
+}
+
+// sentSince reports whether a statement containing marker was sent after the
+// first n.
+func (r *sqlRecorder) sentSince(n int, marker string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range r.stmts[n:] {
+		if strings.Contains(s.SQL, marker) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestRecallRelevanceBound checks, on every match of every test query, what
+// recall's early stop rests on: a match holds at least m positions of the
+// query's lexemes, and its ts_rank_cd is at most 0.1 × (T - max(m, 1) + 1)
+// for T positions of them.
+func TestRecallRelevanceBound(t *testing.T) {
+	rf := newRecallFixture(t)
+	ctx := context.Background()
+	seedRecallFacts(t, rf, "acme", 1500, 3)
+	checked := 0
+	for _, text := range recallQueries() {
+		parsed, err := rf.s.q.RecallParse(ctx, text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tq, ok := parseTSQuery(parsed)
+		if !ok {
+			t.Fatalf("parseTSQuery(%q) failed", parsed)
+		}
+		rows, err := rf.pool.Query(ctx, `
+			SELECT f.id, ts_rank_cd(f.search, q)::double precision,
+				(SELECT coalesce(sum(cardinality(u.positions)), 0)::int FROM unnest(f.search) u WHERE u.lexeme = ANY($2))
+			FROM websearch_to_tsquery('english', $1) q, entity_facts f
+			WHERE f.search @@ q`, text, tq.lexemes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var id int64
+			var rel float64
+			var n int
+			if err := rows.Scan(&id, &rel, &n); err != nil {
+				t.Fatal(err)
+			}
+			checked++
+			if n < tq.minLexemes {
+				t.Errorf("query %q (%s): fact %d matches with %d positions of its lexemes, m = %d", text, parsed, id, n, tq.minLexemes)
+			}
+			if bound := recallCoverBound * float64(n-max(tq.minLexemes, 1)+1); rel > bound {
+				t.Errorf("query %q (%s): fact %d has relevance %v over the bound %v (T = %d, m = %d)",
+					text, parsed, id, rel, bound, n, tq.minLexemes)
+			}
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if checked < 10000 {
+		t.Errorf("checked %d matches, want the test queries to match many facts", checked)
+	}
+}
+
+// TestRecallTokensMatchIndex holds the tokens recall asks for to those the
+// index functions write.
+func TestRecallTokensMatchIndex(t *testing.T) {
+	rf := newRecallFixture(t)
+	ctx := context.Background()
+	var repeats, terms string
+	// 20 positions of "tea", 3 of "it's", 1 of "coffee".
+	v := "'tea':1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20 'coffee':21 'it''s':22,23,24"
+	if err := rf.pool.QueryRow(ctx, `SELECT tenure_recall_repeats('acme', $1::tsvector, 0.71)::text,
+		tenure_recall_terms('acme', $1::tsvector)::text`, v).Scan(&repeats, &terms); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{tsqueryOperand(" 8 acme")} // confidence 0.71: band 8
+	for _, j := range recallSteps {
+		want = append(want, tsqueryOperand(fmt.Sprintf("tea %d acme", j)))
+		if j <= 3 {
+			want = append(want, tsqueryOperand(fmt.Sprintf("it's %d acme", j)))
+		}
+	}
+	slices.Sort(want)
+	if got := splitTSVector(repeats); !slices.Equal(got, want) {
+		t.Errorf("tenure_recall_repeats = %s, want the tokens %v", repeats, want)
+	}
+	if got, want := splitTSVector(terms), []string{"'coffee acme'", "'it''s acme'", "'tea acme'"}; !slices.Equal(got, want) {
+		t.Errorf("tenure_recall_terms = %s, want %v", terms, want)
+	}
+	// A fact whose lexemes are too long for a token (over 1000 bytes, in a
+	// text over 1900) is written all the same, with the tokens of the others.
+	long := strings.Repeat("z", 1950)
+	if err := rf.pool.QueryRow(ctx, `SELECT tenure_recall_terms('acme', to_tsvector('simple', $1))::text,
+		tenure_recall_repeats('acme', to_tsvector('simple', $1), 1)::text`, long+" "+long+" tea tea").Scan(&terms, &repeats); err != nil {
+		t.Fatal(err)
+	}
+	if terms != "'tea acme'" || repeats != "' 10 acme' 'tea 2 acme'" {
+		t.Errorf("with a long lexeme: terms %s, repeats %s; want only tea's tokens", terms, repeats)
+	}
+	for _, n := range []int{990, 1890, 2040} {
+		word := strings.Repeat("y", n)
+		rf.insert(t, recallFact{content: word + " " + word + " tea tea"})
+		rf.insert(t, recallFact{key: "long", content: strings.Repeat(word+" ", 3) + "tea"})
+	}
+	if res := rf.recall(t, RecallQuery{Scope: "acme", Query: "tea"}); len(res) != 6 {
+		t.Errorf("Recall(tea) = %d results, want the 6 facts with long words", len(res))
+	}
+	if res := rf.recall(t, RecallQuery{Scope: "acme", Query: strings.Repeat("y", 990)}); len(res) != 2 {
+		t.Errorf("Recall(a long word) = %d results, want 2", len(res))
+	}
+}
+
+// splitTSVector returns the quoted lexemes of a tsvector's text, sorted.
+func splitTSVector(s string) []string {
+	var out []string
+	for rest := s; rest != ""; {
+		rest = strings.TrimLeft(rest, " ")
+		if rest == "" || rest[0] != '\'' {
+			break
+		}
+		i := 1
+		for i < len(rest) {
+			if rest[i] == '\'' {
+				if i+1 < len(rest) && rest[i+1] == '\'' {
+					i += 2
+					continue
+				}
+				break
+			}
+			i++
+		}
+		out = append(out, rest[:i+1])
+		rest = rest[i+1:]
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestParseTSQuery(t *testing.T) {
+	tests := []struct {
+		text    string
+		lexemes []string
+		m       int
+		scoped  string // "" when no tokens serve
+	}{
+		{"", nil, 0, ""},
+		{"'tea'", []string{"tea"}, 1, "'tea s'"},
+		{"'hotel' & 'invoic'", []string{"hotel", "invoic"}, 2, "('hotel s' & 'invoic s')"},
+		{"'budget' | 'invoic'", []string{"budget", "invoic"}, 1, "('budget s' | 'invoic s')"},
+		{"'green' <-> 'tea' & !'bob'", []string{"green", "tea", "bob"}, 2, "('green s' & 'tea s')"},
+		{"'k' <-> '123'", []string{"k", "123"}, 2, "('k s' & '123 s')"},
+		{"'b' <-> 'c' | 'd'", []string{"b", "c", "d"}, 1, "(('b s' & 'c s') | 'd s')"},
+		{"!'b' & !'c' | 'd'", []string{"b", "c", "d"}, 0, ""},
+		{"'x' | !'y'", []string{"x", "y"}, 0, ""},
+		{"!'x' & 'y'", []string{"x", "y"}, 1, "'y s'"},
+		{"'tea' & 'tea'", []string{"tea"}, 1, "('tea s' & 'tea s')"},
+		{"'state-of-the-art' <-> 'state' <3> 'art'", []string{"state-of-the-art", "state", "art"}, 3,
+			"(('state-of-the-art s' & 'state s') & 'art s')"},
+		{"( 'a' | 'b' ) & 'c'", []string{"a", "b", "c"}, 2, "(('a s' | 'b s') & 'c s')"},
+		{`'it''s' & 'a\\b'`, []string{"it's", `a\b`}, 2, `('it''s s' & 'a\\b s')`},
+	}
+	for _, tt := range tests {
+		q, ok := parseTSQuery(tt.text)
+		if !ok {
+			t.Errorf("parseTSQuery(%q) failed", tt.text)
+			continue
+		}
+		scoped, sok := q.scoped("s")
+		if !sok {
+			scoped = ""
+		}
+		if !slices.Equal(q.lexemes, tt.lexemes) || q.minLexemes != tt.m || scoped != tt.scoped {
+			t.Errorf("parseTSQuery(%q) = lexemes %q, m %d, scoped %q; want %q, %d, %q",
+				tt.text, q.lexemes, q.minLexemes, scoped, tt.lexemes, tt.m, tt.scoped)
+		}
+	}
+	for _, bad := range []string{"'a':*", "'a':AB & 'b'", "'a' &", "('a'", "'a", "'a' <x> 'b'"} {
+		if _, ok := parseTSQuery(bad); ok {
+			t.Errorf("parseTSQuery(%q) succeeded, want it refused", bad)
+		}
+	}
+}
+
+// TestRecallRungsCoverLevels checks the two-lexeme rungs against every pair
+// of occurrence counts: a fact is taken by the first rung whose level its
+// T reaches, or by an earlier one, never by a later one.
+func TestRecallRungsCoverLevels(t *testing.T) {
+	has := func(tokens map[string]bool, term recallTerm) bool {
+		for l, j := range term {
+			if j > 0 && !tokens[fmt.Sprintf("%d %d", l, j)] {
+				return false
+			}
+		}
+		return true
+	}
+	for a := 0; a <= 40; a++ {
+		for b := 0; b <= 40; b++ {
+			tokens := map[string]bool{}
+			for _, j := range recallSteps {
+				if a >= j {
+					tokens[fmt.Sprintf("0 %d", j)] = true
+				}
+				if b >= j {
+					tokens[fmt.Sprintf("1 %d", j)] = true
+				}
+			}
+			taken := -1
+			for i, level := range recallPairLevels {
+				for _, term := range recallLevelCond(level) {
+					if has(tokens, term) && taken < 0 {
+						taken = i
+					}
+				}
+			}
+			for i, level := range recallPairLevels {
+				if a+b >= level && (taken < 0 || taken > i) {
+					t.Fatalf("a = %d, b = %d (T = %d) reaches level %d but no rung up to it takes it (taken by %d)", a, b, a+b, level, taken)
+				}
+			}
+		}
+	}
+}
