@@ -27,6 +27,11 @@ type SeedOptions struct {
 	Now time.Time
 	// Seed makes the data reproducible.
 	Seed int64
+	// Progress, when set, is told what Seed is doing: the phase (facts,
+	// decisions, working rows, analyze, and done at the end), and for the
+	// rows it copies how many of total it has sent, every few thousand rows;
+	// total is -1 when unknown.
+	Progress func(phase string, done, total int64)
 }
 
 // SeedCounts is what Seed wrote.
@@ -192,7 +197,13 @@ func Seed(ctx context.Context, pool *pgxpool.Pool, o SeedOptions) (SeedCounts, e
 	if o.DueNow > 0 {
 		dueEvery = o.Facts / o.DueNow
 	}
-	src := &factSource{n: o.Facts, fn: func(i int) []any {
+	progress := func(phase string, done, total int64) {
+		if o.Progress != nil {
+			o.Progress(phase, done, total)
+		}
+	}
+	progress("facts", 0, int64(o.Facts))
+	src := &factSource{n: o.Facts, progress: func(done int) { progress("facts", int64(done), int64(o.Facts)) }, fn: func(i int) []any {
 		s := i % o.Scopes
 		ids := entityIDs[s]
 		entity := ids[r.IntN(len(ids))]
@@ -250,6 +261,7 @@ func Seed(ctx context.Context, pool *pgxpool.Pool, o SeedOptions) (SeedCounts, e
 	}
 
 	// Every keyed decision fact gets its decision row, locked against reopening.
+	progress("decisions", 0, -1)
 	tag, err := pool.Exec(ctx, `
 INSERT INTO decisions (fact_id, scope, entity_id, key, decision, reasoning, decided_by, decided_at)
 SELECT id, scope, entity_id, key, content, 'seeded', 'bench', confirmed_at
@@ -260,7 +272,8 @@ FROM entity_facts WHERE category = 'decision' AND key <> '' AND scope LIKE 'benc
 	c.Decisions = int(tag.RowsAffected())
 
 	// Working rows: 1 in 25 expired, 1 in 6 transient, the rest durable.
-	nodeSrc := &factSource{n: o.Nodes, fn: func(i int) []any {
+	progress("working rows", 0, int64(o.Nodes))
+	nodeSrc := &factSource{n: o.Nodes, progress: func(done int) { progress("working rows", int64(done), int64(o.Nodes)) }, fn: func(i int) []any {
 		s := i % o.Scopes
 		marker := "durable"
 		switch {
@@ -290,6 +303,7 @@ FROM entity_facts WHERE category = 'decision' AND key <> '' AND scope LIKE 'benc
 		[]string{"scope", "content", "properties", "importance", "created_at"}, nodeSrc); err != nil {
 		return c, fmt.Errorf("seed: nodes: %w", err)
 	}
+	progress("analyze", 0, -1)
 	if _, err := pool.Exec(ctx, "ANALYZE"); err != nil {
 		return c, fmt.Errorf("seed: analyze: %w", err)
 	}
@@ -301,6 +315,7 @@ FROM entity_facts WHERE category = 'decision' AND key <> '' AND scope LIKE 'benc
 		return c, fmt.Errorf("seed: %d facts are due, want %d", due, o.DueNow)
 	}
 	c.Elapsed = time.Since(start)
+	progress("done", int64(c.Facts), int64(c.Facts))
 	return c, nil
 }
 
@@ -310,14 +325,27 @@ type factSource struct {
 	n, i int
 	fn   func(i int) []any
 	row  []any
+	// progress, when set, is called with the rows sent so far every
+	// progressRows rows and at the end.
+	progress func(done int)
 }
+
+// progressRows is how often a factSource reports its progress.
+const progressRows = 10_000
 
 func (s *factSource) Next() bool {
 	if s.i >= s.n {
+		if s.progress != nil && s.n > 0 {
+			s.progress(s.n)
+			s.progress = nil
+		}
 		return false
 	}
 	s.row = s.fn(s.i)
 	s.i++
+	if s.progress != nil && s.i%progressRows == 0 && s.i < s.n {
+		s.progress(s.i)
+	}
 	return true
 }
 

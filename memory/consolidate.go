@@ -166,9 +166,24 @@ type ConsolidateOptions struct {
 	// PhaseDone, when set, is called after each phase with the time it took
 	// (the benchmark reports where a run's time goes).
 	PhaseDone func(phase int, took time.Duration)
+	// Progress, when set, is called at the start of each phase and after
+	// each of its batches (from the goroutine that called Consolidate).
+	Progress func(ConsolidateProgress)
 	// afterBatch, for tests, is called after each committed batch of a phase;
 	// an error stops the run there, as a kill would.
 	afterBatch func(phase int) error
+}
+
+// ConsolidateProgress is how far a run has come in one phase.
+type ConsolidateProgress struct {
+	Phase int
+	// Done is how many working rows the phase has read so far (the promote
+	// and decide phases), or how many rows it has changed (the others).
+	Done int64
+	// Total is how many working rows were pending when the phase began (the
+	// promote and decide phases read at most these), -1 for the phases whose
+	// work is not known in advance.
+	Total int64
 }
 
 // Consolidate runs every phase once and returns the run's report. Each batch
@@ -272,6 +287,9 @@ type runner struct {
 	faults   bool
 	// plans keeps the plans of the current batch's rows.
 	plans planCache
+	// read and changed count the working rows the current phase has read
+	// and the rows its batches changed, for opts.Progress.
+	read, changed int64
 }
 
 // fail records the run as failed (or cancelled) and returns err.
@@ -388,6 +406,9 @@ func (r *runner) batch(ctx context.Context, phase int, fn func(q *queries.Querie
 		return false, err
 	}
 	r.report, r.totals = report, totals
+	for _, v := range res.counts {
+		r.changed += int64(v)
+	}
 	r.setAside += len(res.faults)
 	if len(res.faults) > 0 {
 		r.faults = true
@@ -441,6 +462,7 @@ func (r *runner) phase(ctx context.Context, phase int) error {
 	}
 	var cursor int64
 	defer r.plans.wait()
+	progress := r.progress(ctx, phase)
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -452,9 +474,37 @@ func (r *runner) phase(ctx context.Context, phase int) error {
 		if err != nil {
 			return err
 		}
+		progress(done)
 		if done {
 			return nil
 		}
+	}
+}
+
+// progress reports the start of phase to opts.Progress and returns what
+// reports each of its batches (done: the phase's last).
+func (r *runner) progress(ctx context.Context, phase int) func(done bool) {
+	if r.opts.Progress == nil {
+		return func(bool) {}
+	}
+	total := int64(-1)
+	if phase == PhasePromote || phase == PhaseDecide {
+		// An index-only count over the pending rows' partial index.
+		if err := r.s.pool.QueryRow(ctx, `SELECT count(*) FROM memory_nodes WHERE promoted_at IS NULL`).Scan(&total); err != nil {
+			total = -1
+		}
+	}
+	r.read, r.changed = 0, 0
+	r.opts.Progress(ConsolidateProgress{Phase: phase, Total: total})
+	return func(last bool) {
+		done := r.changed
+		if total >= 0 {
+			done = r.read
+			if last {
+				done = total
+			}
+		}
+		r.opts.Progress(ConsolidateProgress{Phase: phase, Done: done, Total: total})
 	}
 }
 
@@ -496,6 +546,7 @@ func (r *runner) pending(ctx context.Context, q *queries.Queries, phase int, cur
 	if len(rows) > 0 {
 		*cursor = rows[len(rows)-1].ID
 	}
+	r.read += int64(len(rows))
 	return rows, len(rows) < r.opts.BatchSize, nil
 }
 
@@ -915,6 +966,7 @@ func (r *runner) decideStep(ctx context.Context, q *queries.Queries, tx pgx.Tx, 
 		return batchResult{done: done}, nil
 	}
 	*cursor = peeked[len(peeked)-1].ID
+	r.read += int64(len(peeked))
 	rows := make([]queries.SelectPendingNodesRow, len(peeked))
 	for i, row := range peeked {
 		rows[i] = queries.SelectPendingNodesRow(row)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -581,5 +582,48 @@ func TestCleanupRemovesRowsPromotedLongAgo(t *testing.T) {
 	}
 	if e.count(t, `SELECT count(*) FROM entity_facts WHERE source_node_id = $1`, id) != 1 {
 		t.Error("the fact lost its source row id")
+	}
+}
+
+// TestConsolidateProgress follows a run batch by batch: every phase starts
+// at zero, the promote phase counts the rows it reads against the pending
+// rows it began with, and every phase ends with its last batch.
+func TestConsolidateProgress(t *testing.T) {
+	e := newEnv(t)
+	var nodes []NewNode
+	for i := range 25 {
+		nodes = append(nodes, NewNode{Content: fmt.Sprintf("Ticket %d was resolved by the support team.", i),
+			Properties: map[string]any{"entity": fmt.Sprintf("Ticket %d", i), "key": "status"}})
+	}
+	nodes = append(nodes, NewNode{Content: "Sync in progress", Durability: "transient"})
+	e.push(t, "support", nodes...)
+	var got []ConsolidateProgress
+	if _, err := e.store.Consolidate(context.Background(), ConsolidateOptions{Trigger: TriggerTest, BatchSize: 10,
+		Progress: func(p ConsolidateProgress) { got = append(got, p) }}); err != nil {
+		t.Fatal(err)
+	}
+	var promote []ConsolidateProgress
+	phases := map[int]bool{}
+	for i, p := range got {
+		if !phases[p.Phase] {
+			phases[p.Phase] = true
+			if p.Done != 0 {
+				t.Errorf("phase %d starts at %d done, want 0", p.Phase, p.Done)
+			}
+		}
+		if i > 0 && got[i-1].Phase == p.Phase && p.Done < got[i-1].Done {
+			t.Errorf("phase %d went back from %d to %d", p.Phase, got[i-1].Done, p.Done)
+		}
+		if p.Phase == PhasePromote {
+			promote = append(promote, p)
+		}
+	}
+	if len(phases) != len(PhaseOrder) {
+		t.Errorf("progress came for %d phases, want %d: %+v", len(phases), len(PhaseOrder), got)
+	}
+	// 26 pending rows in batches of 10: the start, then 10, 20 and the end.
+	want := []ConsolidateProgress{{PhasePromote, 0, 26}, {PhasePromote, 10, 26}, {PhasePromote, 20, 26}, {PhasePromote, 26, 26}}
+	if !slices.Equal(promote, want) {
+		t.Errorf("promote progress = %+v, want %+v", promote, want)
 	}
 }

@@ -99,6 +99,31 @@ func (m *Migrator) Version(ctx context.Context) (current, latest int64, err erro
 	return current, latest, nil
 }
 
+// Pending returns the migrations not applied yet, the first to apply first.
+func (m *Migrator) Pending(ctx context.Context) ([]*goose.MigrationStatus, error) {
+	st, err := m.Status(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []*goose.MigrationStatus
+	for _, s := range st {
+		if s.State == goose.StatePending {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// UpByOne applies the next pending migration, in its own transaction under
+// the migration lock like Up.
+func (m *Migrator) UpByOne(ctx context.Context) (*goose.MigrationResult, error) {
+	res, err := m.provider.UpByOne(ctx)
+	if err != nil {
+		return res, fmt.Errorf("migrations: up: %w", err)
+	}
+	return res, nil
+}
+
 // Up is a shorthand that applies every pending migration to the database
 // behind pool.
 func Up(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger) error {

@@ -44,6 +44,19 @@ func (b *benchFlags) options() bench.SeedOptions {
 	return bench.SeedOptions{Facts: b.facts, Nodes: b.nodes, Scopes: b.scopes, DueNow: b.due, Seed: b.seed}
 }
 
+// seedProgress shows the seeding's progress on env's standard error (a bar,
+// or JSON lines off a terminal or with asJSON).
+func seedProgress(env *environment, asJSON bool) func(phase string, done, total int64) {
+	prog := newProgress(env, "seed", asJSON)
+	return func(phase string, done, total int64) {
+		if phase == "done" {
+			prog.finish()
+			return
+		}
+		prog.set(phase, "rows", done, total, nil)
+	}
+}
+
 // runBench runs every workload against its baseline on freshly seeded data
 // ("bench"), or only fills a database ("bench seed").
 func runBench(ctx context.Context, env *environment, args []string) error {
@@ -110,7 +123,9 @@ func runBench(ctx context.Context, env *environment, args []string) error {
 		return err
 	}
 	start := time.Now()
-	rep, err := bench.Run(ctx, pool, bench.Options{Seed: sizes.options(), Requests: requests, PushBatches: batches, Budget: *budget,
+	seed := sizes.options()
+	seed.Progress = seedProgress(env, asJSON)
+	rep, err := bench.Run(ctx, pool, bench.Options{Seed: seed, Requests: requests, PushBatches: batches, Budget: *budget,
 		Logger: logger, Progress: env.stderr})
 	if err != nil {
 		return err
@@ -133,6 +148,8 @@ func runBenchSeed(ctx context.Context, env *environment, args []string) error {
 	}
 	cfg.register(fs, env.getenv)
 	sizes.register(fs, 1000000, 125000)
+	var asJSON bool
+	fs.BoolVar(&asJSON, "json", false, "show progress as JSON lines on standard error, even on a terminal")
 	if err := parseFlags(fs, args, 0); err != nil {
 		return err
 	}
@@ -148,7 +165,9 @@ func runBenchSeed(ctx context.Context, env *environment, args []string) error {
 		return err
 	}
 	defer db.close()
-	c, err := bench.Seed(ctx, db.pool, sizes.options())
+	seed := sizes.options()
+	seed.Progress = seedProgress(env, asJSON)
+	c, err := bench.Seed(ctx, db.pool, seed)
 	if err != nil {
 		return err
 	}

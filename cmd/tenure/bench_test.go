@@ -47,9 +47,18 @@ func TestBenchCommand(t *testing.T) {
 
 func TestBenchSeedCommand(t *testing.T) {
 	env := map[string]string{"DATABASE_URL": pgtest.NewEmptyURL(t)}
-	out, _, err := runCmd(t, env, "", "bench", "seed", "--facts", "2000", "--nodes", "300", "--scopes", "2", "--due", "10")
-	if err != nil || !strings.Contains(out, "seeded 2000 facts") || !strings.Contains(out, "10 due now") {
+	out, stderr, err := runCmd(t, env, "", "bench", "seed", "--facts", "20000", "--nodes", "300", "--scopes", "2", "--due", "10")
+	if err != nil || !strings.Contains(out, "seeded 20000 facts") || !strings.Contains(out, "10 due now") {
 		t.Fatalf("bench seed = %q, %v", out, err)
+	}
+	// Off a terminal, progress comes as JSON lines (at most one a second
+	// within a phase): the facts' phase of 20,000 rows, the other phases,
+	// then a final line.
+	for _, want := range []string{`"phase":"facts","done":0,"total":20000,"unit":"rows"`,
+		`"phase":"working rows"`, `"phase":"analyze"`, `"final":true`} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("bench seed progress lacks %s:\n%s", want, stderr)
+		}
 	}
 	if _, _, err := runCmd(t, nil, "", "bench", "--facts", "10"); err == nil || exitCode(err) != 2 {
 		t.Errorf("bench --facts 10 error = %v, want a usage error", err)

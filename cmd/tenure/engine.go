@@ -182,7 +182,16 @@ func runOnStore(ctx context.Context, env *environment, args []string, name, json
 
 func runConsolidate(ctx context.Context, env *environment, args []string) error {
 	return runOnStore(ctx, env, args, "consolidate", "print the run's report as JSON", func(store *memory.Store, asJSON bool) error {
-		run, err := store.Consolidate(ctx, memory.ConsolidateOptions{Trigger: memory.TriggerCLI})
+		prog := newProgress(env, "consolidate", asJSON)
+		run, err := store.Consolidate(ctx, memory.ConsolidateOptions{Trigger: memory.TriggerCLI,
+			Progress: func(p memory.ConsolidateProgress) {
+				unit := "rows"
+				if p.Total < 0 {
+					unit = "changes"
+				}
+				prog.set(memory.PhaseName(p.Phase), unit, p.Done, p.Total, nil)
+			}})
+		prog.finish()
 		if run.ID != 0 {
 			if perr := printRun(env.stdout, run, asJSON); perr != nil {
 				return perr

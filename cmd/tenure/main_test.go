@@ -144,9 +144,15 @@ func TestMigrateCommand(t *testing.T) {
 	if err != nil || !strings.Contains(out, "pending") {
 		t.Fatalf("migrate status on an empty database = %q, %v; want pending migrations", out, err)
 	}
-	out, _, err = runCmd(t, env, "", "migrate")
+	out, stderr, err := runCmd(t, env, "", "migrate")
 	if err != nil || !strings.Contains(out, "00001_memory.sql") {
 		t.Fatalf("migrate = %q, %v; want the applied files listed", out, err)
+	}
+	// Off a terminal, progress comes as JSON lines, one per migration.
+	for _, want := range []string{`{"progress":"migrate","phase":"1/`, ` 00001_memory.sql","done":0,`, `"unit":"migrations"`, `"final":true`} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("migrate progress lacks %s:\n%s", want, stderr)
+		}
 	}
 	out, _, err = runCmd(t, env, "", "migrate", "up")
 	if err != nil || !strings.Contains(out, "no pending migrations") {
@@ -437,9 +443,14 @@ func TestConsolidateAndDecayCommands(t *testing.T) {
 		('ops', 'Deploy 4812 is rolling out, 40% of pods updated.', '{"durability": "expired"}')`); err != nil {
 		t.Fatal(err)
 	}
-	out, _, err := runCmd(t, env, "", "consolidate")
+	out, stderr, err := runCmd(t, env, "", "consolidate")
 	if err != nil {
 		t.Fatalf("consolidate: %v", err)
+	}
+	// Off a terminal, progress comes as JSON lines on standard error.
+	if !strings.Contains(stderr, `{"progress":"consolidate","phase":"promote"`) ||
+		!strings.Contains(stderr, `"total":2`) || !strings.Contains(stderr, `"final":true`) {
+		t.Errorf("consolidate progress on stderr = %q, want JSON lines for the promote phase of 2 pending rows", stderr)
 	}
 	for _, want := range []string{"succeeded", "phase 10 promote", "promoted 1", "expired_rejected 1", "pruned_expired 1", "refusals: transient 0, expired 1, decision_locked 0"} {
 		if !strings.Contains(out, want) {

@@ -4,8 +4,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"text/tabwriter"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/tenurehq/tenure/migrations"
 )
@@ -61,16 +65,7 @@ func runMigrate(ctx context.Context, env *environment, args []string) error {
 
 	switch action {
 	case "up":
-		res, err := m.Up(ctx)
-		for _, r := range res {
-			fmt.Fprintln(env.stdout, r)
-		}
-		if err != nil {
-			return err
-		}
-		if len(res) == 0 {
-			fmt.Fprintln(env.stdout, "no pending migrations")
-		}
+		return migrateUp(ctx, env, db.pool, m)
 	case "down":
 		res, err := m.Down(ctx)
 		if res != nil {
@@ -100,4 +95,81 @@ func runMigrate(ctx context.Context, env *environment, args []string) error {
 		return w.Flush()
 	}
 	return nil
+}
+
+// migrateUp applies the pending migrations one by one and shows how far it
+// has come: the migration (n of total), and, while one builds an index, the
+// build's phase and the blocks or rows it has done of its total as
+// PostgreSQL reports them (pg_stat_progress_create_index).
+func migrateUp(ctx context.Context, env *environment, pool *pgxpool.Pool, m *migrations.Migrator) error {
+	pending, err := m.Pending(ctx)
+	if err != nil {
+		return err
+	}
+	if len(pending) == 0 {
+		fmt.Fprintln(env.stdout, "no pending migrations")
+		return nil
+	}
+	prog := newProgress(env, "migrate", false)
+	defer prog.finish()
+	for i, p := range pending {
+		name := fmt.Sprintf("%d/%d %s", i+1, len(pending), filepath.Base(p.Source.Path))
+		prog.set(name, "migrations", int64(i), int64(len(pending)), nil)
+		stop := watchIndexBuilds(ctx, pool, func(phase, unit string, done, total int64) {
+			prog.set(name+": "+phase, unit, done, total, nil)
+		})
+		res, err := m.UpByOne(ctx)
+		stop()
+		if res != nil {
+			fmt.Fprintln(env.stdout, res)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	prog.set("done", "migrations", int64(len(pending)), int64(len(pending)), nil)
+	return nil
+}
+
+// indexBuildPoll is how often migrate reads the progress of an index build.
+const indexBuildPoll = 500 * time.Millisecond
+
+// watchIndexBuilds reports, until stop is called, the progress of the index
+// builds running in this database: the phase, and blocks (while the table is
+// scanned) or rows (while they are sorted and loaded) done of their total.
+func watchIndexBuilds(ctx context.Context, pool *pgxpool.Pool, report func(phase, unit string, done, total int64)) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(indexBuildPoll)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			var phase string
+			var blocksDone, blocksTotal, tuplesDone, tuplesTotal int64
+			err := pool.QueryRow(ctx, `SELECT phase, blocks_done, blocks_total, tuples_done, tuples_total
+FROM pg_stat_progress_create_index WHERE datname = current_database() LIMIT 1`).Scan(
+				&phase, &blocksDone, &blocksTotal, &tuplesDone, &tuplesTotal)
+			switch {
+			case err != nil:
+				// No build under way (or the view cannot be read): nothing
+				// to show until the next poll.
+			case blocksTotal > 0 && blocksDone < blocksTotal:
+				report(phase, "blocks", blocksDone, blocksTotal)
+			case tuplesTotal > 0:
+				report(phase, "rows", tuplesDone, tuplesTotal)
+			default:
+				report(phase, "rows", tuplesDone, -1)
+			}
+		}
+	}()
+	return func() {
+		cancel()
+		<-finished
+	}
 }
