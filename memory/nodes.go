@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -93,14 +94,33 @@ func (s *Store) Push(ctx context.Context, actor Actor, scope string, nodes []New
 // same transaction and may refuse the batch.
 func (s *Store) pushTx(ctx context.Context, actor Actor, scope string, nodes []NewNode,
 	before func(q *queries.Queries, tx pgx.Tx) error, out *[]int64) error {
-	if _, err := ParseScope(scope); err != nil {
+	params, err := s.pushParams(scope, nodes)
+	if err != nil {
 		return err
 	}
+	return s.tx(ctx, func(q *queries.Queries, tx pgx.Tx) error {
+		if before != nil {
+			if err := before(q, tx); err != nil {
+				return err
+			}
+		}
+		ids, err := s.writeNodes(ctx, q, actor, params)
+		*out = ids
+		return err
+	})
+}
+
+// pushParams validates a batch of rows for scope and returns them in the
+// shape of InsertNodes.
+func (s *Store) pushParams(scope string, nodes []NewNode) (queries.InsertNodesParams, error) {
+	if _, err := ParseScope(scope); err != nil {
+		return queries.InsertNodesParams{}, err
+	}
 	if len(nodes) == 0 {
-		return Invalidf("nodes", "the batch is empty: push at least one row")
+		return queries.InsertNodesParams{}, Invalidf("nodes", "the batch is empty: push at least one row")
 	}
 	if len(nodes) > MaxPushBatch {
-		return Invalidf("nodes", "the batch holds %d rows: at most %d are allowed per push", len(nodes), MaxPushBatch)
+		return queries.InsertNodesParams{}, Invalidf("nodes", "the batch holds %d rows: at most %d are allowed per push", len(nodes), MaxPushBatch)
 	}
 	params := queries.InsertNodesParams{
 		Scope:       scope,
@@ -117,9 +137,9 @@ func (s *Store) pushTx(ctx context.Context, actor Actor, scope string, nodes []N
 		}
 		if err != nil {
 			if len(nodes) > 1 {
-				return prefixField(err, fmt.Sprintf("nodes[%d]", i))
+				return params, prefixField(err, fmt.Sprintf("nodes[%d]", i))
 			}
-			return err
+			return params, err
 		}
 		params.Contents[i] = strings.TrimSpace(n.Content)
 		params.Properties[i] = props
@@ -131,23 +151,86 @@ func (s *Store) pushTx(ctx context.Context, actor Actor, scope string, nodes []N
 			params.Ttls[i] = *n.TTLSeconds
 		}
 	}
-	return s.tx(ctx, func(q *queries.Queries, tx pgx.Tx) error {
-		if before != nil {
-			if err := before(q, tx); err != nil {
+	return params, nil
+}
+
+// writeNodes writes a validated batch and its audit row, and returns the
+// rows' ids in order.
+func (s *Store) writeNodes(ctx context.Context, q *queries.Queries, actor Actor, params queries.InsertNodesParams) ([]int64, error) {
+	ids, err := q.InsertNodes(ctx, params)
+	if err != nil {
+		return nil, fmt.Errorf("push: %w", err)
+	}
+	slices.Sort(ids)
+	return ids, s.audit(ctx, q, auditEntry{
+		actor: actor, action: "node.push", targetType: "node", targetID: fmt.Sprint(ids[0]),
+		scope: params.Scope, after: map[string]any{"count": len(ids), "first_id": ids[0], "last_id": ids[len(ids)-1]},
+	})
+}
+
+// PushBatch is one batch of a PushAll: rows of one scope, at most
+// MaxPushBatch of them.
+type PushBatch struct {
+	Scope string
+	Nodes []NewNode
+}
+
+// PushAllOptions tune a PushAll.
+type PushAllOptions struct {
+	// DryRun validates every batch and computes its notes, then rolls back:
+	// nothing is written.
+	DryRun bool
+	// Progress, when set, is called after each batch with the rows written
+	// so far (not yet committed) and the rows of all batches.
+	Progress func(done, total int)
+}
+
+// PushAll pushes many batches in one transaction, for an import: every row
+// of every batch is written, or none (a consolidation run never sees part of
+// it). Each batch is held to a push's rules and answered with its notes, as
+// PushNoted answers; a refused batch is named (batches[3], and the row in
+// it: batches[3].nodes[12].content).
+func (s *Store) PushAll(ctx context.Context, actor Actor, batches []PushBatch, opts PushAllOptions) ([]PushResult, error) {
+	if len(batches) == 0 {
+		return nil, Invalidf("batches", "nothing to push: give at least one batch of rows")
+	}
+	params := make([]queries.InsertNodesParams, len(batches))
+	total := 0
+	for i, b := range batches {
+		p, err := s.pushParams(b.Scope, b.Nodes)
+		if err != nil {
+			return nil, prefixField(err, fmt.Sprintf("batches[%d]", i))
+		}
+		params[i] = p
+		total += len(b.Nodes)
+	}
+	out := make([]PushResult, len(batches))
+	errDryRun := errors.New("dry run")
+	err := s.tx(ctx, func(q *queries.Queries, tx pgx.Tx) error {
+		done := 0
+		for i, b := range batches {
+			notes, err := s.pushNotes(ctx, q, b.Scope, b.Nodes)
+			if err != nil {
 				return err
 			}
+			out[i].Notes = append([]PushNote{}, notes...)
+			if out[i].IDs, err = s.writeNodes(ctx, q, actor, params[i]); err != nil {
+				return fmt.Errorf("batch %d: %w", i, err)
+			}
+			done += len(b.Nodes)
+			if opts.Progress != nil {
+				opts.Progress(done, total)
+			}
 		}
-		ids, err := q.InsertNodes(ctx, params)
-		if err != nil {
-			return fmt.Errorf("push: %w", err)
+		if opts.DryRun {
+			return errDryRun
 		}
-		slices.Sort(ids)
-		*out = ids
-		return s.audit(ctx, q, auditEntry{
-			actor: actor, action: "node.push", targetType: "node", targetID: fmt.Sprint(ids[0]),
-			scope: scope, after: map[string]any{"count": len(ids), "first_id": ids[0], "last_id": ids[len(ids)-1]},
-		})
+		return nil
 	})
+	if err != nil && !errors.Is(err, errDryRun) {
+		return nil, err
+	}
+	return out, nil
 }
 
 // markerOf is the marker a pushed row gives: the durability argument, else

@@ -49,7 +49,7 @@ func commands() []command {
 		{"consolidate", "run one consolidation now and print its report (--json for machines)", runConsolidate},
 		{"decay", "archive every fact whose forget_at has passed, once (--json for machines)", runDecay},
 		{"export", "write every fact (with its decision) as JSON Lines to standard output: export [--scope S] > file.jsonl", runExport},
-		{"import", "import a JSON Lines file of facts, all or nothing: import FILE.jsonl [--dry-run] [--json]", runImport},
+		{"import", "import facts, all or nothing: import FILE.jsonl, import --from nova --scope S URL, import --from mem0 --scope S FILE.json ([--dry-run] [--json])", runImport},
 		{"migrate", "apply migrations: migrate [up|status|down|down-to VERSION]", runMigrate},
 		{"backup", "write a consistent copy of the whole database to a file, while the server runs: backup FILE", runBackup},
 		{"restore", "restore a backup into an empty database or data folder: restore FILE [--force]", runRestore},
