@@ -119,6 +119,7 @@ func Run(ctx context.Context, pool *pgxpool.Pool, o Options) (Report, error) {
 		func() ([]Result, error) { return decay(ctx, pool, store, now, counts.Due, o.NoRewrite, o.Progress) },
 		func() ([]Result, error) { return consolidation(ctx, pool, store, now, o.Progress) },
 		func() ([]Result, error) { return page(ctx, pool, store, now, o) },
+		func() ([]Result, error) { return pages(ctx, pool, store, now, o) },
 		func() ([]Result, error) { return recall(ctx, pool, store, now, o) },
 		func() ([]Result, error) { return brief(ctx, store, o) },
 		func() ([]Result, error) { return push(ctx, pool, store, now, o) },

@@ -389,14 +389,21 @@ type DecisionFilter struct {
 }
 
 // ListDecisions returns one page of decisions, newest first. The next page
-// starts before the last decision's id.
+// starts before the last decision's id. Whatever the filters, it reads a
+// bounded number of decisions (walkThenSearch): the newest ones passing the
+// scope and lock filters, then, when the entity, text or state filters
+// matched few of them, only the matches the indexes find below them (the
+// text through a trigram index, so a search that finds nothing costs little
+// more than one that finds a page). A text of one or two characters has no
+// trigram: its search below the walk reads the decisions newest first,
+// which such short text, found in nearly every decision, seldom needs.
 func (s *Store) ListDecisions(ctx context.Context, f DecisionFilter) ([]Decision, error) {
-	var p queries.ListDecisionsPageParams
+	var scope, pattern *string
 	if f.Scope != "" {
 		if _, err := ParseScope(f.Scope); err != nil {
 			return nil, err
 		}
-		p.Scope = &f.Scope
+		scope = &f.Scope
 	}
 	if err := CheckText("entity", f.Entity); err != nil {
 		return nil, err
@@ -404,14 +411,19 @@ func (s *Store) ListDecisions(ctx context.Context, f DecisionFilter) ([]Decision
 	if err := CheckText("q", f.Query); err != nil {
 		return nil, err
 	}
-	if e := strings.TrimSpace(f.Entity); e != "" {
-		p.Entity = &e
-	}
-	p.Locked = f.Locked
+	entity := strings.TrimSpace(f.Entity)
+	locked := f.Locked
+	var onlySuperseded, notSuperseded, contradicts bool
 	switch st := strings.TrimSpace(f.State); st {
 	case "":
-	case DecisionCurrent, DecisionSuperseded, DecisionReopened:
-		p.State = &st
+	case DecisionSuperseded:
+		onlySuperseded = true
+	case DecisionCurrent, DecisionReopened:
+		notSuperseded = true
+		want := st == DecisionCurrent
+		// Locked and a contradicting state select nothing.
+		contradicts = locked != nil && *locked != want
+		locked = &want
 	default:
 		return nil, Invalidf("state", "unknown decision state %q: allowed values are current, superseded, reopened", st)
 	}
@@ -419,29 +431,76 @@ func (s *Store) ListDecisions(ctx context.Context, f DecisionFilter) ([]Decision
 		if n := utf8.RuneCountInString(q); n > maxDecisionsQuery {
 			return nil, Invalidf("q", "the text search is %d characters long: at most %d are allowed", n, maxDecisionsQuery)
 		}
-		pattern := "%" + likeEscaper.Replace(q) + "%"
-		p.Pattern = &pattern
+		p := "%" + likeEscaper.Replace(q) + "%"
+		pattern = &p
 	}
-	var err error
-	if p.PageSize, err = parsePageSize(f.Limit, defaultDecisions, maxDecisionsPage); err != nil {
+	if err := f.validatePage(); err != nil {
 		return nil, err
 	}
-	if f.BeforeID < 0 {
-		return nil, Invalidf("before", "invalid page cursor %d: it must be a positive decision id", f.BeforeID)
+	if contradicts {
+		return []Decision{}, nil
 	}
-	p.BeforeID = f.BeforeID
-	rows, err := s.q.ListDecisionsPage(ctx, p)
+	pageSize, _ := parsePageSize(f.Limit, defaultDecisions, maxDecisionsPage)
+	var entityIDs []int64
+	if entity != "" {
+		ids, err := s.q.EntityIDsNamed(ctx, queries.EntityIDsNamedParams{Name: entity, Scope: scope})
+		if err != nil {
+			return nil, fmt.Errorf("list decisions: entity %q: %w", entity, err)
+		}
+		if len(ids) == 0 {
+			return []Decision{}, nil
+		}
+		entityIDs = ids
+	}
+	ids, err := walkThenSearch(pageSize,
+		func(rows int32) ([]listWalk, error) {
+			walked, err := s.q.DecisionIDsWalk(ctx, queries.DecisionIDsWalkParams{
+				WalkRows: rows, EntityIds: entityIDs, Pattern: pattern, OnlySuperseded: onlySuperseded,
+				NotSuperseded: notSuperseded, Scope: scope, Locked: locked, BeforeID: f.BeforeID, PageSize: pageSize})
+			out := make([]listWalk, len(walked))
+			for i, r := range walked {
+				out[i] = listWalk(r)
+			}
+			return out, err
+		},
+		func(before int64, rows int32) ([]int64, error) {
+			if onlySuperseded {
+				return s.q.DecisionIDsSearchSuperseded(ctx, queries.DecisionIDsSearchSupersededParams{
+					Scope: scope, EntityIds: entityIDs, Locked: locked, Pattern: pattern, BeforeID: before, PageSize: rows})
+			}
+			return s.q.DecisionIDsSearch(ctx, queries.DecisionIDsSearchParams{
+				Scope: scope, EntityIds: entityIDs, Locked: locked, Pattern: pattern,
+				NotSuperseded: notSuperseded, BeforeID: before, PageSize: rows})
+		})
 	if err != nil {
 		return nil, fmt.Errorf("list decisions: %w", err)
 	}
-	out := make([]Decision, len(rows))
-	for i, r := range rows {
-		out[i] = newDecision(decisionRow(r))
+	out := []Decision{}
+	if len(ids) > 0 {
+		rows, err := s.q.ListDecisionsByIDs(ctx, ids)
+		if err != nil {
+			return nil, fmt.Errorf("list decisions: %w", err)
+		}
+		out = make([]Decision, len(rows))
+		for i, r := range rows {
+			out[i] = newDecision(decisionRow(r))
+		}
 	}
 	if err := s.withSupersededBy(ctx, s.q, out); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// validatePage checks the page size and the cursor of a decision filter.
+func (f DecisionFilter) validatePage() error {
+	if _, err := parsePageSize(f.Limit, defaultDecisions, maxDecisionsPage); err != nil {
+		return err
+	}
+	if f.BeforeID < 0 {
+		return Invalidf("before", "invalid page cursor %d: it must be a positive decision id", f.BeforeID)
+	}
+	return nil
 }
 
 // likeEscaper escapes ILIKE's wildcards (the default escape is backslash).

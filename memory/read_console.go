@@ -135,8 +135,12 @@ type OverviewOptions struct {
 
 // Overview is what memory holds at a glance: active facts by axes, what is
 // about to be forgotten or is due, the last runs and the queues waiting for
-// people. Every count reads an index, one GROUP BY or, for the facts by axes,
-// the counts triggers keep (factAxes).
+// people. No count reads the rows it counts: the facts by axes, the pending
+// working rows, the rows set aside and the open review items are sums of the
+// net changes that statement-level triggers append to small tables of counts
+// in the writing transaction (factAxes, pendingNodeCounts, console_counts),
+// so each is exact at the reader's snapshot, never stale, and costs the same
+// at a thousand rows or a million.
 type Overview struct {
 	// Axes counts the active facts per durability and category, in that
 	// order; a pair without facts is absent.
@@ -293,13 +297,14 @@ func (s *Store) Overview(ctx context.Context, o OverviewOptions) (Overview, erro
 		v.Runs = append(v.Runs, run)
 	}
 
-	markers, err := s.q.OverviewPendingNodesByMarker(ctx)
+	// From the counts triggers keep (pendingNodeCounts): exact, never stale.
+	pending, err := s.pendingNodeCounts(ctx)
 	if err != nil {
 		return Overview{}, fmt.Errorf("overview: pending rows: %w", err)
 	}
-	v.Pending = make(map[Marker]int64, len(markers))
-	for _, m := range markers {
-		v.Pending[Marker(m.Marker)] += m.Nodes
+	v.Pending = make(map[Marker]int64, 3)
+	for _, p := range pending {
+		v.Pending[p.Marker] += p.Rows
 	}
 
 	if v.SetAside, err = s.CountFaults(ctx); err != nil {
@@ -314,6 +319,7 @@ func (s *Store) Overview(ctx context.Context, o OverviewOptions) (Overview, erro
 	for _, r := range review {
 		v.OpenReview[r.Kind] += r.Items
 	}
+	s.foldConsoleCounts(ctx)
 	return v, nil
 }
 
@@ -351,26 +357,58 @@ func (s *Store) factAxes(ctx context.Context) ([]AxesCount, error) {
 	return out, nil
 }
 
-// foldFactAxesLock is the first key of the two-key advisory lock a reader
-// holds while it folds fact_axes_counts; no other lock uses it.
+// foldFactAxesLock is the first key of the two-key advisory locks a reader
+// holds while it folds a table of counts (the second key names the table:
+// foldFactAxesKey, foldPendingKey, foldConsoleKey); no other lock uses it.
 const foldFactAxesLock = 7322
+
+// The second keys of the fold locks.
+const (
+	foldFactAxesKey = 0
+	foldPendingKey  = 1
+	foldConsoleKey  = 2
+)
 
 // foldFactAxes folds fact_axes_counts unless another reader is folding it.
 func (s *Store) foldFactAxes(ctx context.Context) error {
+	return s.foldUnderLock(ctx, foldFactAxesKey, (*queries.Queries).FoldFactAxesCounts)
+}
+
+// foldUnderLock runs fold in a transaction holding the fold lock of key,
+// unless another reader holds it: then the other reader folds and this one
+// does nothing.
+func (s *Store) foldUnderLock(ctx context.Context, key int, fold func(*queries.Queries, context.Context) error) error {
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback(ctx)
 	var mine bool
-	if err := tx.QueryRow(ctx, "SELECT pg_try_advisory_xact_lock($1, 0)", foldFactAxesLock).Scan(&mine); err != nil {
+	if err := tx.QueryRow(ctx, "SELECT pg_try_advisory_xact_lock($1, $2)", foldFactAxesLock, key).Scan(&mine); err != nil {
 		return err
 	}
 	if !mine {
 		return nil
 	}
-	if err := s.q.WithTx(tx).FoldFactAxesCounts(ctx); err != nil {
+	if err := fold(s.q.WithTx(tx), ctx); err != nil {
 		return err
 	}
 	return tx.Commit(ctx)
+}
+
+// foldConsoleAt is how many rows console_counts may hold before the
+// overview folds them into one per (counter, key).
+const foldConsoleAt = 1000
+
+// foldConsoleCounts folds console_counts once its rows pile up past
+// foldConsoleAt; a failed fold changes nothing and is only logged, since
+// the next overview tries again.
+func (s *Store) foldConsoleCounts(ctx context.Context) {
+	parts, err := s.q.ConsoleCountsParts(ctx)
+	if err == nil && parts > foldConsoleAt {
+		err = s.foldUnderLock(ctx, foldConsoleKey, (*queries.Queries).FoldConsoleCounts)
+	}
+	if err != nil {
+		s.logger.Warn("overview.fold_console_counts", "error", err.Error())
+	}
 }

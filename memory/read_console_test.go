@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"testing"
 	"time"
@@ -168,4 +169,82 @@ func TestOverviewCounts(t *testing.T) {
 	if o.Pending[MarkerDurable] != 0 {
 		t.Errorf("pending after runs = %v, want no durable row left", o.Pending)
 	}
+}
+
+// TestOverviewQueueCountsFollowWrites: the open review items and the rows
+// set aside that the overview and the working page show, read from the
+// counts triggers keep, equal a count of the rows themselves after inserts,
+// resolutions, retries, deletes, a fold of the counts and truncates.
+func TestOverviewQueueCountsFollowWrites(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	check := func(when string) {
+		t.Helper()
+		v, err := e.store.Overview(ctx, OverviewOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := e.pool.Query(ctx, `SELECT kind, count(*) FROM review_items WHERE status = 'open' GROUP BY kind`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		review := map[string]int64{}
+		for rows.Next() {
+			var kind string
+			var n int64
+			if err := rows.Scan(&kind, &n); err != nil {
+				t.Fatal(err)
+			}
+			review[kind] = n
+		}
+		if !maps.Equal(v.OpenReview, review) {
+			t.Errorf("%s: overview open review = %v, counted %v", when, v.OpenReview, review)
+		}
+		var faults FaultCounts
+		if err := e.pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE retry_at IS NOT NULL), count(*) FILTER (WHERE retry_at IS NULL)
+			FROM consolidation_faults`).Scan(&faults.Waiting, &faults.Held); err != nil {
+			t.Fatal(err)
+		}
+		if v.SetAside != faults {
+			t.Errorf("%s: overview set aside = %+v, counted %+v", when, v.SetAside, faults)
+		}
+		if got, err := e.store.CountFaults(ctx); err != nil || got != faults {
+			t.Errorf("%s: CountFaults() = %+v, %v, counted %+v", when, got, err, faults)
+		}
+	}
+	check("empty")
+	exec := func(sql string, args ...any) {
+		t.Helper()
+		if _, err := e.pool.Exec(ctx, sql, args...); err != nil {
+			t.Fatalf("%v\n%s", err, sql)
+		}
+	}
+	exec(`INSERT INTO review_items (kind, scope) SELECT CASE WHEN i % 3 = 0 THEN 'repeated_mood' ELSE 'decision_refusal' END, 'acme'
+		FROM generate_series(1, 10) i`)
+	ids := e.push(t, "acme", NewNode{Content: "one"}, NewNode{Content: "two"}, NewNode{Content: "three"})
+	for _, id := range ids {
+		exec(`INSERT INTO consolidation_faults (node_id, scope, phase, error, first_failed_at, last_failed_at, retry_at)
+			VALUES ($1, 'acme', 10, 'broken', now(), now(), now() + interval '5 minutes')`, id)
+	}
+	check("after inserts")
+	exec(`UPDATE review_items SET status = 'dismissed', resolved_at = now(), resolved_by = 'ann' WHERE id IN (SELECT min(id) FROM review_items)`)
+	exec(`UPDATE consolidation_faults SET retry_at = NULL WHERE node_id = $1`, ids[0])
+	check("after a resolution and a hold")
+	exec(`DELETE FROM review_items WHERE kind = 'repeated_mood'`)
+	exec(`DELETE FROM memory_nodes WHERE id = $1`, ids[1])
+	check("after deletes")
+	for range foldConsoleAt + 5 {
+		exec(`INSERT INTO review_items (kind, scope) VALUES ('decision_refusal', 'work')`)
+	}
+	check("before the fold")
+	check("after the fold")
+	var parts int
+	if err := e.pool.QueryRow(ctx, `SELECT count(*) FROM console_counts`).Scan(&parts); err != nil {
+		t.Fatal(err)
+	}
+	if parts > 10 {
+		t.Errorf("console_counts holds %d rows after the fold, want one per counter and key", parts)
+	}
+	exec(`TRUNCATE review_items, consolidation_faults`)
+	check("after truncates")
 }

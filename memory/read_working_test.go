@@ -2,8 +2,12 @@ package memory
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"slices"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // TestListNodesStates: the working rows read model filters by scope, marker
@@ -121,4 +125,79 @@ func TestListPendingCountsAndScopes(t *testing.T) {
 	if err != nil || !slices.Equal(scopes, []string{"acme", "work"}) {
 		t.Errorf("NodeScopes() = %v, %v, want [acme work]", scopes, err)
 	}
+}
+
+// TestPendingCountsFollowWrites: the pending counts of the working page and
+// the overview, read from the counts triggers keep, equal a count of the
+// rows themselves after pushes, marker changes, a consolidation run, deletes,
+// a fold of the counts and a truncate.
+func TestPendingCountsFollowWrites(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	check := func(when string) {
+		t.Helper()
+		got, err := e.store.CountPendingNodes(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := e.pool.Query(ctx, `SELECT scope, marker, count(*) FROM memory_nodes
+			WHERE promoted_at IS NULL GROUP BY 1, 2 ORDER BY 1, 2`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (PendingCount, error) {
+			var c PendingCount
+			err := r.Scan(&c.Scope, &c.Marker, &c.Rows)
+			return c, err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: CountPendingNodes() = %v, counted %v", when, got, want)
+		}
+		v, err := e.store.Overview(ctx, OverviewOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		byMarker := map[Marker]int64{}
+		for _, c := range want {
+			byMarker[c.Marker] += c.Rows
+		}
+		if !maps.Equal(v.Pending, byMarker) {
+			t.Errorf("%s: overview pending = %v, counted %v", when, v.Pending, byMarker)
+		}
+	}
+	check("empty")
+	ids := e.push(t, "acme", NewNode{Content: "Ann lives in Lyon"}, NewNode{Content: "Deploy is running", Durability: "transient"},
+		NewNode{Content: "Build is red", Durability: "expired"}, NewNode{Content: "Bob likes tea"})
+	e.push(t, "work", NewNode{Content: "Standup moved to ten"})
+	check("after pushes")
+	if _, err := e.pool.Exec(ctx, `UPDATE memory_nodes SET properties = properties || '{"durability": "expired"}' WHERE id = $1`, ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	check("after a marker change")
+	e.consolidate(t)
+	check("after a consolidation run")
+	e.push(t, "acme", NewNode{Content: "Release is tomorrow", Durability: "transient"})
+	if _, err := e.pool.Exec(ctx, `DELETE FROM memory_nodes WHERE scope = 'work'`); err != nil {
+		t.Fatal(err)
+	}
+	check("after a delete")
+	for i := range foldPendingAt + 5 {
+		e.push(t, "bulk", NewNode{Content: fmt.Sprintf("note %d", i), Durability: []string{"durable", "transient"}[i%2]})
+	}
+	check("before the fold")
+	check("after the fold")
+	var parts int
+	if err := e.pool.QueryRow(ctx, `SELECT count(*) FROM pending_node_counts`).Scan(&parts); err != nil {
+		t.Fatal(err)
+	}
+	if parts > 10 {
+		t.Errorf("pending_node_counts holds %d rows after the fold, want one per scope and marker", parts)
+	}
+	if _, err := e.pool.Exec(ctx, `TRUNCATE memory_nodes CASCADE`); err != nil {
+		t.Fatal(err)
+	}
+	check("after a truncate")
 }

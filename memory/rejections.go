@@ -94,30 +94,57 @@ func (f RejectionFilter) validate() error {
 // ListRejections returns one page of the rejection log, newest first: every
 // write refused by consolidation (with its run and phase) or by another
 // automated writer. The next page starts before the last entry's id.
+// Whatever the filters, it reads a bounded number of entries
+// (walkThenSearch): the newest entries of the scope, then, when the other
+// filters matched few of them, only the matches that
+// consolidation_rejections_filters_idx finds below them.
 func (s *Store) ListRejections(ctx context.Context, f RejectionFilter) ([]Rejection, error) {
 	if err := f.validate(); err != nil {
 		return nil, err
 	}
-	p := queries.ListRejectionsParams{BeforeID: f.BeforeID, PageSize: defaultRejections}
+	pageSize := int32(defaultRejections)
 	if f.Limit > 0 {
-		p.PageSize = int32(f.Limit)
+		pageSize = int32(f.Limit)
 	}
+	var runID *int64
+	var phase *int16
+	var reason, scope, source *string
 	if f.RunID != 0 {
-		p.RunID = &f.RunID
+		runID = &f.RunID
 	}
 	if f.Phase != 0 {
-		p.Phase = pointerTo(int16(f.Phase))
+		phase = pointerTo(int16(f.Phase))
 	}
 	if f.Reason != "" {
-		p.Reason = &f.Reason
+		reason = &f.Reason
 	}
 	if f.Scope != "" {
-		p.Scope = &f.Scope
+		scope = &f.Scope
 	}
 	if f.Source != "" {
-		p.Source = &f.Source
+		source = &f.Source
 	}
-	rows, err := s.q.ListRejections(ctx, p)
+	ids, err := walkThenSearch(pageSize,
+		func(rows int32) ([]listWalk, error) {
+			walked, err := s.q.RejectionIDsWalk(ctx, queries.RejectionIDsWalkParams{WalkRows: rows, RunID: runID,
+				Phase: phase, Reason: reason, Source: source, Scope: scope, BeforeID: f.BeforeID, PageSize: pageSize})
+			out := make([]listWalk, len(walked))
+			for i, r := range walked {
+				out[i] = listWalk(r)
+			}
+			return out, err
+		},
+		func(before int64, rows int32) ([]int64, error) {
+			return s.q.RejectionIDsSearch(ctx, queries.RejectionIDsSearchParams{RunID: runID, Phase: phase,
+				Reason: reason, Scope: scope, Source: source, BeforeID: before, PageSize: rows})
+		})
+	if err != nil {
+		return nil, fmt.Errorf("list rejections: %w", err)
+	}
+	if len(ids) == 0 {
+		return []Rejection{}, nil
+	}
+	rows, err := s.q.ListRejectionsByIDs(ctx, ids)
 	if err != nil {
 		return nil, fmt.Errorf("list rejections: %w", err)
 	}

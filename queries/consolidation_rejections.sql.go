@@ -92,42 +92,18 @@ func (q *Queries) ListRejectionScopes(ctx context.Context) ([]string, error) {
 	return items, nil
 }
 
-const listRejections = `-- name: ListRejections :many
+const listRejectionsByIDs = `-- name: ListRejectionsByIDs :many
 SELECT id, run_id, phase, node_id, scope, reason, source, content, properties, decision_id,
     created_at
 FROM consolidation_rejections
-WHERE ($1::bigint IS NULL OR run_id = $1)
-  AND ($2::smallint IS NULL OR phase = $2)
-  AND ($3::text IS NULL OR reason = $3)
-  AND ($4::text IS NULL OR scope = $4)
-  AND ($5::text IS NULL OR source = $5)
-  AND ($6::bigint = 0 OR id < $6)
+WHERE id = ANY($1::bigint[])
 ORDER BY id DESC
-LIMIT $7
 `
 
-type ListRejectionsParams struct {
-	RunID    *int64
-	Phase    *int16
-	Reason   *string
-	Scope    *string
-	Source   *string
-	BeforeID int64
-	PageSize int32
-}
-
-// ListRejections pages through the rejection log, newest first; each filter
-// is skipped when NULL.
-func (q *Queries) ListRejections(ctx context.Context, arg ListRejectionsParams) ([]ConsolidationRejection, error) {
-	rows, err := q.db.Query(ctx, listRejections,
-		arg.RunID,
-		arg.Phase,
-		arg.Reason,
-		arg.Scope,
-		arg.Source,
-		arg.BeforeID,
-		arg.PageSize,
-	)
+// ListRejectionsByIDs reads the entries a walk and a search chose, newest
+// first.
+func (q *Queries) ListRejectionsByIDs(ctx context.Context, ids []int64) ([]ConsolidationRejection, error) {
+	rows, err := q.db.Query(ctx, listRejectionsByIDs, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -195,6 +171,133 @@ func (q *Queries) ListRejectionsForDecision(ctx context.Context, arg ListRejecti
 			&i.DecisionID,
 			&i.CreatedAt,
 		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const rejectionIDsSearch = `-- name: RejectionIDsSearch :many
+SELECT r.id
+FROM consolidation_rejections r
+WHERE ($1::bigint IS NULL OR r.run_id = $1::bigint)
+  AND ($2::smallint IS NULL OR r.phase = $2::smallint)
+  AND ($3::text IS NULL OR r.reason = $3::text)
+  AND ($4::text IS NULL OR r.scope = $4::text)
+  AND ($5::text IS NULL OR r.source = $5::text)
+  AND r.id < $6::bigint
+ORDER BY r.id + 0 DESC
+LIMIT $7::int
+`
+
+type RejectionIDsSearchParams struct {
+	RunID    *int64
+	Phase    *int16
+	Reason   *string
+	Scope    *string
+	Source   *string
+	BeforeID int64
+	PageSize int32
+}
+
+// RejectionIDsSearch returns the ids of up to page_size entries below
+// before_id that pass every filter, newest first, after a walk that found
+// them sparse: ordering by id + 0 makes PostgreSQL collect the matches
+// through consolidation_rejections_filters_idx and sort only those.
+func (q *Queries) RejectionIDsSearch(ctx context.Context, arg RejectionIDsSearchParams) ([]int64, error) {
+	rows, err := q.db.Query(ctx, rejectionIDsSearch,
+		arg.RunID,
+		arg.Phase,
+		arg.Reason,
+		arg.Scope,
+		arg.Source,
+		arg.BeforeID,
+		arg.PageSize,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []int64{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const rejectionIDsWalk = `-- name: RejectionIDsWalk :many
+SELECT c.id, c.hit::boolean AS hit, (c.rn = $1::int)::boolean AS last
+FROM (
+    SELECT r.id,
+        (($2::bigint IS NULL OR r.run_id = $2::bigint)
+         AND ($3::smallint IS NULL OR r.phase = $3::smallint)
+         AND ($4::text IS NULL OR r.reason = $4::text)
+         AND ($5::text IS NULL OR r.source = $5::text)) AS hit,
+        row_number() OVER (ORDER BY r.id DESC) AS rn
+    FROM consolidation_rejections r
+    WHERE ($6::text IS NULL OR r.scope = $6::text)
+      AND ($7::bigint = 0 OR r.id < $7::bigint)
+    ORDER BY r.id DESC
+    LIMIT $1::int
+) c
+WHERE c.hit OR c.rn = $1::int
+ORDER BY c.id DESC
+LIMIT $8::int
+`
+
+type RejectionIDsWalkParams struct {
+	WalkRows int32
+	RunID    *int64
+	Phase    *int16
+	Reason   *string
+	Source   *string
+	Scope    *string
+	BeforeID int64
+	PageSize int32
+}
+
+type RejectionIDsWalkRow struct {
+	ID   int64
+	Hit  bool
+	Last bool
+}
+
+// RejectionIDsWalk walks the newest entries of the rejection log (of one
+// scope, through consolidation_rejections_scope_idx, or all, through the
+// primary key), at most walk_rows of them, and returns newest first the ids
+// of those that pass the other filters (each skipped when NULL) with hit
+// true, and the walk's last entry when it reaches it (row_number =
+// walk_rows), whatever its hit: up to page_size rows in all.
+func (q *Queries) RejectionIDsWalk(ctx context.Context, arg RejectionIDsWalkParams) ([]RejectionIDsWalkRow, error) {
+	rows, err := q.db.Query(ctx, rejectionIDsWalk,
+		arg.WalkRows,
+		arg.RunID,
+		arg.Phase,
+		arg.Reason,
+		arg.Source,
+		arg.Scope,
+		arg.BeforeID,
+		arg.PageSize,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []RejectionIDsWalkRow{}
+	for rows.Next() {
+		var i RejectionIDsWalkRow
+		if err := rows.Scan(&i.ID, &i.Hit, &i.Last); err != nil {
 			return nil, err
 		}
 		items = append(items, i)

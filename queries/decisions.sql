@@ -69,31 +69,92 @@ WHERE d.scope = @scope AND d.entity_id = @entity_id AND d.key = @key
   AND NOT d.do_not_reopen AND f.status = 'active'
 ORDER BY d.fact_id;
 
--- name: ListDecisionsPage :many
--- ListDecisionsPage returns one page of decisions, newest first, after the
--- keyset cursor before_id (0 for the first page). Every filter is optional.
--- query is an ILIKE pattern over the decision, its reasoning, alternatives and key.
+-- name: DecisionIDsWalk :many
+-- DecisionIDsWalk walks the newest decisions passing the cheap filters
+-- (scope through decisions_scope_id_idx, or the primary key; locked), at most
+-- walk_rows of them, and returns newest first the ids of those that also
+-- pass the entity, text and superseded filters with hit true, and the walk's
+-- last decision when it reaches it (row_number = walk_rows), whatever its
+-- hit: up to page_size rows in all. When fewer than page_size hits come
+-- back, the walk saw every decision passing the cheap filters unless its
+-- last decision came back, below whose id DecisionIDsSearch goes on. pattern
+-- is an ILIKE pattern over the text of tenure_decision_text, written out here
+-- because the walk needs no index and calling the SQL function costs about
+-- as much again as the match itself; only_superseded keeps the decisions a
+-- later one on their key replaced, not_superseded the others.
+SELECT c.id, c.hit::boolean AS hit, (c.rn = @walk_rows::int)::boolean AS last
+FROM (
+    SELECT d.id,
+        ((sqlc.narg('entity_ids')::bigint[] IS NULL OR d.entity_id = ANY(sqlc.narg('entity_ids')::bigint[]))
+         AND (sqlc.narg('pattern')::text IS NULL
+              OR concat_ws(' ', d.decision, d.reasoning, d.key, array_to_string(d.alternatives, ' '))
+                 ILIKE sqlc.narg('pattern')::text)
+         AND (NOT @only_superseded::boolean OR s.id IS NOT NULL)
+         AND (NOT @not_superseded::boolean OR s.id IS NULL)) AS hit,
+        row_number() OVER (ORDER BY d.id DESC) AS rn
+    FROM decisions d
+    -- Probed for each walked decision (PostgreSQL drops the join when no
+    -- state filter needs it), never read whole.
+    LEFT JOIN decisions_superseded s ON s.id = d.id
+    WHERE (sqlc.narg('scope')::text IS NULL OR d.scope = sqlc.narg('scope')::text)
+      AND (sqlc.narg('locked')::boolean IS NULL OR d.do_not_reopen = sqlc.narg('locked')::boolean)
+      AND (@before_id::bigint = 0 OR d.id < @before_id::bigint)
+    ORDER BY d.id DESC
+    LIMIT @walk_rows::int
+) c
+WHERE c.hit OR c.rn = @walk_rows::int
+ORDER BY c.id DESC
+LIMIT @page_size::int;
+
+-- name: DecisionIDsSearch :many
+-- DecisionIDsSearch returns the ids of up to page_size decisions below
+-- before_id that pass every filter, newest first. It runs after a walk that
+-- found the matches sparse, so it must not walk ids newest first: ordering by
+-- id + 0, which no index provides, makes PostgreSQL collect the matches
+-- through the indexes of the filters (the trigram index for the text,
+-- decisions_entity_id_idx for entities, decisions_reopened_idx for reopened
+-- decisions) and sort only those; DecisionIDsSearchSuperseded is the same
+-- for the superseded decisions.
+SELECT d.id
+FROM decisions d
+WHERE (sqlc.narg('scope')::text IS NULL OR d.scope = sqlc.narg('scope')::text)
+  AND (sqlc.narg('entity_ids')::bigint[] IS NULL OR d.entity_id = ANY(sqlc.narg('entity_ids')::bigint[]))
+  AND (sqlc.narg('locked')::boolean IS NULL OR d.do_not_reopen = sqlc.narg('locked')::boolean)
+  AND (sqlc.narg('pattern')::text IS NULL
+       OR tenure_decision_text(d.decision, d.reasoning, d.key, d.alternatives) ILIKE sqlc.narg('pattern')::text)
+  AND (NOT @not_superseded::boolean OR NOT EXISTS (SELECT 1 FROM decisions_superseded s WHERE s.id = d.id))
+  AND d.id < @before_id::bigint
+ORDER BY d.id + 0 DESC
+LIMIT @page_size::int;
+
+-- name: DecisionIDsSearchSuperseded :many
+-- DecisionIDsSearchSuperseded is DecisionIDsSearch for the superseded
+-- decisions: the semi-join on decisions_superseded, a top-level condition,
+-- lets PostgreSQL start from the superseded decisions (or from the matches
+-- of the text or the entity, when they are fewer) instead of testing every
+-- decision.
+SELECT d.id
+FROM decisions d
+WHERE EXISTS (SELECT 1 FROM decisions_superseded s WHERE s.id = d.id)
+  AND (sqlc.narg('scope')::text IS NULL OR d.scope = sqlc.narg('scope')::text)
+  AND (sqlc.narg('entity_ids')::bigint[] IS NULL OR d.entity_id = ANY(sqlc.narg('entity_ids')::bigint[]))
+  AND (sqlc.narg('locked')::boolean IS NULL OR d.do_not_reopen = sqlc.narg('locked')::boolean)
+  AND (sqlc.narg('pattern')::text IS NULL
+       OR tenure_decision_text(d.decision, d.reasoning, d.key, d.alternatives) ILIKE sqlc.narg('pattern')::text)
+  AND d.id < @before_id::bigint
+ORDER BY d.id + 0 DESC
+LIMIT @page_size::int;
+
+-- name: ListDecisionsByIDs :many
+-- ListDecisionsByIDs reads the decisions a walk and a search chose, newest
+-- first.
 SELECT d.id, d.fact_id, d.scope, d.entity_id, e.name AS entity_name, d.key, d.decision,
     d.alternatives, d.reasoning, d.decided_by, d.decided_at, d.do_not_reopen, d.reopened_at,
     d.reopened_by, d.reopen_reason, d.version, d.created_at, d.updated_at
 FROM decisions d
 JOIN entities e ON e.id = d.entity_id
-WHERE (sqlc.narg('scope')::text IS NULL OR d.scope = sqlc.narg('scope')::text)
-  AND (sqlc.narg('entity')::text IS NULL OR e.name = sqlc.narg('entity')::text)
-  AND (sqlc.narg('locked')::boolean IS NULL OR d.do_not_reopen = sqlc.narg('locked')::boolean)
-  -- state: current (locked, no later decision on its key), superseded (a
-  -- later decision on its key replaced it) or reopened (open, not replaced).
-  AND (sqlc.narg('state')::text IS NULL
-       OR (sqlc.narg('state')::text = 'superseded') = EXISTS (
-              SELECT 1 FROM decisions n WHERE n.entity_id = d.entity_id AND n.key = d.key AND n.id > d.id))
-  AND (sqlc.narg('state')::text IS NULL OR sqlc.narg('state')::text = 'superseded'
-       OR d.do_not_reopen = (sqlc.narg('state')::text = 'current'))
-  AND (sqlc.narg('pattern')::text IS NULL
-       OR concat_ws(' ', d.decision, d.reasoning, d.key, array_to_string(d.alternatives, ' '))
-          ILIKE sqlc.narg('pattern')::text)
-  AND (@before_id::bigint = 0 OR d.id < @before_id::bigint)
-ORDER BY d.id DESC
-LIMIT @page_size;
+WHERE d.id = ANY(@ids::bigint[])
+ORDER BY d.id DESC;
 
 -- name: UpdateDecisionFields :one
 -- UpdateDecisionFields writes every editable field of one decision if it is

@@ -223,6 +223,207 @@ func (q *Queries) DecisionByIDForUpdate(ctx context.Context, id int64) (Decision
 	return i, err
 }
 
+const decisionIDsSearch = `-- name: DecisionIDsSearch :many
+SELECT d.id
+FROM decisions d
+WHERE ($1::text IS NULL OR d.scope = $1::text)
+  AND ($2::bigint[] IS NULL OR d.entity_id = ANY($2::bigint[]))
+  AND ($3::boolean IS NULL OR d.do_not_reopen = $3::boolean)
+  AND ($4::text IS NULL
+       OR tenure_decision_text(d.decision, d.reasoning, d.key, d.alternatives) ILIKE $4::text)
+  AND (NOT $5::boolean OR NOT EXISTS (SELECT 1 FROM decisions_superseded s WHERE s.id = d.id))
+  AND d.id < $6::bigint
+ORDER BY d.id + 0 DESC
+LIMIT $7::int
+`
+
+type DecisionIDsSearchParams struct {
+	Scope         *string
+	EntityIds     []int64
+	Locked        *bool
+	Pattern       *string
+	NotSuperseded bool
+	BeforeID      int64
+	PageSize      int32
+}
+
+// DecisionIDsSearch returns the ids of up to page_size decisions below
+// before_id that pass every filter, newest first. It runs after a walk that
+// found the matches sparse, so it must not walk ids newest first: ordering by
+// id + 0, which no index provides, makes PostgreSQL collect the matches
+// through the indexes of the filters (the trigram index for the text,
+// decisions_entity_id_idx for entities, decisions_reopened_idx for reopened
+// decisions) and sort only those; DecisionIDsSearchSuperseded is the same
+// for the superseded decisions.
+func (q *Queries) DecisionIDsSearch(ctx context.Context, arg DecisionIDsSearchParams) ([]int64, error) {
+	rows, err := q.db.Query(ctx, decisionIDsSearch,
+		arg.Scope,
+		arg.EntityIds,
+		arg.Locked,
+		arg.Pattern,
+		arg.NotSuperseded,
+		arg.BeforeID,
+		arg.PageSize,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []int64{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const decisionIDsSearchSuperseded = `-- name: DecisionIDsSearchSuperseded :many
+SELECT d.id
+FROM decisions d
+WHERE EXISTS (SELECT 1 FROM decisions_superseded s WHERE s.id = d.id)
+  AND ($1::text IS NULL OR d.scope = $1::text)
+  AND ($2::bigint[] IS NULL OR d.entity_id = ANY($2::bigint[]))
+  AND ($3::boolean IS NULL OR d.do_not_reopen = $3::boolean)
+  AND ($4::text IS NULL
+       OR tenure_decision_text(d.decision, d.reasoning, d.key, d.alternatives) ILIKE $4::text)
+  AND d.id < $5::bigint
+ORDER BY d.id + 0 DESC
+LIMIT $6::int
+`
+
+type DecisionIDsSearchSupersededParams struct {
+	Scope     *string
+	EntityIds []int64
+	Locked    *bool
+	Pattern   *string
+	BeforeID  int64
+	PageSize  int32
+}
+
+// DecisionIDsSearchSuperseded is DecisionIDsSearch for the superseded
+// decisions: the semi-join on decisions_superseded, a top-level condition,
+// lets PostgreSQL start from the superseded decisions (or from the matches
+// of the text or the entity, when they are fewer) instead of testing every
+// decision.
+func (q *Queries) DecisionIDsSearchSuperseded(ctx context.Context, arg DecisionIDsSearchSupersededParams) ([]int64, error) {
+	rows, err := q.db.Query(ctx, decisionIDsSearchSuperseded,
+		arg.Scope,
+		arg.EntityIds,
+		arg.Locked,
+		arg.Pattern,
+		arg.BeforeID,
+		arg.PageSize,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []int64{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const decisionIDsWalk = `-- name: DecisionIDsWalk :many
+SELECT c.id, c.hit::boolean AS hit, (c.rn = $1::int)::boolean AS last
+FROM (
+    SELECT d.id,
+        (($2::bigint[] IS NULL OR d.entity_id = ANY($2::bigint[]))
+         AND ($3::text IS NULL
+              OR concat_ws(' ', d.decision, d.reasoning, d.key, array_to_string(d.alternatives, ' '))
+                 ILIKE $3::text)
+         AND (NOT $4::boolean OR s.id IS NOT NULL)
+         AND (NOT $5::boolean OR s.id IS NULL)) AS hit,
+        row_number() OVER (ORDER BY d.id DESC) AS rn
+    FROM decisions d
+    -- Probed for each walked decision (PostgreSQL drops the join when no
+    -- state filter needs it), never read whole.
+    LEFT JOIN decisions_superseded s ON s.id = d.id
+    WHERE ($6::text IS NULL OR d.scope = $6::text)
+      AND ($7::boolean IS NULL OR d.do_not_reopen = $7::boolean)
+      AND ($8::bigint = 0 OR d.id < $8::bigint)
+    ORDER BY d.id DESC
+    LIMIT $1::int
+) c
+WHERE c.hit OR c.rn = $1::int
+ORDER BY c.id DESC
+LIMIT $9::int
+`
+
+type DecisionIDsWalkParams struct {
+	WalkRows       int32
+	EntityIds      []int64
+	Pattern        *string
+	OnlySuperseded bool
+	NotSuperseded  bool
+	Scope          *string
+	Locked         *bool
+	BeforeID       int64
+	PageSize       int32
+}
+
+type DecisionIDsWalkRow struct {
+	ID   int64
+	Hit  bool
+	Last bool
+}
+
+// DecisionIDsWalk walks the newest decisions passing the cheap filters
+// (scope through decisions_scope_id_idx, or the primary key; locked), at most
+// walk_rows of them, and returns newest first the ids of those that also
+// pass the entity, text and superseded filters with hit true, and the walk's
+// last decision when it reaches it (row_number = walk_rows), whatever its
+// hit: up to page_size rows in all. When fewer than page_size hits come
+// back, the walk saw every decision passing the cheap filters unless its
+// last decision came back, below whose id DecisionIDsSearch goes on. pattern
+// is an ILIKE pattern over the text of tenure_decision_text, written out here
+// because the walk needs no index and calling the SQL function costs about
+// as much again as the match itself; only_superseded keeps the decisions a
+// later one on their key replaced, not_superseded the others.
+func (q *Queries) DecisionIDsWalk(ctx context.Context, arg DecisionIDsWalkParams) ([]DecisionIDsWalkRow, error) {
+	rows, err := q.db.Query(ctx, decisionIDsWalk,
+		arg.WalkRows,
+		arg.EntityIds,
+		arg.Pattern,
+		arg.OnlySuperseded,
+		arg.NotSuperseded,
+		arg.Scope,
+		arg.Locked,
+		arg.BeforeID,
+		arg.PageSize,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []DecisionIDsWalkRow{}
+	for rows.Next() {
+		var i DecisionIDsWalkRow
+		if err := rows.Scan(&i.ID, &i.Hit, &i.Last); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const decisionsBackingFacts = `-- name: DecisionsBackingFacts :many
 SELECT d.fact_id, d.id
 FROM decisions d
@@ -295,41 +496,17 @@ func (q *Queries) DecisionsSupersededBy(ctx context.Context, ids []int64) ([]Dec
 	return items, nil
 }
 
-const listDecisionsPage = `-- name: ListDecisionsPage :many
+const listDecisionsByIDs = `-- name: ListDecisionsByIDs :many
 SELECT d.id, d.fact_id, d.scope, d.entity_id, e.name AS entity_name, d.key, d.decision,
     d.alternatives, d.reasoning, d.decided_by, d.decided_at, d.do_not_reopen, d.reopened_at,
     d.reopened_by, d.reopen_reason, d.version, d.created_at, d.updated_at
 FROM decisions d
 JOIN entities e ON e.id = d.entity_id
-WHERE ($1::text IS NULL OR d.scope = $1::text)
-  AND ($2::text IS NULL OR e.name = $2::text)
-  AND ($3::boolean IS NULL OR d.do_not_reopen = $3::boolean)
-  -- state: current (locked, no later decision on its key), superseded (a
-  -- later decision on its key replaced it) or reopened (open, not replaced).
-  AND ($4::text IS NULL
-       OR ($4::text = 'superseded') = EXISTS (
-              SELECT 1 FROM decisions n WHERE n.entity_id = d.entity_id AND n.key = d.key AND n.id > d.id))
-  AND ($4::text IS NULL OR $4::text = 'superseded'
-       OR d.do_not_reopen = ($4::text = 'current'))
-  AND ($5::text IS NULL
-       OR concat_ws(' ', d.decision, d.reasoning, d.key, array_to_string(d.alternatives, ' '))
-          ILIKE $5::text)
-  AND ($6::bigint = 0 OR d.id < $6::bigint)
+WHERE d.id = ANY($1::bigint[])
 ORDER BY d.id DESC
-LIMIT $7
 `
 
-type ListDecisionsPageParams struct {
-	Scope    *string
-	Entity   *string
-	Locked   *bool
-	State    *string
-	Pattern  *string
-	BeforeID int64
-	PageSize int32
-}
-
-type ListDecisionsPageRow struct {
+type ListDecisionsByIDsRow struct {
 	ID           int64
 	FactID       int64
 	Scope        string
@@ -350,26 +527,17 @@ type ListDecisionsPageRow struct {
 	UpdatedAt    time.Time
 }
 
-// ListDecisionsPage returns one page of decisions, newest first, after the
-// keyset cursor before_id (0 for the first page). Every filter is optional.
-// query is an ILIKE pattern over the decision, its reasoning, alternatives and key.
-func (q *Queries) ListDecisionsPage(ctx context.Context, arg ListDecisionsPageParams) ([]ListDecisionsPageRow, error) {
-	rows, err := q.db.Query(ctx, listDecisionsPage,
-		arg.Scope,
-		arg.Entity,
-		arg.Locked,
-		arg.State,
-		arg.Pattern,
-		arg.BeforeID,
-		arg.PageSize,
-	)
+// ListDecisionsByIDs reads the decisions a walk and a search chose, newest
+// first.
+func (q *Queries) ListDecisionsByIDs(ctx context.Context, ids []int64) ([]ListDecisionsByIDsRow, error) {
+	rows, err := q.db.Query(ctx, listDecisionsByIDs, ids)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []ListDecisionsPageRow{}
+	items := []ListDecisionsByIDsRow{}
 	for rows.Next() {
-		var i ListDecisionsPageRow
+		var i ListDecisionsByIDsRow
 		if err := rows.Scan(
 			&i.ID,
 			&i.FactID,

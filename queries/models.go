@@ -44,6 +44,12 @@ type CategorySetting struct {
 	UpdatedBy   *string
 }
 
+type ConsoleCount struct {
+	Counter string
+	Key     string
+	N       int64
+}
+
 type ConsolidationFault struct {
 	NodeID        int64
 	Scope         string
@@ -115,6 +121,10 @@ type Decision struct {
 	Version      int32
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
+}
+
+type DecisionsSuperseded struct {
+	ID int64
 }
 
 type Entity struct {
@@ -191,6 +201,12 @@ type NodeTombstone struct {
 	RestoredAt    *time.Time
 	RestoredBy    *string
 	Marker        string
+}
+
+type PendingNodeCount struct {
+	Scope  string
+	Marker string
+	Nodes  int64
 }
 
 type ReviewItem struct {

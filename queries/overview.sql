@@ -48,31 +48,67 @@ FROM consolidation_runs
 ORDER BY id DESC
 LIMIT @max_rows;
 
--- name: OverviewPendingNodesByMarker :many
--- OverviewPendingNodesByMarker counts working rows not yet promoted by their
--- durability marker (an absent key reads as durable), over
--- memory_nodes_pending_idx.
-SELECT marker, count(*)::bigint AS nodes
-FROM memory_nodes
-WHERE promoted_at IS NULL
-GROUP BY 1
-ORDER BY 1;
+-- name: PendingNodeCounts :many
+-- PendingNodeCounts sums pending_node_counts, which triggers on memory_nodes
+-- keep exact: the working rows not promoted yet per scope and marker, and
+-- how many rows each sum read (FoldPendingNodeCounts folds them when they
+-- pile up).
+SELECT scope, marker, sum(nodes)::bigint AS nodes, count(*)::bigint AS parts
+FROM pending_node_counts
+GROUP BY scope, marker
+ORDER BY scope, marker;
+
+-- name: FoldPendingNodeCounts :exec
+-- FoldPendingNodeCounts replaces the rows of pending_node_counts by one per
+-- (scope, marker) with their sum, dropping those at zero. A concurrent
+-- writer's rows are not seen and stay as they are, so the sums never change.
+WITH gone AS (
+    DELETE FROM pending_node_counts
+    RETURNING scope, marker, nodes
+)
+INSERT INTO pending_node_counts (scope, marker, nodes)
+SELECT scope, marker, sum(nodes)::bigint
+FROM gone
+GROUP BY scope, marker
+HAVING sum(nodes) <> 0;
 
 -- name: OverviewOpenReviewByKind :many
--- OverviewOpenReviewByKind counts the open review items by kind, over
--- review_items_open_idx.
-SELECT kind, count(*)::bigint AS items
-FROM review_items
-WHERE status = 'open'
-GROUP BY kind
-ORDER BY kind;
+-- OverviewOpenReviewByKind counts the open review items by kind, summing
+-- console_counts, which triggers on review_items keep exact.
+SELECT key AS kind, sum(n)::bigint AS items
+FROM console_counts
+WHERE counter = 'review_open'
+GROUP BY key
+HAVING sum(n) <> 0
+ORDER BY key;
 
 -- name: OverviewFaults :one
 -- OverviewFaults counts the working rows set aside after a failed
--- consolidation: waiting for a retry, and held for a person.
-SELECT count(*) FILTER (WHERE retry_at IS NOT NULL)::bigint AS waiting,
-    count(*) FILTER (WHERE retry_at IS NULL)::bigint AS held
-FROM consolidation_faults;
+-- consolidation: waiting for a retry, and held for a person, summing
+-- console_counts, which triggers on consolidation_faults keep exact.
+SELECT coalesce(sum(n) FILTER (WHERE key = 'waiting'), 0)::bigint AS waiting,
+    coalesce(sum(n) FILTER (WHERE key = 'held'), 0)::bigint AS held
+FROM console_counts
+WHERE counter = 'faults';
+
+-- name: ConsoleCountsParts :one
+-- ConsoleCountsParts is how many rows console_counts holds, to tell when
+-- FoldConsoleCounts should fold them.
+SELECT count(*)::bigint FROM console_counts;
+
+-- name: FoldConsoleCounts :exec
+-- FoldConsoleCounts replaces the rows of console_counts by one per (counter,
+-- key) with their sum, dropping those at zero. A concurrent writer's rows are
+-- not seen and stay as they are, so the sums never change.
+WITH gone AS (
+    DELETE FROM console_counts
+    RETURNING counter, key, n
+)
+INSERT INTO console_counts (counter, key, n)
+SELECT counter, key, sum(n)::bigint
+FROM gone
+GROUP BY counter, key
+HAVING sum(n) <> 0;
 
 -- name: OverviewFactAxes :many
 -- OverviewFactAxes sums fact_axes_counts, which triggers on entity_facts keep

@@ -10,6 +10,39 @@ import (
 	"time"
 )
 
+const consoleCountsParts = `-- name: ConsoleCountsParts :one
+SELECT count(*)::bigint FROM console_counts
+`
+
+// ConsoleCountsParts is how many rows console_counts holds, to tell when
+// FoldConsoleCounts should fold them.
+func (q *Queries) ConsoleCountsParts(ctx context.Context) (int64, error) {
+	row := q.db.QueryRow(ctx, consoleCountsParts)
+	var column_1 int64
+	err := row.Scan(&column_1)
+	return column_1, err
+}
+
+const foldConsoleCounts = `-- name: FoldConsoleCounts :exec
+WITH gone AS (
+    DELETE FROM console_counts
+    RETURNING counter, key, n
+)
+INSERT INTO console_counts (counter, key, n)
+SELECT counter, key, sum(n)::bigint
+FROM gone
+GROUP BY counter, key
+HAVING sum(n) <> 0
+`
+
+// FoldConsoleCounts replaces the rows of console_counts by one per (counter,
+// key) with their sum, dropping those at zero. A concurrent writer's rows are
+// not seen and stay as they are, so the sums never change.
+func (q *Queries) FoldConsoleCounts(ctx context.Context) error {
+	_, err := q.db.Exec(ctx, foldConsoleCounts)
+	return err
+}
+
 const foldFactAxesCounts = `-- name: FoldFactAxesCounts :exec
 WITH gone AS (
     DELETE FROM fact_axes_counts
@@ -28,6 +61,26 @@ HAVING sum(facts) <> 0
 // never change.
 func (q *Queries) FoldFactAxesCounts(ctx context.Context) error {
 	_, err := q.db.Exec(ctx, foldFactAxesCounts)
+	return err
+}
+
+const foldPendingNodeCounts = `-- name: FoldPendingNodeCounts :exec
+WITH gone AS (
+    DELETE FROM pending_node_counts
+    RETURNING scope, marker, nodes
+)
+INSERT INTO pending_node_counts (scope, marker, nodes)
+SELECT scope, marker, sum(nodes)::bigint
+FROM gone
+GROUP BY scope, marker
+HAVING sum(nodes) <> 0
+`
+
+// FoldPendingNodeCounts replaces the rows of pending_node_counts by one per
+// (scope, marker) with their sum, dropping those at zero. A concurrent
+// writer's rows are not seen and stay as they are, so the sums never change.
+func (q *Queries) FoldPendingNodeCounts(ctx context.Context) error {
+	_, err := q.db.Exec(ctx, foldPendingNodeCounts)
 	return err
 }
 
@@ -76,9 +129,10 @@ func (q *Queries) OverviewFactAxes(ctx context.Context) ([]OverviewFactAxesRow, 
 }
 
 const overviewFaults = `-- name: OverviewFaults :one
-SELECT count(*) FILTER (WHERE retry_at IS NOT NULL)::bigint AS waiting,
-    count(*) FILTER (WHERE retry_at IS NULL)::bigint AS held
-FROM consolidation_faults
+SELECT coalesce(sum(n) FILTER (WHERE key = 'waiting'), 0)::bigint AS waiting,
+    coalesce(sum(n) FILTER (WHERE key = 'held'), 0)::bigint AS held
+FROM console_counts
+WHERE counter = 'faults'
 `
 
 type OverviewFaultsRow struct {
@@ -87,7 +141,8 @@ type OverviewFaultsRow struct {
 }
 
 // OverviewFaults counts the working rows set aside after a failed
-// consolidation: waiting for a retry, and held for a person.
+// consolidation: waiting for a retry, and held for a person, summing
+// console_counts, which triggers on consolidation_faults keep exact.
 func (q *Queries) OverviewFaults(ctx context.Context) (OverviewFaultsRow, error) {
 	row := q.db.QueryRow(ctx, overviewFaults)
 	var i OverviewFaultsRow
@@ -159,11 +214,12 @@ func (q *Queries) OverviewForgettingSoon(ctx context.Context, arg OverviewForget
 }
 
 const overviewOpenReviewByKind = `-- name: OverviewOpenReviewByKind :many
-SELECT kind, count(*)::bigint AS items
-FROM review_items
-WHERE status = 'open'
-GROUP BY kind
-ORDER BY kind
+SELECT key AS kind, sum(n)::bigint AS items
+FROM console_counts
+WHERE counter = 'review_open'
+GROUP BY key
+HAVING sum(n) <> 0
+ORDER BY key
 `
 
 type OverviewOpenReviewByKindRow struct {
@@ -171,8 +227,8 @@ type OverviewOpenReviewByKindRow struct {
 	Items int64
 }
 
-// OverviewOpenReviewByKind counts the open review items by kind, over
-// review_items_open_idx.
+// OverviewOpenReviewByKind counts the open review items by kind, summing
+// console_counts, which triggers on review_items keep exact.
 func (q *Queries) OverviewOpenReviewByKind(ctx context.Context) ([]OverviewOpenReviewByKindRow, error) {
 	rows, err := q.db.Query(ctx, overviewOpenReviewByKind)
 	if err != nil {
@@ -236,42 +292,6 @@ func (q *Queries) OverviewOverdueObligations(ctx context.Context, arg OverviewOv
 			&i.Content,
 			&i.Deadline,
 		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const overviewPendingNodesByMarker = `-- name: OverviewPendingNodesByMarker :many
-SELECT marker, count(*)::bigint AS nodes
-FROM memory_nodes
-WHERE promoted_at IS NULL
-GROUP BY 1
-ORDER BY 1
-`
-
-type OverviewPendingNodesByMarkerRow struct {
-	Marker string
-	Nodes  int64
-}
-
-// OverviewPendingNodesByMarker counts working rows not yet promoted by their
-// durability marker (an absent key reads as durable), over
-// memory_nodes_pending_idx.
-func (q *Queries) OverviewPendingNodesByMarker(ctx context.Context) ([]OverviewPendingNodesByMarkerRow, error) {
-	rows, err := q.db.Query(ctx, overviewPendingNodesByMarker)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []OverviewPendingNodesByMarkerRow{}
-	for rows.Next() {
-		var i OverviewPendingNodesByMarkerRow
-		if err := rows.Scan(&i.Marker, &i.Nodes); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
@@ -390,6 +410,49 @@ func (q *Queries) OverviewUpcomingObligations(ctx context.Context, arg OverviewU
 			&i.Key,
 			&i.Content,
 			&i.Deadline,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const pendingNodeCounts = `-- name: PendingNodeCounts :many
+SELECT scope, marker, sum(nodes)::bigint AS nodes, count(*)::bigint AS parts
+FROM pending_node_counts
+GROUP BY scope, marker
+ORDER BY scope, marker
+`
+
+type PendingNodeCountsRow struct {
+	Scope  string
+	Marker string
+	Nodes  int64
+	Parts  int64
+}
+
+// PendingNodeCounts sums pending_node_counts, which triggers on memory_nodes
+// keep exact: the working rows not promoted yet per scope and marker, and
+// how many rows each sum read (FoldPendingNodeCounts folds them when they
+// pile up).
+func (q *Queries) PendingNodeCounts(ctx context.Context) ([]PendingNodeCountsRow, error) {
+	rows, err := q.db.Query(ctx, pendingNodeCounts)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []PendingNodeCountsRow{}
+	for rows.Next() {
+		var i PendingNodeCountsRow
+		if err := rows.Scan(
+			&i.Scope,
+			&i.Marker,
+			&i.Nodes,
+			&i.Parts,
 		); err != nil {
 			return nil, err
 		}

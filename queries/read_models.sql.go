@@ -9,41 +9,18 @@ import (
 	"context"
 )
 
-const listWorkingNodes = `-- name: ListWorkingNodes :many
+const listNodesByIDs = `-- name: ListNodesByIDs :many
 SELECT n.id, n.scope, n.content, n.properties, n.importance, n.ttl_seconds, n.created_at,
     n.promoted_at, n.promoted_fact_id, n.promoted_run_id, n.marker
 FROM memory_nodes n
-WHERE ($1::text IS NULL OR n.scope = $1)
-  AND ($2::text IS NULL OR n.marker = $2)
-  AND ($3::text IN ('', 'set_aside') OR ($3::text = 'pending') = (n.promoted_at IS NULL))
-  AND ($3::text <> 'set_aside'
-       OR EXISTS (SELECT 1 FROM consolidation_faults f WHERE f.node_id = n.id))
-  AND ($4::bigint = 0 OR n.id < $4)
+WHERE n.id = ANY($1::bigint[])
 ORDER BY n.id DESC
-LIMIT $5
 `
 
-type ListWorkingNodesParams struct {
-	Scope    *string
-	Marker   *string
-	State    string
-	BeforeID int64
-	PageSize int32
-}
-
-// ListWorkingNodes pages through working rows, newest first: the console's
-// working page and the API's node list both read it. state is pending,
-// promoted, set_aside (rows consolidation set aside after a failure of their
-// own, whether promoted or not), or empty for every row; marker filters on
-// the marker column, so a row without one is found as durable.
-func (q *Queries) ListWorkingNodes(ctx context.Context, arg ListWorkingNodesParams) ([]MemoryNode, error) {
-	rows, err := q.db.Query(ctx, listWorkingNodes,
-		arg.Scope,
-		arg.Marker,
-		arg.State,
-		arg.BeforeID,
-		arg.PageSize,
-	)
+// ListNodesByIDs reads the working rows a walk and a search chose, newest
+// first.
+func (q *Queries) ListNodesByIDs(ctx context.Context, ids []int64) ([]MemoryNode, error) {
+	rows, err := q.db.Query(ctx, listNodesByIDs, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -64,6 +41,176 @@ func (q *Queries) ListWorkingNodes(ctx context.Context, arg ListWorkingNodesPara
 			&i.PromotedRunID,
 			&i.Marker,
 		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const nodeIDsSearch = `-- name: NodeIDsSearch :many
+SELECT n.id
+FROM memory_nodes n
+WHERE ($1::text IS NULL OR n.scope = $1::text)
+  AND ($2::text IS NULL OR n.marker = $2::text)
+  AND ($3::int IS NULL OR (n.promoted_at IS NULL)::int = $3::int)
+  AND n.id < $4::bigint
+ORDER BY n.id + 0 DESC
+LIMIT $5::int
+`
+
+type NodeIDsSearchParams struct {
+	Scope    *string
+	Marker   *string
+	Pending  *int32
+	BeforeID int64
+	PageSize int32
+}
+
+// NodeIDsSearch returns the ids of up to page_size working rows below
+// before_id that pass every filter, newest first, after a walk that found
+// them sparse: ordering by id + 0 makes PostgreSQL collect the matches
+// through memory_nodes_filters_idx (scope, marker and whether the row is
+// pending), and sort only those. NodeIDsSearchSetAside is the same for the
+// rows set aside.
+func (q *Queries) NodeIDsSearch(ctx context.Context, arg NodeIDsSearchParams) ([]int64, error) {
+	rows, err := q.db.Query(ctx, nodeIDsSearch,
+		arg.Scope,
+		arg.Marker,
+		arg.Pending,
+		arg.BeforeID,
+		arg.PageSize,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []int64{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const nodeIDsSearchSetAside = `-- name: NodeIDsSearchSetAside :many
+SELECT n.id
+FROM memory_nodes n
+WHERE EXISTS (SELECT 1 FROM consolidation_faults f WHERE f.node_id = n.id)
+  AND ($1::text IS NULL OR n.scope = $1::text)
+  AND ($2::text IS NULL OR n.marker = $2::text)
+  AND ($3::int IS NULL OR (n.promoted_at IS NULL)::int = $3::int)
+  AND n.id < $4::bigint
+ORDER BY n.id + 0 DESC
+LIMIT $5::int
+`
+
+type NodeIDsSearchSetAsideParams struct {
+	Scope    *string
+	Marker   *string
+	Pending  *int32
+	BeforeID int64
+	PageSize int32
+}
+
+// NodeIDsSearchSetAside is NodeIDsSearch for the rows consolidation set
+// aside: the semi-join on consolidation_faults, a top-level condition, lets
+// PostgreSQL start from the few faults and read each one's row.
+func (q *Queries) NodeIDsSearchSetAside(ctx context.Context, arg NodeIDsSearchSetAsideParams) ([]int64, error) {
+	rows, err := q.db.Query(ctx, nodeIDsSearchSetAside,
+		arg.Scope,
+		arg.Marker,
+		arg.Pending,
+		arg.BeforeID,
+		arg.PageSize,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []int64{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const nodeIDsWalk = `-- name: NodeIDsWalk :many
+SELECT c.id, c.hit::boolean AS hit, (c.rn = $1::int)::boolean AS last
+FROM (
+    SELECT n.id,
+        (($2::text IS NULL OR n.marker = $2::text)
+         AND ($3::int IS NULL OR (n.promoted_at IS NULL)::int = $3::int)
+         AND (NOT $4::boolean OR EXISTS (SELECT 1 FROM consolidation_faults f WHERE f.node_id = n.id))) AS hit,
+        row_number() OVER (ORDER BY n.id DESC) AS rn
+    FROM memory_nodes n
+    WHERE ($5::text IS NULL OR n.scope = $5::text)
+      AND ($6::bigint = 0 OR n.id < $6::bigint)
+    ORDER BY n.id DESC
+    LIMIT $1::int
+) c
+WHERE c.hit OR c.rn = $1::int
+ORDER BY c.id DESC
+LIMIT $7::int
+`
+
+type NodeIDsWalkParams struct {
+	WalkRows int32
+	Marker   *string
+	Pending  *int32
+	SetAside bool
+	Scope    *string
+	BeforeID int64
+	PageSize int32
+}
+
+type NodeIDsWalkRow struct {
+	ID   int64
+	Hit  bool
+	Last bool
+}
+
+// NodeIDsWalk walks the newest working rows (of one scope, through
+// memory_nodes_scope_idx, or all, through the primary key), at most
+// walk_rows of them, and returns newest first the ids of those that pass
+// the marker and state filters with hit true, and the walk's last row when
+// it reaches it (row_number = walk_rows), whatever its hit: up to page_size
+// rows in all. pending is 1 for rows not promoted yet, 0 for promoted ones,
+// NULL for both; set_aside keeps the rows consolidation set aside.
+func (q *Queries) NodeIDsWalk(ctx context.Context, arg NodeIDsWalkParams) ([]NodeIDsWalkRow, error) {
+	rows, err := q.db.Query(ctx, nodeIDsWalk,
+		arg.WalkRows,
+		arg.Marker,
+		arg.Pending,
+		arg.SetAside,
+		arg.Scope,
+		arg.BeforeID,
+		arg.PageSize,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []NodeIDsWalkRow{}
+	for rows.Next() {
+		var i NodeIDsWalkRow
+		if err := rows.Scan(&i.ID, &i.Hit, &i.Last); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
