@@ -130,14 +130,6 @@ JOIN entities e ON e.id = f.entity_id
 WHERE f.id = ANY(@ids::bigint[])
 ORDER BY f.id DESC;
 
--- name: CountFactsByAxes :many
--- CountFactsByAxes counts facts of one status per durability and category.
-SELECT durability, category, count(*)::bigint AS facts
-FROM entity_facts
-WHERE status = @status
-GROUP BY durability, category
-ORDER BY durability, category;
-
 -- name: ListCategories :many
 -- ListCategories returns every category in use, walking the category index
 -- one distinct value at a time rather than scanning the table.

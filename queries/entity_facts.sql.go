@@ -128,41 +128,6 @@ func (q *Queries) ArchiveFactsByID(ctx context.Context, arg ArchiveFactsByIDPara
 	return items, nil
 }
 
-const countFactsByAxes = `-- name: CountFactsByAxes :many
-SELECT durability, category, count(*)::bigint AS facts
-FROM entity_facts
-WHERE status = $1
-GROUP BY durability, category
-ORDER BY durability, category
-`
-
-type CountFactsByAxesRow struct {
-	Durability string
-	Category   string
-	Facts      int64
-}
-
-// CountFactsByAxes counts facts of one status per durability and category.
-func (q *Queries) CountFactsByAxes(ctx context.Context, status string) ([]CountFactsByAxesRow, error) {
-	rows, err := q.db.Query(ctx, countFactsByAxes, status)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []CountFactsByAxesRow{}
-	for rows.Next() {
-		var i CountFactsByAxesRow
-		if err := rows.Scan(&i.Durability, &i.Category, &i.Facts); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const createFact = `-- name: CreateFact :one
 INSERT INTO entity_facts (
     scope, entity_id, key, content, durability, category, confidence, importance,

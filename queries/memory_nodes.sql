@@ -65,15 +65,6 @@ WHERE (sqlc.narg('scope')::text IS NULL OR scope = sqlc.narg('scope'))
 ORDER BY id DESC
 LIMIT @page_size;
 
--- name: CountPendingNodes :many
--- CountPendingNodes counts the rows consolidation has not promoted yet, by
--- scope and marker (an absent marker counts as durable).
-SELECT scope, marker, count(*)::bigint AS n
-FROM memory_nodes
-WHERE promoted_at IS NULL
-GROUP BY 1, 2
-ORDER BY 1, 2;
-
 -- name: ListNodeScopes :many
 -- ListNodeScopes returns the distinct scopes of working rows by skipping
 -- through the scope index (a loose index scan), so its cost follows the number

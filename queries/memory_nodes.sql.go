@@ -11,42 +11,6 @@ import (
 	"time"
 )
 
-const countPendingNodes = `-- name: CountPendingNodes :many
-SELECT scope, marker, count(*)::bigint AS n
-FROM memory_nodes
-WHERE promoted_at IS NULL
-GROUP BY 1, 2
-ORDER BY 1, 2
-`
-
-type CountPendingNodesRow struct {
-	Scope  string
-	Marker string
-	N      int64
-}
-
-// CountPendingNodes counts the rows consolidation has not promoted yet, by
-// scope and marker (an absent marker counts as durable).
-func (q *Queries) CountPendingNodes(ctx context.Context) ([]CountPendingNodesRow, error) {
-	rows, err := q.db.Query(ctx, countPendingNodes)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []CountPendingNodesRow{}
-	for rows.Next() {
-		var i CountPendingNodesRow
-		if err := rows.Scan(&i.Scope, &i.Marker, &i.N); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const getNodesByID = `-- name: GetNodesByID :many
 SELECT id, scope, content, properties, importance, ttl_seconds, created_at, promoted_at,
     promoted_fact_id, promoted_run_id, marker
