@@ -35,8 +35,9 @@ const progressEvery = 10000
 // ImportProgress is how far an import has come, as Progress reports it.
 type ImportProgress struct {
 	// Phase is read (lines streamed and checked), check (the checks
-	// against the database), write (entities, facts, decisions), merge and
-	// supersede (the facts written, in batches), then done.
+	// against the database), write (entities, facts, decisions), index
+	// (when the import rebuilds the facts' indexes: Done of Total built),
+	// merge and supersede (the facts written, in batches), then done.
 	Phase string
 	// Lines is how many lines were read, blank lines aside.
 	Lines int
@@ -51,6 +52,7 @@ const (
 	ImportPhaseRead      = "read"
 	ImportPhaseCheck     = "check"
 	ImportPhaseWrite     = "write"
+	ImportPhaseIndex     = "index"
 	ImportPhaseMerge     = "merge"
 	ImportPhaseSupersede = "supersede"
 	ImportPhaseDone      = "done"
@@ -164,10 +166,21 @@ func (s *Store) ImportStream(ctx context.Context, actor Actor, lines iter.Seq2[I
 		return report, fmt.Errorf("import: entities: %w", err)
 	}
 	report.EntitiesCreated = int(tag.RowsAffected())
+	rebuild, err := dropFactIndexes(ctx, tx, toWrite)
+	if err != nil {
+		return report, fmt.Errorf("import: %w", err)
+	}
+	report.IndexesRebuilt = len(rebuild) > 0
 	if tag, err = tx.Exec(ctx, importFactsSQL); err != nil {
 		return report, fmt.Errorf("import: facts: %w", err)
 	}
 	report.Facts = int(tag.RowsAffected())
+	for i, def := range rebuild {
+		progress(ImportProgress{Phase: ImportPhaseIndex, Done: i, Total: len(rebuild)})
+		if _, err := tx.Exec(ctx, def); err != nil {
+			return report, fmt.Errorf("import: rebuilding an index of entity_facts: %w", err)
+		}
+	}
 	if tag, err = tx.Exec(ctx, importDecisionsSQL); err != nil {
 		return report, fmt.Errorf("import: decisions: %w", err)
 	}
@@ -244,6 +257,63 @@ func (s *Store) ImportStream(ctx context.Context, actor Actor, lines iter.Seq2[I
 	}
 	progress(ImportProgress{Phase: ImportPhaseDone, Done: toWrite, Total: toWrite})
 	return report, nil
+}
+
+// bulkImportMin is the fewest facts an import must write before it
+// considers rebuilding the facts' indexes rather than maintaining them.
+var bulkImportMin = 50_000
+
+// dropFactIndexes drops the secondary indexes of entity_facts when the
+// import writes at least bulkImportMin facts and the table holds fewer than
+// it writes (moving into a new install, or a small one): building an index
+// once over every row costs a fraction of updating it row by row. It returns
+// the statements that build them again, in the import's transaction after
+// the facts are written, so that a failed or cancelled import leaves every
+// index as it was. Meanwhile the facts table is locked: readers wait for the
+// import to commit. Unique and primary-key indexes stay. No index is dropped
+// (nil) otherwise.
+func dropFactIndexes(ctx context.Context, tx pgx.Tx, toWrite int) ([]string, error) {
+	if toWrite < bulkImportMin {
+		return nil, nil
+	}
+	var present int
+	if err := tx.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM entity_facts LIMIT $1) f`, toWrite).Scan(&present); err != nil {
+		return nil, err
+	}
+	if present >= toWrite {
+		return nil, nil
+	}
+	rows, err := tx.Query(ctx, `
+SELECT c.relname::text, pg_get_indexdef(i.indexrelid)
+FROM pg_index i
+JOIN pg_class c ON c.oid = i.indexrelid
+WHERE i.indrelid = 'entity_facts'::regclass AND NOT i.indisprimary AND NOT i.indisunique
+  AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid)
+ORDER BY c.relname`)
+	if err != nil {
+		return nil, err
+	}
+	type index struct{ name, def string }
+	indexes, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (index, error) {
+		var x index
+		return x, r.Scan(&x.name, &x.def)
+	})
+	if err != nil {
+		return nil, err
+	}
+	// The builds sort in memory rather than on disk where they can; the
+	// setting ends with the transaction.
+	if _, err := tx.Exec(ctx, `SET LOCAL maintenance_work_mem = '256MB'`); err != nil {
+		return nil, err
+	}
+	defs := make([]string, len(indexes))
+	for i, x := range indexes {
+		if _, err := tx.Exec(ctx, `DROP INDEX `+pgx.Identifier{x.name}.Sanitize()); err != nil {
+			return nil, err
+		}
+		defs[i] = x.def
+	}
+	return defs, nil
 }
 
 // commitOrDryRun commits the import, or leaves a dry run to the deferred

@@ -232,6 +232,10 @@ type ImportReport struct {
 	Merged int `json:"merged"`
 	// ByMapping counts the lines by how they gave their axes.
 	ByMapping map[string]int `json:"by_mapping"`
+	// IndexesRebuilt says the import wrote into a facts table smaller than
+	// itself without its secondary indexes and built them again afterwards,
+	// in its transaction (see ImportStream).
+	IndexesRebuilt bool `json:"indexes_rebuilt"`
 }
 
 // ImportProblem is what is wrong with one line of an import file.

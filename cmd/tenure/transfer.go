@@ -339,6 +339,8 @@ func importProgress(prog *progress, read *countingReader, size int64) func(memor
 			prog.set(ip.Phase, "bytes", read.n, total, extra)
 		case memory.ImportPhaseCheck:
 			prog.set(ip.Phase, "lines", int64(ip.Lines), int64(ip.Lines), extra)
+		case memory.ImportPhaseIndex:
+			prog.set(ip.Phase, "indexes", int64(ip.Done), int64(ip.Total), extra)
 		default:
 			prog.set(ip.Phase, "facts", int64(ip.Done), int64(ip.Total), extra)
 		}
@@ -359,6 +361,9 @@ func printImportReport(w io.Writer, r memory.ImportReport) {
 	}
 	fmt.Fprintf(w, "%s %d lines: %d facts (%d decisions), %d new entities, %d already present.\n",
 		verb, r.Lines, r.Facts, r.Decisions, r.EntitiesCreated, r.AlreadyPresent)
+	if r.IndexesRebuilt {
+		fmt.Fprintln(w, "The facts table held fewer facts than the file: its indexes were built again after the write.")
+	}
 	fmt.Fprintln(w, "Lines by mapping:")
 	printCounts(w, r.ByMapping)
 }
