@@ -315,7 +315,9 @@ LIMIT $2`
 
 // copyFactsTermsSQL inserts the same copies with their decay terms computed
 // in the statement, once for each distinct set of inputs, as consolidation
-// writes its facts.
+// writes its facts. The join is on equalities only (a missing deadline as
+// -infinity), so that it can hash, as PromoteNodes' does: IS NOT DISTINCT
+// FROM would make it a nested loop over every pair.
 const copyFactsTermsSQL = `WITH src AS MATERIALIZED (
     SELECT scope, entity_id, key, content, durability, category, confidence, importance, deadline,
         source, source_node_id
@@ -336,7 +338,7 @@ SELECT f.scope, f.entity_id, f.key, f.content, f.durability, f.category, f.confi
     f.deadline, f.source, f.source_node_id, $1, $1, t.half_life, t.decay_from, t.forget_at
 FROM src f
 JOIN terms t ON t.durability = f.durability AND t.category = f.category AND t.confidence = f.confidence
-    AND t.deadline IS NOT DISTINCT FROM f.deadline`
+    AND coalesce(t.deadline, '-infinity') = coalesce(f.deadline, '-infinity')`
 
 // factParts measures what one inserted fact costs with everything entity_facts
 // maintains, with its decay terms computed as consolidation does, and without
