@@ -193,3 +193,13 @@ func (s *Sessions) Logout(ctx context.Context, token string) error {
 	}
 	return nil
 }
+
+// PurgeExpired deletes the sessions past their expiry (already refused by
+// Lookup) and returns how many it deleted.
+func (s *Sessions) PurgeExpired(ctx context.Context) (int, error) {
+	n, err := s.q.DeleteExpiredSessions(ctx, s.now())
+	if err != nil {
+		return 0, fmt.Errorf("purge sessions: %w", err)
+	}
+	return int(n), nil
+}

@@ -174,3 +174,43 @@ func TestAPITokens(t *testing.T) {
 		t.Error("HashAPIToken does not match the hash NewAPIToken returned")
 	}
 }
+
+// TestPurgeExpiredSessions: the purge deletes the sessions past their expiry
+// and keeps the live ones.
+func TestPurgeExpiredSessions(t *testing.T) {
+	ctx := context.Background()
+	pool := pgtest.NewPool(t)
+	q := queries.New(pool)
+	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	s, err := NewSessions(pool, func() time.Time { return now })
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash, _ := HashPassword("a long enough secret")
+	if _, err := q.CreateUser(ctx, queries.CreateUserParams{Email: "rev@example.com", Role: "reviewer", PasswordHash: hash}); err != nil {
+		t.Fatal(err)
+	}
+	old, _, err := s.Login(ctx, "rev@example.com", "a long enough secret", "ua", "ip")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(SessionTTL + time.Minute)
+	live, _, err := s.Login(ctx, "rev@example.com", "a long enough secret", "ua", "ip")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := s.PurgeExpired(ctx)
+	if err != nil || n != 1 {
+		t.Fatalf("PurgeExpired() = %d, %v; want the one expired session", n, err)
+	}
+	var left int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM sessions`).Scan(&left); err != nil || left != 1 {
+		t.Fatalf("%d sessions left (%v), want 1", left, err)
+	}
+	if _, err := s.Lookup(ctx, live); err != nil {
+		t.Errorf("the live session after the purge: %v", err)
+	}
+	if _, err := s.Lookup(ctx, old); !errors.Is(err, ErrNoSession) {
+		t.Errorf("the purged session: %v, want ErrNoSession", err)
+	}
+}

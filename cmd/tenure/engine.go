@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tenurehq/tenure/auth"
 	"github.com/tenurehq/tenure/jobs"
 	"github.com/tenurehq/tenure/memory"
 	"github.com/tenurehq/tenure/metrics"
@@ -48,7 +49,7 @@ func (c *jobConfig) register(fs *flag.FlagSet, getenv func(string) string) {
 	fs.DurationVar(&c.decayEvery, "decay-every", durationEnv(getenv, "TENURE_DECAY_EVERY", time.Minute),
 		"interval of the decay job (env TENURE_DECAY_EVERY)")
 	fs.DurationVar(&c.purgeEvery, "purge-every", durationEnv(getenv, "TENURE_PURGE_EVERY", 24*time.Hour),
-		"interval of the tombstone purge job (env TENURE_PURGE_EVERY)")
+		"interval of the purge of old tombstones and expired sessions (env TENURE_PURGE_EVERY)")
 	fs.DurationVar(&c.backupEvery, "backup-every", durationEnv(getenv, "TENURE_BACKUP_EVERY", 0),
 		"interval of the scheduled backup, such as 24h; 0 turns it off (env TENURE_BACKUP_EVERY)")
 	fs.StringVar(&c.backupDir, "backup-dir", envOr(getenv, "TENURE_BACKUP_DIR", ""),
@@ -78,9 +79,10 @@ func (c *jobConfig) validate() error {
 	return nil
 }
 
-// engineJobs are the scheduled jobs of the memory engine, and the backup
-// of the database at url when one is scheduled.
-func engineJobs(store *memory.Store, cfg jobConfig, url string, getenv func(string) string) []jobs.Job {
+// engineJobs are the scheduled jobs of the memory engine, the purge of
+// expired console sessions, and the backup of the database at url when one
+// is scheduled.
+func engineJobs(store *memory.Store, sessions *auth.Sessions, cfg jobConfig, url string, getenv func(string) string) []jobs.Job {
 	list := []jobs.Job{
 		{Name: "consolidation", Interval: cfg.consolidateEvery, Run: func(ctx context.Context) error {
 			_, err := store.Consolidate(ctx, memory.ConsolidateOptions{Trigger: memory.TriggerSchedule})
@@ -95,6 +97,11 @@ func engineJobs(store *memory.Store, cfg jobConfig, url string, getenv func(stri
 		}},
 		{Name: "tombstone_purge", Interval: cfg.purgeEvery, Run: func(ctx context.Context) error {
 			_, err := store.PurgeTombstones(ctx)
+			return err
+		}},
+		// Expired sessions are refused at once; this only removes their rows.
+		{Name: "session_purge", Interval: cfg.purgeEvery, Run: func(ctx context.Context) error {
+			_, err := sessions.PurgeExpired(ctx)
 			return err
 		}},
 	}
@@ -114,7 +121,12 @@ func startJobs(ctx context.Context, db *database, store *memory.Store, reg *metr
 	if err != nil {
 		return nil, nil, err
 	}
-	sched, err := jobs.NewScheduler(jobs.Options{Logger: logger, Leader: leader, Metrics: reg}, engineJobs(store, cfg, db.url(), db.getenv)...)
+	sessions, err := auth.NewSessions(db.pool, nil)
+	if err != nil {
+		leader.Close(ctx)
+		return nil, nil, err
+	}
+	sched, err := jobs.NewScheduler(jobs.Options{Logger: logger, Leader: leader, Metrics: reg}, engineJobs(store, sessions, cfg, db.url(), db.getenv)...)
 	if err != nil {
 		leader.Close(ctx)
 		return nil, nil, err
