@@ -197,13 +197,38 @@ func (s *Store) ContextBrief(ctx context.Context, o BriefOptions) (Brief, error)
 	if o.Since != nil {
 		return s.briefChanges(ctx, o, entity, now, maxRows)
 	}
-	rows, err := briefRows(ctx, s.q, queries.BriefParams{Scope: o.Scope, Entity: entity, MaxRows: maxRows, Now: now,
-		DueBefore: now.Add(obligationHorizon), MoodCutoff: now.Add(-moodFresh)})
+	p := queries.BriefParams{Scope: o.Scope, Entity: entity, MaxRows: maxRows, Now: now,
+		DueBefore: now.Add(obligationHorizon), MoodCutoff: now.Add(-moodFresh)}
+	// The decisions come first and often fill the budget alone (a scope with
+	// thousands of locked decisions): then the other sections are not read.
+	rows, err := briefRows(ctx, s.q, p)
 	if err != nil {
 		return Brief{}, fmt.Errorf("context brief: %w", err)
 	}
 	b := packBrief(o.Scope, o.Budget, briefCandidatesOf(rows, now), now)
-	return b, nil
+	if decisionsFill(b) {
+		return b, nil
+	}
+	p.AllSections = true
+	if rows, err = briefRows(ctx, s.q, p); err != nil {
+		return Brief{}, fmt.Errorf("context brief: %w", err)
+	}
+	return packBrief(o.Scope, o.Budget, briefCandidatesOf(rows, now), now), nil
+}
+
+// briefLaterLineMin is the fewest characters the first line of a section
+// after the decisions can take: its blank line and title (the shortest,
+// "Obligations:" or "Known facts:") and an item of minBriefItem.
+const briefLaterLineMin = 1 + len(briefSectionObligations) + 1 + minBriefItem
+
+// decisionsFill reports whether b, packed from the decisions alone, is the
+// brief of every section: it is truncated (so a brief with more candidates
+// is truncated too, and packed again the same way with the truncated
+// header), and the room it leaves is too small for the first line of any
+// later section, so the packer, which takes sections in order and only
+// loses room, could add nothing after the decisions.
+func decisionsFill(b Brief) bool {
+	return b.Truncated && b.Budget-b.Used < briefLaterLineMin
 }
 
 // briefRows runs queries.Brief, deeper each time its walk of durable facts

@@ -436,7 +436,7 @@ func TestBriefFactsAgreeWithFullRanking(t *testing.T) {
 	for _, n := range []int32{1, 7, 40, 279, 280, 281, 400, 699, 700, 701, 1500, 5000} {
 		// No obligation is due before the year 1, so none leaves the facts
 		// for the obligations' list.
-		p := queries.BriefParams{Scope: "acme", MaxRows: n, Now: now, DueBefore: time.Time{}, MoodCutoff: now}
+		p := queries.BriefParams{Scope: "acme", AllSections: true, MaxRows: n, Now: now, DueBefore: time.Time{}, MoodCutoff: now}
 		rows, err := briefRows(ctx, q, p)
 		if err != nil {
 			t.Fatal(err)
@@ -558,10 +558,25 @@ func TestContextBriefReadsItsIndexes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// 800 locked decisions fill a budget of 200 alone: one statement, which
+	// reads nothing but the decisions.
 	o := BriefOptions{Scope: "scope-3", Budget: 200}
-	rf.brief(t, o)
+	before := len(rf.sent.stmts)
+	if b := rf.brief(t, o); len(b.Decisions) == 0 || len(b.Obligations)+len(b.States)+len(b.Facts) != 0 || !b.Truncated {
+		t.Fatalf("brief of 200 characters = %+v, want decisions alone, truncated", b)
+	}
+	if n := rf.sent.countSince(before, "-- name: Brief :many"); n != 1 {
+		t.Errorf("a brief the decisions fill sent %d Brief statements, want 1", n)
+	}
+	// The plan of the statement that reads every section.
 	stmt := rf.sent.first(t, "-- name: Brief :many")
-	text := explain(t, rf.pool, stmt.SQL, stmt.Args...)
+	args := slices.Clone(stmt.Args)
+	for i, a := range args {
+		if all, ok := a.(bool); ok && !all {
+			args[i] = true
+		}
+	}
+	text := explain(t, rf.pool, stmt.SQL, args...)
 	for _, ix := range []string{"decisions_brief_idx", "entity_facts_brief_states_idx"} {
 		if !strings.Contains(text, ix) {
 			t.Errorf("the brief does not read %s:\n%s", ix, text)
@@ -583,7 +598,7 @@ func TestContextBriefReadsItsIndexes(t *testing.T) {
 
 	// The durable facts come from tenure_brief_facts: every plan of its
 	// statements walks the brief's rank index, first fresh then cached.
-	plans := autoExplain(t, rf, o)
+	plans := autoExplain(t, rf, BriefOptions{Scope: "scope-3", Budget: MaxBriefBudget})
 	walks := 0
 	for _, plan := range plans {
 		if !strings.Contains(plan, "tenure_brief_group") || strings.Contains(plan, "tenure_brief_facts(") {

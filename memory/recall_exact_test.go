@@ -123,7 +123,7 @@ func TestRecallAgreesWithFullRanking(t *testing.T) {
 				before := len(rf.sent.stmts)
 				got := rf.recall(t, q)
 				if !rf.sent.sentSince(before, "name: RecallEvery") && !rf.sent.sentSince(before, "name: RecallSearch") &&
-					(rf.sent.sentSince(before, "name: RecallCandidates") || rf.sent.sentSince(before, "name: RecallPairs")) {
+					(rf.sent.sentSince(before, "name: RecallWalk") || rf.sent.sentSince(before, "name: RecallPairs")) {
 					settled++
 				}
 				p, err := q.validate()
@@ -188,6 +188,19 @@ func (r *sqlRecorder) sentSince(n int, marker string) bool {
 		}
 	}
 	return false
+}
+
+// countSince counts the statements containing marker sent after the first n.
+func (r *sqlRecorder) countSince(n int, marker string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	count := 0
+	for _, s := range r.stmts[n:] {
+		if strings.Contains(s.SQL, marker) {
+			count++
+		}
+	}
+	return count
 }
 
 // TestRecallRelevanceBound checks, on every match of every test query, what

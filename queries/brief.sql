@@ -23,7 +23,10 @@
 --     is complete; the caller asks again with a larger depth when it is not.
 --
 -- Rows come in no particular order: the caller sorts each section by its
--- own order. Entity names are read once, for all sections, at the end.
+-- own order. Entity names are read once, for all sections, at the end. With
+-- all_sections false only the decisions are read (a one-time filter keeps
+-- the other sections from running): when they alone fill the budget, no
+-- later line can fit and the caller needs nothing more.
 WITH entity_filter AS (
     SELECT x.id FROM entities x WHERE x.scope = @scope::text AND x.name = sqlc.narg('entity')::text
 ),
@@ -47,6 +50,7 @@ obligation_rows AS (
       AND f.scope = @scope::text
       AND (f.forget_at IS NULL OR f.forget_at > @now::timestamptz)
       AND (sqlc.narg('entity')::text IS NULL OR f.entity_id = (SELECT id FROM entity_filter))
+      AND sqlc.arg(all_sections)::boolean
     ORDER BY f.deadline, f.id
     LIMIT sqlc.arg(max_rows)::integer
 ),
@@ -63,6 +67,7 @@ state_rows AS (
       AND NOT (f.durability = 'ephemeral' AND f.decay_half_life IS NOT NULL
                AND f.decay_from + f.decay_half_life * interval '1 second' < @now::timestamptz)
       AND (sqlc.narg('entity')::text IS NULL OR f.entity_id = (SELECT id FROM entity_filter))
+      AND sqlc.arg(all_sections)::boolean
     ORDER BY f.confirmed_at DESC, f.id DESC
     LIMIT sqlc.arg(max_rows)::integer
 )
@@ -88,6 +93,7 @@ FROM (
         r.effective_confidence, r.score, '', NULL::text[], '', r.complete
     FROM tenure_brief_facts(@scope::text, sqlc.narg('entity')::text, @now::timestamptz,
         sqlc.arg(max_rows)::integer, sqlc.arg(depth)::bigint) r
+    WHERE sqlc.arg(all_sections)::boolean
 ) u
 JOIN entities e ON e.id = u.entity_id;
 

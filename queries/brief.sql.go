@@ -30,11 +30,12 @@ obligation_rows AS (
     FROM entity_facts f
     WHERE f.status = 'active'
       AND f.deadline IS NOT NULL
-      AND f.deadline < $6::timestamptz
+      AND f.deadline < $7::timestamptz
       AND f.category = 'obligation'
       AND f.scope = $1::text
       AND (f.forget_at IS NULL OR f.forget_at > $3::timestamptz)
       AND ($2::text IS NULL OR f.entity_id = (SELECT id FROM entity_filter))
+      AND $6::boolean
     ORDER BY f.deadline, f.id
     LIMIT $4::integer
 ),
@@ -47,10 +48,11 @@ state_rows AS (
       AND f.category IN ('state', 'mood')
       AND f.durability IN ('short_term', 'ephemeral')
       AND (f.forget_at IS NULL OR f.forget_at > $3::timestamptz)
-      AND NOT (f.category = 'mood' AND f.confirmed_at < $7::timestamptz)
+      AND NOT (f.category = 'mood' AND f.confirmed_at < $8::timestamptz)
       AND NOT (f.durability = 'ephemeral' AND f.decay_half_life IS NOT NULL
                AND f.decay_from + f.decay_half_life * interval '1 second' < $3::timestamptz)
       AND ($2::text IS NULL OR f.entity_id = (SELECT id FROM entity_filter))
+      AND $6::boolean
     ORDER BY f.confirmed_at DESC, f.id DESC
     LIMIT $4::integer
 )
@@ -76,18 +78,20 @@ FROM (
         r.effective_confidence, r.score, '', NULL::text[], '', r.complete
     FROM tenure_brief_facts($1::text, $2::text, $3::timestamptz,
         $4::integer, $5::bigint) r
+    WHERE $6::boolean
 ) u
 JOIN entities e ON e.id = u.entity_id
 `
 
 type BriefParams struct {
-	Scope      string
-	Entity     *string
-	Now        time.Time
-	MaxRows    int32
-	Depth      int64
-	DueBefore  time.Time
-	MoodCutoff time.Time
+	Scope       string
+	Entity      *string
+	Now         time.Time
+	MaxRows     int32
+	Depth       int64
+	AllSections bool
+	DueBefore   time.Time
+	MoodCutoff  time.Time
 }
 
 type BriefRow struct {
@@ -131,7 +135,10 @@ type BriefRow struct {
 //	  is complete; the caller asks again with a larger depth when it is not.
 //
 // Rows come in no particular order: the caller sorts each section by its
-// own order. Entity names are read once, for all sections, at the end.
+// own order. Entity names are read once, for all sections, at the end. With
+// all_sections false only the decisions are read (a one-time filter keeps
+// the other sections from running): when they alone fill the budget, no
+// later line can fit and the caller needs nothing more.
 func (q *Queries) Brief(ctx context.Context, arg BriefParams) ([]BriefRow, error) {
 	rows, err := q.db.Query(ctx, brief,
 		arg.Scope,
@@ -139,6 +146,7 @@ func (q *Queries) Brief(ctx context.Context, arg BriefParams) ([]BriefRow, error
 		arg.Now,
 		arg.MaxRows,
 		arg.Depth,
+		arg.AllSections,
 		arg.DueBefore,
 		arg.MoodCutoff,
 	)
