@@ -201,19 +201,30 @@ func (s *Store) ContextBrief(ctx context.Context, o BriefOptions) (Brief, error)
 		DueBefore: now.Add(obligationHorizon), MoodCutoff: now.Add(-moodFresh)}
 	// The decisions come first and often fill the budget alone (a scope with
 	// thousands of locked decisions): then the other sections are not read.
-	rows, err := briefRows(ctx, s.q, p)
+	// Both reads see one snapshot.
+	var b Brief
+	err = pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		q := s.q.WithTx(tx)
+		p.WithDecisions = true
+		rows, err := briefRows(ctx, q, p)
+		if err != nil {
+			return err
+		}
+		if b = packBrief(o.Scope, o.Budget, briefCandidatesOf(rows, now), now); decisionsFill(b) {
+			return nil
+		}
+		p.WithDecisions, p.AllSections = false, true
+		more, err := briefRows(ctx, q, p)
+		if err != nil {
+			return err
+		}
+		b = packBrief(o.Scope, o.Budget, briefCandidatesOf(append(rows, more...), now), now)
+		return nil
+	})
 	if err != nil {
 		return Brief{}, fmt.Errorf("context brief: %w", err)
 	}
-	b := packBrief(o.Scope, o.Budget, briefCandidatesOf(rows, now), now)
-	if decisionsFill(b) {
-		return b, nil
-	}
-	p.AllSections = true
-	if rows, err = briefRows(ctx, s.q, p); err != nil {
-		return Brief{}, fmt.Errorf("context brief: %w", err)
-	}
-	return packBrief(o.Scope, o.Budget, briefCandidatesOf(rows, now), now), nil
+	return b, nil
 }
 
 // briefLaterLineMin is the fewest characters the first line of a section

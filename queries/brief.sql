@@ -23,10 +23,10 @@
 --     is complete; the caller asks again with a larger depth when it is not.
 --
 -- Rows come in no particular order: the caller sorts each section by its
--- own order. Entity names are read once, for all sections, at the end. With
--- all_sections false only the decisions are read (a one-time filter keeps
--- the other sections from running): when they alone fill the budget, no
--- later line can fit and the caller needs nothing more.
+-- own order. Entity names are read once, for all sections, at the end.
+-- with_decisions and all_sections say which sections to read (a one-time
+-- filter keeps the others from running): the caller reads the decisions
+-- first, and the other sections only when the decisions leave room for them.
 WITH entity_filter AS (
     SELECT x.id FROM entities x WHERE x.scope = @scope::text AND x.name = sqlc.narg('entity')::text
 ),
@@ -36,6 +36,7 @@ decision_rows AS (
     WHERE d.scope = @scope::text
       AND d.do_not_reopen
       AND (sqlc.narg('entity')::text IS NULL OR d.entity_id = (SELECT id FROM entity_filter))
+      AND sqlc.arg(with_decisions)::boolean
     ORDER BY d.decided_at DESC, d.id DESC
     LIMIT sqlc.arg(max_rows)::integer
 ),

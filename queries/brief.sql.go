@@ -21,6 +21,7 @@ decision_rows AS (
     WHERE d.scope = $1::text
       AND d.do_not_reopen
       AND ($2::text IS NULL OR d.entity_id = (SELECT id FROM entity_filter))
+      AND $7::boolean
     ORDER BY d.decided_at DESC, d.id DESC
     LIMIT $4::integer
 ),
@@ -30,7 +31,7 @@ obligation_rows AS (
     FROM entity_facts f
     WHERE f.status = 'active'
       AND f.deadline IS NOT NULL
-      AND f.deadline < $7::timestamptz
+      AND f.deadline < $8::timestamptz
       AND f.category = 'obligation'
       AND f.scope = $1::text
       AND (f.forget_at IS NULL OR f.forget_at > $3::timestamptz)
@@ -48,7 +49,7 @@ state_rows AS (
       AND f.category IN ('state', 'mood')
       AND f.durability IN ('short_term', 'ephemeral')
       AND (f.forget_at IS NULL OR f.forget_at > $3::timestamptz)
-      AND NOT (f.category = 'mood' AND f.confirmed_at < $8::timestamptz)
+      AND NOT (f.category = 'mood' AND f.confirmed_at < $9::timestamptz)
       AND NOT (f.durability = 'ephemeral' AND f.decay_half_life IS NOT NULL
                AND f.decay_from + f.decay_half_life * interval '1 second' < $3::timestamptz)
       AND ($2::text IS NULL OR f.entity_id = (SELECT id FROM entity_filter))
@@ -84,14 +85,15 @@ JOIN entities e ON e.id = u.entity_id
 `
 
 type BriefParams struct {
-	Scope       string
-	Entity      *string
-	Now         time.Time
-	MaxRows     int32
-	Depth       int64
-	AllSections bool
-	DueBefore   time.Time
-	MoodCutoff  time.Time
+	Scope         string
+	Entity        *string
+	Now           time.Time
+	MaxRows       int32
+	Depth         int64
+	AllSections   bool
+	WithDecisions bool
+	DueBefore     time.Time
+	MoodCutoff    time.Time
 }
 
 type BriefRow struct {
@@ -135,10 +137,10 @@ type BriefRow struct {
 //	  is complete; the caller asks again with a larger depth when it is not.
 //
 // Rows come in no particular order: the caller sorts each section by its
-// own order. Entity names are read once, for all sections, at the end. With
-// all_sections false only the decisions are read (a one-time filter keeps
-// the other sections from running): when they alone fill the budget, no
-// later line can fit and the caller needs nothing more.
+// own order. Entity names are read once, for all sections, at the end.
+// with_decisions and all_sections say which sections to read (a one-time
+// filter keeps the others from running): the caller reads the decisions
+// first, and the other sections only when the decisions leave room for them.
 func (q *Queries) Brief(ctx context.Context, arg BriefParams) ([]BriefRow, error) {
 	rows, err := q.db.Query(ctx, brief,
 		arg.Scope,
@@ -147,6 +149,7 @@ func (q *Queries) Brief(ctx context.Context, arg BriefParams) ([]BriefRow, error
 		arg.MaxRows,
 		arg.Depth,
 		arg.AllSections,
+		arg.WithDecisions,
 		arg.DueBefore,
 		arg.MoodCutoff,
 	)
