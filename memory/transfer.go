@@ -309,7 +309,7 @@ func prepareImport(f TransferFact, now time.Time) (TransferFact, bool, []error) 
 		f.Content, err = parseContent("content", f.Content)
 		check(err)
 	}
-	axes := "send durability and category, or the legacy data_type (" + strings.Join([]string{"permanent", "identity", "preference", "observation", "temporal"}, ", ") + ")"
+	axes := "send durability and category, or the legacy data_type (" + strings.Join(LegacyDataTypes(), ", ") + ")"
 	if required("durability", f.Durability, axes) {
 		_, err := ParseDurability(f.Durability)
 		check(err)

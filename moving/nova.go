@@ -55,27 +55,13 @@ const (
 )
 
 // NovaDataTypes lists the legacy data_type values MapNovaDataType maps.
-func NovaDataTypes() []string {
-	return []string{"permanent", "identity", "preference", "observation", "temporal"}
-}
+func NovaDataTypes() []string { return memory.LegacyDataTypes() }
 
 // MapNovaDataType maps NOVA's legacy single data_type onto the two axes, as
-// the import of a file maps it: permanent and identity become (permanent,
-// identity), preference (long_term, preference), observation (long_term,
-// observation) and temporal (short_term, state). ok is false for any other
-// value.
+// the import of a file maps it (memory.MapLegacyDataType). ok is false for
+// any other value.
 func MapNovaDataType(dataType string) (d memory.Durability, category string, ok bool) {
-	switch strings.TrimSpace(dataType) {
-	case "permanent", "identity":
-		return memory.Permanent, memory.CategoryIdentity, true
-	case "preference":
-		return memory.LongTerm, memory.CategoryPreference, true
-	case "observation":
-		return memory.LongTerm, memory.CategoryObservation, true
-	case "temporal":
-		return memory.ShortTerm, memory.CategoryState, true
-	}
-	return "", "", false
+	return memory.MapLegacyDataType(dataType)
 }
 
 // The columns of entity_facts ReadNova reads when they exist; entity_id,
