@@ -450,24 +450,9 @@ func (s *session) do(req *http.Request) *httptest.ResponseRecorder {
 
 var csrfField = regexp.MustCompile(`name="_csrf" value="([^"]+)"`)
 
+// signIn signs the bench's viewer in to the console served by h.
 func signIn(ctx context.Context, pool *pgxpool.Pool, h http.Handler) (*session, error) {
-	const email, password = "bench@example.com", "a long enough secret"
-	if _, err := auth.SeedUser(ctx, pool, auth.NewUser{Email: email, Role: string(auth.RoleViewer), Password: password}); err != nil {
-		return nil, fmt.Errorf("bench user: %w", err)
-	}
-	s := &session{h: h, cookies: map[string]*http.Cookie{}}
-	rec := s.do(httptest.NewRequest(http.MethodGet, "/login", nil))
-	m := csrfField.FindStringSubmatch(rec.Body.String())
-	if m == nil {
-		return nil, fmt.Errorf("sign in: no CSRF field on /login (%d)", rec.Code)
-	}
-	form := url.Values{"email": {email}, "password": {password}, "_csrf": {m[1]}}
-	req := httptest.NewRequest(http.MethodPost, "/login", strings.NewReader(form.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	if rec := s.do(req); rec.Code != http.StatusSeeOther {
-		return nil, fmt.Errorf("sign in = %d, want 303", rec.Code)
-	}
-	return s, nil
+	return signInViewer(ctx, pool, h, "bench@example.com")
 }
 
 type filter struct{ durability, category string }

@@ -67,25 +67,8 @@ type Extractor interface {
 // prompt version for llm, extracted_by (the classifier: offline for the
 // rule-based one, llm) and the candidate's reason.
 func (c Candidate) Node(mode string) memory.NewNode {
-	props := map[string]any{"category": c.Category, "fact_durability": c.Durability}
-	if c.Entity != "" {
-		props["entity"] = c.Entity
-	}
-	if c.Key != "" {
-		props["key"] = c.Key
-	}
-	if c.Confidence > 0 {
-		props["confidence"] = c.Confidence
-	}
-	if c.Deadline != nil {
-		props["deadline"] = c.Deadline.UTC().Format(time.RFC3339)
-	}
-	if len(c.Alternatives) > 0 {
-		props["alternatives"] = c.Alternatives
-	}
-	if c.Reasoning != "" {
-		props["reasoning"] = c.Reasoning
-	}
+	props := memory.RowAxes{Entity: c.Entity, Key: c.Key, Category: c.Category, Durability: c.Durability,
+		Confidence: c.Confidence, Deadline: c.Deadline, Alternatives: c.Alternatives, Reasoning: c.Reasoning}.Properties()
 	meta := map[string]any{"source": memory.SourceExtraction, "mode": mode, "reason": c.Reason}
 	switch mode {
 	case ModeRules:

@@ -517,3 +517,38 @@ func newNode(r queries.MemoryNode) Node {
 	_, n.MarkerExplicit = n.Properties["durability"].(string)
 	return n
 }
+
+// RowAxes is what a classifier says of a working row, as the properties
+// consolidation reads to promote it.
+type RowAxes struct {
+	Entity, Key, Category, Durability string
+	Confidence                        float64 // 0 when not said
+	Deadline                          *time.Time
+	Alternatives                      []string
+	Reasoning                         string
+}
+
+// Properties returns the row's properties: category and fact_durability
+// always, the others when said (deadline in RFC 3339, UTC).
+func (a RowAxes) Properties() map[string]any {
+	props := map[string]any{"category": a.Category, "fact_durability": a.Durability}
+	if a.Entity != "" {
+		props["entity"] = a.Entity
+	}
+	if a.Key != "" {
+		props["key"] = a.Key
+	}
+	if a.Confidence > 0 {
+		props["confidence"] = a.Confidence
+	}
+	if a.Deadline != nil {
+		props["deadline"] = a.Deadline.UTC().Format(time.RFC3339)
+	}
+	if len(a.Alternatives) > 0 {
+		props["alternatives"] = a.Alternatives
+	}
+	if a.Reasoning != "" {
+		props["reasoning"] = a.Reasoning
+	}
+	return props
+}

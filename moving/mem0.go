@@ -419,29 +419,15 @@ func classifyMem0(r *Mem0Row, now time.Time) error {
 		}
 	}
 
-	props := map[string]any{"category": r.Category, "fact_durability": string(r.Durability)}
 	entity := m.UserID
 	if entity == "" {
 		entity = m.AgentID
 	}
-	if entity != "" {
-		if n := utf8.RuneCountInString(entity); n > mem0MaxEntity {
-			return fmt.Errorf("its owner %q is %d characters long: an entity name is at most %d", entity, n, mem0MaxEntity)
-		}
-		props["entity"] = entity
+	if n := utf8.RuneCountInString(entity); n > mem0MaxEntity {
+		return fmt.Errorf("its owner %q is %d characters long: an entity name is at most %d", entity, n, mem0MaxEntity)
 	}
-	if r.Key != "" {
-		props["key"] = r.Key
-	}
-	if c.Deadline != nil {
-		props["deadline"] = c.Deadline.UTC().Format(time.RFC3339)
-	}
-	if len(c.Alternatives) > 0 {
-		props["alternatives"] = c.Alternatives
-	}
-	if c.Reasoning != "" {
-		props["reasoning"] = c.Reasoning
-	}
+	props := memory.RowAxes{Entity: entity, Key: r.Key, Category: r.Category, Durability: string(r.Durability),
+		Deadline: c.Deadline, Alternatives: c.Alternatives, Reasoning: c.Reasoning}.Properties()
 	meta := map[string]any{"source": "mem0", "classified_by": "offline", "reason": r.Reason}
 	for k, v := range map[string]string{"mem0_id": m.ID, "user_id": m.UserID, "agent_id": m.AgentID, "run_id": m.RunID} {
 		if v != "" {
