@@ -489,9 +489,12 @@ func (r *runner) progress(ctx context.Context, phase int) func(done bool) {
 	}
 	total := int64(-1)
 	if phase == PhasePromote || phase == PhaseDecide {
-		// An index-only count over the pending rows' partial index.
-		if err := r.s.pool.QueryRow(ctx, `SELECT count(*) FROM memory_nodes WHERE promoted_at IS NULL`).Scan(&total); err != nil {
-			total = -1
+		// The pending counts kept beside memory_nodes, not a count of it.
+		if counts, err := r.s.pendingNodeCounts(ctx); err == nil {
+			total = 0
+			for _, c := range counts {
+				total += c.Rows
+			}
 		}
 	}
 	r.read, r.changed = 0, 0
