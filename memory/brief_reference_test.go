@@ -14,16 +14,16 @@ import (
 )
 
 // The brief's reference: the plain reading of its rules, one query a
-// section (every durable fact of the scope scored), packed by the plain
-// greedy loop. ContextBrief must return exactly what it returns.
+// section reading all of it (every durable fact of the scope scored), packed
+// by the plain greedy loop. ContextBrief, which reads pages, must return
+// exactly what it returns.
 
 const refDecisionsSQL = `
 SELECT d.id, e.name, d.key, d.decision, d.reasoning, d.alternatives, d.decided_by, d.decided_at
 FROM decisions d
 JOIN entities e ON e.id = d.entity_id
 WHERE d.scope = @scope AND d.do_not_reopen AND (@entity::text IS NULL OR e.name = @entity::text)
-ORDER BY d.decided_at DESC, d.id DESC
-LIMIT @max_rows`
+ORDER BY d.decided_at DESC, d.id DESC`
 
 const refObligationsSQL = `
 SELECT f.id, e.name, f.key, f.content, f.durability, f.category, f.deadline, f.confirmed_at,
@@ -34,8 +34,7 @@ WHERE f.status = 'active' AND f.deadline IS NOT NULL AND f.deadline < @due_befor
   AND f.category = 'obligation' AND f.scope = @scope
   AND (f.forget_at IS NULL OR f.forget_at > @now::timestamptz)
   AND (@entity::text IS NULL OR e.name = @entity::text)
-ORDER BY f.deadline, f.id
-LIMIT @max_rows`
+ORDER BY f.deadline, f.id`
 
 const refStatesSQL = `
 SELECT f.id, e.name, f.key, f.content, f.durability, f.category, f.deadline, f.confirmed_at,
@@ -49,8 +48,7 @@ WHERE f.scope = @scope AND f.status = 'active'
   AND NOT (f.durability = 'ephemeral' AND f.decay_half_life IS NOT NULL
            AND f.decay_from + f.decay_half_life * interval '1 second' < @now::timestamptz)
   AND (@entity::text IS NULL OR e.name = @entity::text)
-ORDER BY f.confirmed_at DESC, f.id DESC
-LIMIT @max_rows`
+ORDER BY f.confirmed_at DESC, f.id DESC`
 
 const refDurableSQL = `
 SELECT f.id, e.name, f.key, f.content, f.durability, f.category, f.deadline, f.confirmed_at, m.ec
@@ -67,8 +65,7 @@ FROM (
 ) m
 JOIN entity_facts f ON f.id = m.id
 JOIN entities e ON e.id = f.entity_id
-ORDER BY m.ec * m.importance DESC, m.id DESC
-LIMIT @max_rows`
+ORDER BY m.ec * m.importance DESC, m.id DESC`
 
 // referenceBrief is the brief of o at now by the reference.
 func referenceBrief(t *testing.T, rf *recallFixture, o BriefOptions) Brief {
@@ -79,7 +76,7 @@ func referenceBrief(t *testing.T, rf *recallFixture, o BriefOptions) Brief {
 		t.Fatal(err)
 	}
 	now := rf.now
-	args := pgx.NamedArgs{"scope": o.Scope, "entity": nil, "max_rows": o.Budget/minBriefItem + 1, "now": now,
+	args := pgx.NamedArgs{"scope": o.Scope, "entity": nil, "now": now,
 		"due_before": now.Add(obligationHorizon), "mood_cutoff": now.Add(-moodFresh)}
 	if o.Entity != "" {
 		args["entity"] = o.Entity
@@ -158,7 +155,7 @@ func referenceBrief(t *testing.T, rf *recallFixture, o BriefOptions) Brief {
 }
 
 // refPack takes each item, in priority order, when its line has not been
-// said before (same entity and text, case and white space aside) and it
+// shown before (same entity and text, case and white space aside) and it
 // fits whole in what is left of the budget.
 func refPack(scope string, budget int, c briefCandidates, now time.Time, truncated bool) Brief {
 	b := Brief{Scope: scope, Budget: budget, Truncated: truncated, now: now,
@@ -166,14 +163,11 @@ func refPack(scope string, budget int, c briefCandidates, now time.Time, truncat
 	norm := func(s string) string { return strings.Join(strings.Fields(s), " ") }
 	used := utf8.RuneCountInString(briefHeader(scope, truncated)) + 1
 	said := map[string]bool{}
-	fresh := func(entity, content string) bool {
-		k := strings.ToLower(norm(entity)) + "\x00" + strings.ToLower(norm(content))
-		if said[k] {
-			return false
-		}
-		said[k] = true
-		return true
+	key := func(entity, content string) string {
+		return strings.ToLower(norm(entity)) + "\x00" + strings.ToLower(norm(content))
 	}
+	fresh := func(entity, content string) bool { return !said[key(entity, content)] }
+	shown := func(entity, content string) { said[key(entity, content)] = true }
 	take := func(title, line string, started bool) bool {
 		cost := utf8.RuneCountInString(line) + 1
 		if !started {
@@ -202,6 +196,7 @@ func refPack(scope string, budget int, c briefCandidates, now time.Time, truncat
 			line += " (rejected: " + strings.Join(alts, ", ") + ")"
 		}
 		if fresh(d.Entity, d.Decision) && take(briefSectionDecisions, line, len(b.Decisions) > 0) {
+			shown(d.Entity, d.Decision)
 			b.Decisions = append(b.Decisions, d)
 		}
 	}
@@ -215,6 +210,7 @@ func refPack(scope string, budget int, c briefCandidates, now time.Time, truncat
 			line += ")"
 		}
 		if fresh(it.Entity, it.Content) && take(briefSectionObligations, line, len(b.Obligations) > 0) {
+			shown(it.Entity, it.Content)
 			b.Obligations = append(b.Obligations, it)
 		}
 	}
@@ -233,11 +229,13 @@ func refPack(scope string, budget int, c briefCandidates, now time.Time, truncat
 			}
 		}
 		if fresh(it.Entity, it.Content) && take(briefSectionStates, line, len(b.States) > 0) {
+			shown(it.Entity, it.Content)
 			b.States = append(b.States, it)
 		}
 	}
 	for _, it := range c.facts {
 		if fresh(it.Entity, it.Content) && take(briefSectionFacts, item(it), len(b.Facts) > 0) {
+			shown(it.Entity, it.Content)
 			b.Facts = append(b.Facts, it)
 		}
 	}
@@ -265,7 +263,9 @@ func seedBriefScopes(t *testing.T, rf *recallFixture, seed uint64) {
 	}
 	phrases := []string{"Prefers tea", "prefers  TEA", "Lives in Berlin", "lives in\nberlin", "日本語 を 話す",
 		"Ships on Fridays", "Deploy freeze until the audit ends", "x", "Owes the report", "In a meeting",
-		"Feeling tired", "Travelling in Japan", "Replication lag is 4 s."}
+		"Feeling tired", "Travelling in Japan", "Replication lag is 4 s.",
+		// White space a line shows as one space, or not at all.
+		"a\u3000\u3000\u3000b", "  spaced \u00a0\u2003 out\t\t\t\t\t\t\t\t text  ", "\u2028\u2029y\u0085"}
 	content := func() string {
 		if r.IntN(3) == 0 {
 			return phrases[r.IntN(len(phrases))]
@@ -489,6 +489,44 @@ func TestPackBriefMatchesReference(t *testing.T) {
 		wantJSON, _ := json.Marshal(want)
 		if string(gotJSON) != string(wantJSON) {
 			t.Fatalf("budget %d: packBrief =\n%s\nwant\n%s", budget, got.Text(), want.Text())
+		}
+	}
+}
+
+// TestBriefLengthsMatchLines holds the database's measures of a line, which
+// the brief's indexes end with and its reads filter on, to the packer's:
+// tenure_brief_len(s) is runeLen(oneLine(s)), and tenure_brief_decision_len
+// is a decision line's runes without "- [entity] " and its line break.
+func TestBriefLengthsMatchLines(t *testing.T) {
+	rf := newRecallFixture(t)
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(9, 10))
+	pieces := []string{"a", "Ab", "É", " ", "  ", "\t", "\n", "\r\n", "\v", "\f", "\u00a0", "\u1680", "\u2000", "\u2003",
+		"\u200a", "\u2028", "\u2029", "\u202f", "\u205f", "\u3000", "\u0085", "\u200b", "\u180e", "日本", "—", "-", ""}
+	random := func() string {
+		var sb strings.Builder
+		for range r.IntN(9) {
+			sb.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		return sb.String()
+	}
+	for range 3000 {
+		text, reasoning := random(), random()
+		alts := make([]string, r.IntN(4))
+		for i := range alts {
+			alts[i] = random()
+		}
+		var n, dn int
+		if err := rf.pool.QueryRow(ctx, `SELECT tenure_brief_len($1), tenure_brief_decision_len($1, $2, $3)`,
+			text, reasoning, alts).Scan(&n, &dn); err != nil {
+			t.Fatal(err)
+		}
+		if want := runeLen(oneLine(text)); n != want {
+			t.Fatalf("tenure_brief_len(%q) = %d, want %d", text, n, want)
+		}
+		d := BriefDecision{Entity: "e", Decision: text, Reasoning: reasoning, Alternatives: alts}
+		if want := runeLen(decisionLine(d)) - len("- [e] "); dn != want {
+			t.Fatalf("tenure_brief_decision_len(%q, %q, %q) = %d, want %d", text, reasoning, alts, dn, want)
 		}
 	}
 }

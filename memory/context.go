@@ -114,8 +114,8 @@ const (
 	MaxBriefBudget     = 100000
 	// obligationHorizon is how far ahead a brief looks for deadlines.
 	obligationHorizon = 14 * 24 * time.Hour
-	// minBriefItem is the fewest characters an item can take ("- [e] c\n", less when the text is only white space):
-	// no section can show more than budget/minBriefItem items, so reading one
+	// minBriefItem is the fewest characters a change's line can take: no
+	// brief can show more than budget/minBriefItem changes, so reading one
 	// more than that tells for sure whether something was left out.
 	minBriefItem = 6
 )
@@ -173,6 +173,7 @@ const (
 	briefRowObligation = 1
 	briefRowState      = 2
 	briefRowFact       = 3
+	briefSections      = 4
 )
 
 // ContextBrief returns the brief of o.Scope: first every locked decision
@@ -180,9 +181,11 @@ const (
 // overdue (overdue first), then current short-term and ephemeral states
 // (newest first), then the permanent and long-term facts with the highest
 // effective confidence × importance, until o.Budget characters of Text() are
-// used. An item fits whole or is left out (then Truncated is set); Used never
-// exceeds Budget. Archived facts and facts past their forget_at are left out.
-// Every candidate comes from one statement, so all of them see one snapshot.
+// used. Each item, in that order, is taken when it fits whole in what is
+// left and skipped otherwise (then Truncated is set), so a shorter item after
+// a skipped one may still fit; Used never exceeds Budget. Archived facts and
+// facts past their forget_at are left out. The sections are read a page at
+// a time (see readBrief), all in one snapshot.
 func (s *Store) ContextBrief(ctx context.Context, o BriefOptions) (Brief, error) {
 	o, err := o.validate()
 	if err != nil {
@@ -193,53 +196,21 @@ func (s *Store) ContextBrief(ctx context.Context, o BriefOptions) (Brief, error)
 	if o.Entity != "" {
 		entity = &o.Entity
 	}
-	maxRows := int32(o.Budget/minBriefItem + 1)
 	if o.Since != nil {
-		return s.briefChanges(ctx, o, entity, now, maxRows)
+		return s.briefChanges(ctx, o, entity, now, int32(o.Budget/minBriefItem+1))
 	}
-	p := queries.BriefParams{Scope: o.Scope, Entity: entity, MaxRows: maxRows, Now: now,
+	p := queries.BriefParams{Scope: o.Scope, Entity: entity, Now: now,
 		DueBefore: now.Add(obligationHorizon), MoodCutoff: now.Add(-moodFresh)}
-	// The decisions come first and often fill the budget alone (a scope with
-	// thousands of locked decisions): then the other sections are not read.
-	// Both reads see one snapshot.
 	var b Brief
 	err = pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		q := s.q.WithTx(tx)
-		p.WithDecisions = true
-		rows, err := briefRows(ctx, q, p)
-		if err != nil {
-			return err
-		}
-		if b = packBrief(o.Scope, o.Budget, briefCandidatesOf(rows, now), now); decisionsFill(b) {
-			return nil
-		}
-		p.WithDecisions, p.AllSections = false, true
-		more, err := briefRows(ctx, q, p)
-		if err != nil {
-			return err
-		}
-		b = packBrief(o.Scope, o.Budget, briefCandidatesOf(append(rows, more...), now), now)
-		return nil
+		var err error
+		b, err = readBrief(ctx, s.q.WithTx(tx), o.Scope, o.Budget, p)
+		return err
 	})
 	if err != nil {
 		return Brief{}, fmt.Errorf("context brief: %w", err)
 	}
 	return b, nil
-}
-
-// briefLaterLineMin is the fewest characters the first line of a section
-// after the decisions can take: its blank line and title (the shortest,
-// "Obligations:" or "Known facts:") and an item of minBriefItem.
-const briefLaterLineMin = 1 + len(briefSectionObligations) + 1 + minBriefItem
-
-// decisionsFill reports whether b, packed from the decisions alone, is the
-// brief of every section: it is truncated (so a brief with more candidates
-// is truncated too, and packed again the same way with the truncated
-// header), and the room it leaves is too small for the first line of any
-// later section, so the packer, which takes sections in order and only
-// loses room, could add nothing after the decisions.
-func decisionsFill(b Brief) bool {
-	return b.Truncated && b.Budget-b.Used < briefLaterLineMin
 }
 
 // briefRows runs queries.Brief, deeper each time its walk of durable facts
@@ -257,28 +228,39 @@ func briefRows(ctx context.Context, q *queries.Queries, p queries.BriefParams) (
 	}
 }
 
+// briefOrder compares two rows of one section in the section's order:
+// decisions and states newest first, obligations by deadline, facts by score
+// (each with ties broken by id the same way).
+func briefOrder(section int32) func(a, b *queries.BriefRow) int {
+	switch section {
+	case briefRowObligation:
+		return func(a, b *queries.BriefRow) int {
+			return cmp.Or(a.Deadline.Compare(*b.Deadline), cmp.Compare(a.ID, b.ID))
+		}
+	case briefRowFact:
+		return func(a, b *queries.BriefRow) int {
+			return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(b.ID, a.ID))
+		}
+	default:
+		return func(a, b *queries.BriefRow) int { return cmp.Or(b.At.Compare(a.At), cmp.Compare(b.ID, a.ID)) }
+	}
+}
+
 // briefCandidatesOf sorts the rows of queries.Brief into the candidates of a
-// brief, each section in its order: decisions newest first, obligations by
-// deadline, states newest first, facts by score (each with ties broken by
-// id the same way). A state shows once an entity and key: the newest (an
-// older state on the same key is never current). A durable fact already
-// listed as an obligation or a state is left out of the facts.
-func briefCandidatesOf(rows []queries.BriefRow, now time.Time) briefCandidates {
-	var sections [briefRowFact + 1][]*queries.BriefRow
+// brief, each section in its order (briefOrder). A state shows once an
+// entity and key: the newest (an older state on the same key is never
+// current). A durable obligation due before dueBefore is listed with the
+// obligations and left out of the facts.
+func briefCandidatesOf(rows []queries.BriefRow, now, dueBefore time.Time) briefCandidates {
+	var sections [briefSections][]*queries.BriefRow
 	for i := range rows {
 		if s := rows[i].Section; s >= 0 && int(s) < len(sections) {
 			sections[s] = append(sections[s], &rows[i])
 		}
 	}
-	newestFirst := func(a, b *queries.BriefRow) int { return cmp.Or(b.At.Compare(a.At), cmp.Compare(b.ID, a.ID)) }
-	slices.SortFunc(sections[briefRowDecision], newestFirst)
-	slices.SortFunc(sections[briefRowObligation], func(a, b *queries.BriefRow) int {
-		return cmp.Or(a.Deadline.Compare(*b.Deadline), cmp.Compare(a.ID, b.ID))
-	})
-	slices.SortFunc(sections[briefRowState], newestFirst)
-	slices.SortFunc(sections[briefRowFact], func(a, b *queries.BriefRow) int {
-		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(b.ID, a.ID))
-	})
+	for s := range sections {
+		slices.SortFunc(sections[s], briefOrder(int32(s)))
+	}
 
 	c := briefCandidates{
 		decisions:   make([]BriefDecision, 0, len(sections[briefRowDecision])),
@@ -296,10 +278,8 @@ func briefCandidatesOf(rows []queries.BriefRow, now time.Time) briefCandidates {
 			Alternatives: alts, DecidedBy: r.DecidedBy, DecidedAt: r.At,
 		})
 	}
-	shown := make(map[int64]bool, len(sections[briefRowObligation])+len(sections[briefRowState]))
 	for _, r := range sections[briefRowObligation] {
 		c.obligations = append(c.obligations, newBriefItem(r, now))
-		shown[r.ID] = true
 	}
 	seenKey := map[[2]string]bool{}
 	for _, r := range sections[briefRowState] {
@@ -311,12 +291,12 @@ func briefCandidatesOf(rows []queries.BriefRow, now time.Time) briefCandidates {
 			seenKey[k] = true
 		}
 		c.states = append(c.states, newBriefItem(r, now))
-		shown[r.ID] = true
 	}
 	for _, r := range sections[briefRowFact] {
-		if !shown[r.ID] {
-			c.facts = append(c.facts, newBriefItem(r, now))
+		if r.Category == CategoryObligation && r.Deadline != nil && r.Deadline.Before(dueBefore) {
+			continue
 		}
+		c.facts = append(c.facts, newBriefItem(r, now))
 	}
 	return c
 }
@@ -393,13 +373,40 @@ func (s *Store) briefChanges(ctx context.Context, o BriefOptions, entity *string
 // pass packs again under the longer header that says so, so the text stays
 // within budget either way.
 func packBrief(scope string, budget int, c briefCandidates, now time.Time) Brief {
+	b, _ := packBriefProbed(scope, budget, c, nil, now)
+	return b
+}
+
+// briefProbe is the state of a packing pass at one point: the room left,
+// whether something was left out before it, and whether its section shows
+// an item before it.
+type briefProbe struct {
+	room      int
+	truncated bool
+	started   bool // an item of the section was taken before the point
+}
+
+// briefProbes are what packBriefProbed saw at the marks of each section, in
+// the first pass (plain header) and, when it ran, the second.
+type briefProbes struct {
+	first, second [briefSections][]briefProbe
+	secondRan     bool
+}
+
+// packBriefProbed is packBrief, and with marks (candidate indexes in the
+// decisions, obligations, states and facts) it also reports each pass's
+// state just before the candidate at each mark (after the last for a mark
+// equal to the section's length).
+func packBriefProbed(scope string, budget int, c briefCandidates, marks *[briefSections][]int, now time.Time) (Brief, briefProbes) {
+	var pr briefProbes
 	lines := briefLinesOf(c, now)
-	b := packBriefWith(scope, budget, c, lines, false, now)
+	b := packBriefWith(scope, budget, c, lines, false, marks, &pr.first, now)
 	if b.Truncated {
-		b = packBriefWith(scope, budget, c, lines, true, now)
+		b = packBriefWith(scope, budget, c, lines, true, marks, &pr.second, now)
+		pr.secondRan = true
 	}
 	b.Used = utf8.RuneCountInString(b.Text())
-	return b
+	return b, pr
 }
 
 // briefLine is what packing needs of a candidate's line "- [entity] text"
@@ -454,63 +461,92 @@ func briefLinesOf(c briefCandidates, now time.Time) briefLines {
 // packBriefWith packs greedily: each item, in priority order, is taken if it
 // fits whole in what is left of the budget (with its section's title when it
 // is the section's first item), and skipped otherwise. No line shows twice:
-// an item whose line says what an earlier item's says (the same entity and
-// text, in any section, whether that one was taken or not) is skipped, and
-// does not count as left out.
-func packBriefWith(scope string, budget int, c briefCandidates, lines briefLines, truncated bool, now time.Time) Brief {
+// an item whose line says what a line already shown says (the same entity
+// and text, in any section) is skipped, and does not count as left out.
+func packBriefWith(scope string, budget int, c briefCandidates, lines briefLines, truncated bool,
+	marks *[briefSections][]int, probes *[briefSections][]briefProbe, now time.Time) Brief {
 	b := Brief{
 		Scope: scope, Budget: budget, Truncated: truncated, now: now,
 		Decisions: []BriefDecision{}, Obligations: []BriefItem{}, States: []BriefItem{}, Facts: []BriefItem{},
 	}
 	used := runeLen(briefHeader(scope, truncated)) + 1
 	said := map[[2]string]bool{}
-	// take reports whether the line fits, and counts it when it does. Once
-	// something is left out, a line whose entity and text alone do not fit
-	// is skipped unread: left out or said before, it changes nothing, and no
-	// line that repeats it can fit later either.
+	// take reports whether the line fits, and counts it when it does. A line
+	// that says what a line already shown says is skipped, and does not count
+	// as left out. Once something is left out, a line that does not fit is
+	// skipped without looking further.
 	take := func(title string, l briefLine, started bool, dedupe bool) bool {
 		room := budget - used
-		if dedupe {
-			if b.Truncated && l.base > room {
-				return false
-			}
-			k := [2]string{strings.ToLower(l.entity), strings.ToLower(l.text)}
-			if said[k] {
-				return false
-			}
-			said[k] = true
-		}
 		cost := l.base + l.tail
 		if !started {
 			cost += 1 + runeLen(title) + 1
+		}
+		if b.Truncated && cost > room {
+			return false
+		}
+		var k [2]string
+		if dedupe {
+			k = [2]string{strings.ToLower(l.entity), strings.ToLower(l.text)}
+			if said[k] {
+				return false
+			}
 		}
 		if cost > room {
 			b.Truncated = true
 			return false
 		}
+		if dedupe {
+			said[k] = true
+		}
 		used += cost
 		return true
 	}
+	// probe notes the state before candidate i of section s at the
+	// section's marks that are i.
+	if marks != nil {
+		for s := range marks {
+			probes[s] = make([]briefProbe, len(marks[s]))
+		}
+	}
+	probe := func(s, i int) {
+		if marks == nil {
+			return
+		}
+		started := [briefSections]int{len(b.Decisions), len(b.Obligations), len(b.States), len(b.Facts)}[s] > 0
+		for k, m := range marks[s] {
+			if m == i {
+				probes[s][k] = briefProbe{room: budget - used, truncated: b.Truncated, started: started}
+			}
+		}
+	}
 	for i, d := range c.decisions {
+		probe(briefRowDecision, i)
 		if take(briefSectionDecisions, lines.decisions[i], len(b.Decisions) > 0, true) {
 			b.Decisions = append(b.Decisions, d)
 		}
 	}
+	probe(briefRowDecision, len(c.decisions))
 	for i, it := range c.obligations {
+		probe(briefRowObligation, i)
 		if take(briefSectionObligations, lines.obligations[i], len(b.Obligations) > 0, true) {
 			b.Obligations = append(b.Obligations, it)
 		}
 	}
+	probe(briefRowObligation, len(c.obligations))
 	for i, it := range c.states {
+		probe(briefRowState, i)
 		if take(briefSectionStates, lines.states[i], len(b.States) > 0, true) {
 			b.States = append(b.States, it)
 		}
 	}
+	probe(briefRowState, len(c.states))
 	for i, it := range c.facts {
+		probe(briefRowFact, i)
 		if take(briefSectionFacts, lines.facts[i], len(b.Facts) > 0, true) {
 			b.Facts = append(b.Facts, it)
 		}
 	}
+	probe(briefRowFact, len(c.facts))
 	if c.changes != nil {
 		b.Changes = []BriefChange{}
 	}

@@ -18,44 +18,74 @@ WITH entity_filter AS (
 decision_rows AS (
     SELECT d.id, d.entity_id, d.key, d.decision, d.reasoning, d.alternatives, d.decided_by, d.decided_at
     FROM decisions d
+    JOIN entities e ON e.id = d.entity_id
     WHERE d.scope = $1::text
       AND d.do_not_reopen
+      AND (d.decided_at, d.id) < (coalesce($8::timestamptz, 'infinity'::timestamptz),
+                                  coalesce($9::bigint, 9223372036854775807::bigint))
+      AND tenure_brief_decision_len(d.decision, d.reasoning, d.alternatives)
+          <= coalesce($10::integer, 2147483647)
+      AND ($11::integer IS NULL
+           OR tenure_brief_len(e.name) + tenure_brief_decision_len(d.decision, d.reasoning, d.alternatives)
+              <= $11::integer)
       AND ($2::text IS NULL OR d.entity_id = (SELECT id FROM entity_filter))
-      AND $7::boolean
     ORDER BY d.decided_at DESC, d.id DESC
-    LIMIT $4::integer
+    LIMIT $12::integer
 ),
 obligation_rows AS (
     SELECT f.id, f.entity_id, f.key, f.content, f.durability, f.category, f.deadline, f.confirmed_at,
         tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $3::timestamptz) AS effective_confidence
     FROM entity_facts f
+    JOIN entities e ON e.id = f.entity_id
     WHERE f.status = 'active'
       AND f.deadline IS NOT NULL
-      AND f.deadline < $8::timestamptz
+      AND f.deadline < $13::timestamptz
       AND f.category = 'obligation'
       AND f.scope = $1::text
+      AND (f.deadline, f.id) > (coalesce($14::timestamptz, '-infinity'::timestamptz),
+                                coalesce($15::bigint, -1::bigint))
+      AND tenure_brief_len(f.content) <= coalesce($16::integer, 2147483647)
+      AND ($17::integer IS NULL
+           OR tenure_brief_len(e.name) + tenure_brief_len(f.content) <= $17::integer)
       AND (f.forget_at IS NULL OR f.forget_at > $3::timestamptz)
       AND ($2::text IS NULL OR f.entity_id = (SELECT id FROM entity_filter))
-      AND $6::boolean
     ORDER BY f.deadline, f.id
-    LIMIT $4::integer
+    LIMIT $18::integer
 ),
 state_rows AS (
     SELECT f.id, f.entity_id, f.key, f.content, f.durability, f.category, f.deadline, f.confirmed_at,
         tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $3::timestamptz) AS effective_confidence
     FROM entity_facts f
+    JOIN entities e ON e.id = f.entity_id
     WHERE f.scope = $1::text
       AND f.status = 'active'
       AND f.category IN ('state', 'mood')
       AND f.durability IN ('short_term', 'ephemeral')
+      AND (f.confirmed_at, f.id) < (coalesce($19::timestamptz, 'infinity'::timestamptz),
+                                    coalesce($20::bigint, 9223372036854775807::bigint))
+      AND tenure_brief_len(f.content) <= coalesce($21::integer, 2147483647)
+      AND ($22::integer IS NULL
+           OR tenure_brief_len(e.name) + tenure_brief_len(f.content) <= $22::integer)
       AND (f.forget_at IS NULL OR f.forget_at > $3::timestamptz)
-      AND NOT (f.category = 'mood' AND f.confirmed_at < $9::timestamptz)
+      AND NOT (f.category = 'mood' AND f.confirmed_at < $23::timestamptz)
       AND NOT (f.durability = 'ephemeral' AND f.decay_half_life IS NOT NULL
                AND f.decay_from + f.decay_half_life * interval '1 second' < $3::timestamptz)
       AND ($2::text IS NULL OR f.entity_id = (SELECT id FROM entity_filter))
-      AND $6::boolean
+      AND NOT ($24::boolean AND f.key <> '' AND EXISTS (
+          SELECT 1 FROM entity_facts n
+          WHERE n.entity_id = f.entity_id
+            AND n.key = f.key
+            AND (n.confirmed_at, n.id) > (f.confirmed_at, f.id)
+            AND n.scope = f.scope
+            AND n.status = 'active'
+            AND n.category IN ('state', 'mood')
+            AND n.durability IN ('short_term', 'ephemeral')
+            AND (n.forget_at IS NULL OR n.forget_at > $3::timestamptz)
+            AND NOT (n.category = 'mood' AND n.confirmed_at < $23::timestamptz)
+            AND NOT (n.durability = 'ephemeral' AND n.decay_half_life IS NOT NULL
+                     AND n.decay_from + n.decay_half_life * interval '1 second' < $3::timestamptz)))
     ORDER BY f.confirmed_at DESC, f.id DESC
-    LIMIT $4::integer
+    LIMIT $25::integer
 )
 SELECT u.section, u.id, e.name AS entity_name, u.key, u.content, u.durability, u.category,
     u.deadline, u.at, u.effective_confidence, u.score, u.reasoning, u.alternatives, u.decided_by,
@@ -78,22 +108,39 @@ FROM (
     SELECT 3, r.id, r.entity_id, r.key, r.content, r.durability, r.category, r.deadline, r.confirmed_at,
         r.effective_confidence, r.score, '', NULL::text[], '', r.complete
     FROM tenure_brief_facts($1::text, $2::text, $3::timestamptz,
-        $4::integer, $5::bigint) r
-    WHERE $6::boolean
+        $4::integer, $5::bigint, $6::integer,
+        $7::integer) r
+    WHERE $4::integer > 0
 ) u
 JOIN entities e ON e.id = u.entity_id
 `
 
 type BriefParams struct {
-	Scope         string
-	Entity        *string
-	Now           time.Time
-	MaxRows       int32
-	Depth         int64
-	AllSections   bool
-	WithDecisions bool
-	DueBefore     time.Time
-	MoodCutoff    time.Time
+	Scope            string
+	Entity           *string
+	Now              time.Time
+	FactRows         int32
+	Depth            int64
+	FactMaxLen       *int32
+	FactMaxLine      *int32
+	DecAfterAt       *time.Time
+	DecAfterID       *int64
+	DecMaxLen        *int32
+	DecMaxLine       *int32
+	DecRows          int32
+	DueBefore        time.Time
+	OblAfterDeadline *time.Time
+	OblAfterID       *int64
+	OblMaxLen        *int32
+	OblMaxLine       *int32
+	OblRows          int32
+	StAfterAt        *time.Time
+	StAfterID        *int64
+	StMaxLen         *int32
+	StMaxLine        *int32
+	MoodCutoff       time.Time
+	StNewestPerKey   bool
+	StRows           int32
 }
 
 type BriefRow struct {
@@ -117,41 +164,64 @@ type BriefRow struct {
 // The context brief: what an agent reads at the start of every turn. Every
 // query here reads one scope and leaves out archived facts and facts whose
 // forget_at has passed.
-// Brief returns every candidate of a brief in one statement, so that all of
-// them come from one snapshot in one round trip, each row naming its
-// section; at most max_rows a section, and entity is optional:
+// Brief reads rows of a brief's four sections in one statement, so that all
+// of them come from one snapshot in one round trip, each row naming its
+// section. Each section is read in its own order, up to its *_rows (0 skips
+// it), after its cursor (*_after_*: NULL reads from the start), and only rows
+// whose text takes at most *_max_len characters on a brief line
+// (tenure_brief_len; a decision's line, entity aside:
+// tenure_brief_decision_len; NULL: any), and with their entity's name at
+// most *_max_line (NULL: any). entity is optional.
 //
-//	0 the locked decisions, the newest max_rows (content is the decision, at
-//	  when it was decided), through decisions_brief_idx. The lock, not the
-//	  status of the decision's fact, is what an agent must respect, so every
-//	  locked decision counts;
+//	0 the locked decisions, newest first (content is the decision, at when it
+//	  was decided), through decisions_brief_idx. The lock, not the status of
+//	  the decision's fact, is what an agent must respect, so every locked
+//	  decision counts;
 //	1 the live obligations whose deadline comes before due_before (overdue
-//	  ones included), the soonest max_rows, through
+//	  ones included), soonest first, through
 //	  entity_facts_brief_obligations_idx;
-//	2 the live short-term and ephemeral states and the fresh moods, the most
-//	  recently confirmed max_rows, through entity_facts_brief_states_idx. An
+//	2 the live short-term and ephemeral states and the fresh moods, most
+//	  recently confirmed first, through entity_facts_brief_states_idx. An
 //	  ephemeral fact older than its half-life is no longer current, and a
-//	  mood confirmed before mood_cutoff never shows;
+//	  mood confirmed before mood_cutoff never shows. With st_newest_per_key,
+//	  a state with a key shows only when no newer state of the section has
+//	  its entity and key (the brief shows the newest state of a key);
 //	3 the durable facts with the best scores, from tenure_brief_facts (see
-//	  its migration), with their score and whether the walk that found them
+//	  its migrations), with their score and whether the walk that found them
 //	  is complete; the caller asks again with a larger depth when it is not.
+//	  No cursor: the best fact_rows, from the top.
 //
 // Rows come in no particular order: the caller sorts each section by its
-// own order. Entity names are read once, for all sections, at the end.
-// with_decisions and all_sections say which sections to read (a one-time
-// filter keeps the others from running): the caller reads the decisions
-// first, and the other sections only when the decisions leave room for them.
+// own order. Entity names are read once, for all sections, at the end. The
+// cursors and length bounds are conditions on the sections' indexes, so a
+// read that finds nothing costs a walk of index entries, not of the table.
 func (q *Queries) Brief(ctx context.Context, arg BriefParams) ([]BriefRow, error) {
 	rows, err := q.db.Query(ctx, brief,
 		arg.Scope,
 		arg.Entity,
 		arg.Now,
-		arg.MaxRows,
+		arg.FactRows,
 		arg.Depth,
-		arg.AllSections,
-		arg.WithDecisions,
+		arg.FactMaxLen,
+		arg.FactMaxLine,
+		arg.DecAfterAt,
+		arg.DecAfterID,
+		arg.DecMaxLen,
+		arg.DecMaxLine,
+		arg.DecRows,
 		arg.DueBefore,
+		arg.OblAfterDeadline,
+		arg.OblAfterID,
+		arg.OblMaxLen,
+		arg.OblMaxLine,
+		arg.OblRows,
+		arg.StAfterAt,
+		arg.StAfterID,
+		arg.StMaxLen,
+		arg.StMaxLine,
 		arg.MoodCutoff,
+		arg.StNewestPerKey,
+		arg.StRows,
 	)
 	if err != nil {
 		return nil, err
@@ -329,4 +399,20 @@ func (q *Queries) BriefChangedFacts(ctx context.Context, arg BriefChangedFactsPa
 		return nil, err
 	}
 	return items, nil
+}
+
+const briefEntityFloor = `-- name: BriefEntityFloor :one
+SELECT coalesce(min(tenure_brief_len(e.name)), 0)::integer AS floor
+FROM entities e
+WHERE e.scope = $1::text
+`
+
+// BriefEntityFloor is the fewest characters an entity's name of the scope
+// takes on a brief line (0 when the scope has none), through
+// entities_brief_len_idx.
+func (q *Queries) BriefEntityFloor(ctx context.Context, scope string) (int32, error) {
+	row := q.db.QueryRow(ctx, briefEntityFloor, scope)
+	var floor int32
+	err := row.Scan(&floor)
+	return floor, err
 }

@@ -1,0 +1,346 @@
+package memory
+
+import (
+	"context"
+	"slices"
+
+	"github.com/tenurehq/tenure/queries"
+)
+
+// Reading a brief a page at a time.
+//
+// The brief packs greedily (packBriefWith): an item that does not fit is
+// skipped, and a shorter one after it may still fit. Reading every candidate
+// of every section would cost thousands of rows per brief in a large scope,
+// so readBrief reads pages and proves, from what it packed, that the rows it
+// did not read change nothing:
+//
+//   - a section whose read rows (its prefix) are all of it is complete;
+//   - otherwise, let a pass's probe be its state just before the first row
+//     after the prefix. When the first pass had not left anything out by
+//     then, a later row that does not fit would be the first left out (the
+//     brief's header says so), so the next page is read. When it had, an
+//     unread row changes nothing if its line costs more than the room left
+//     at its place, which is at most the room at the probe (room only
+//     shrinks within a pass): it is skipped, and only lines shown count for
+//     the rule that no line shows twice. A line costs briefLineFloor
+//     characters, plus its entity's name (at least the shortest of the
+//     scope), plus what its text takes (tenure_brief_len; a decision's
+//     line with its tail: tenure_brief_decision_len), plus its tail's least
+//     (briefTailFloor), so only the rows after the prefix whose text takes
+//     at most room − the rest are read, for the larger room of the two
+//     passes, through the section's index, which ends with that length so
+//     that the filter visits no table row.
+//
+// The proof is checked again after every read, since the new rows change
+// the packing, until every section holds. A brief whose decisions fill the
+// budget reads one page of decisions and four index walks that usually find
+// nothing.
+const (
+	// briefPageChars sizes the first page of a section: budget /
+	// briefPageChars + 1 rows, a line of 64 characters each.
+	briefPageChars = 64
+	// briefLineFloor is what a line takes besides its entity's name, its
+	// text and its tail: "- [", "] " and the line break.
+	briefLineFloor = 6
+	// briefFilterRows is how many rows a filtered read first asks for.
+	briefFilterRows = 32
+	// briefMaxRounds bounds the reads of one brief; past it every section
+	// still open is read whole (the proof has never needed more than a few).
+	briefMaxRounds = 24
+	// briefAll is "every row" for a read.
+	briefAll = 1 << 30
+)
+
+// briefTailFloor is the least each section's tail takes beyond what the
+// section's length counts: an obligation's " (due 2006-01-02)", a state's
+// " (as of 1 h ago)" (a fact's confirmed_at is never the zero time, which
+// alone shows no age); a decision's length counts its tail, a fact has none.
+var briefTailFloor = [briefSections]int{
+	briefRowObligation: len(" (due 2006-01-02)"),
+	briefRowState:      len(" (as of 1 h ago)"),
+}
+
+// briefSectionRead is what readBrief has read of one section.
+type briefSectionRead struct {
+	// prefix is the section's first rows, in its order.
+	prefix []queries.BriefRow
+	// exhausted is set when the prefix is the whole section.
+	exhausted bool
+	// filtered are rows after the prefix, in order, read by filtered reads:
+	// segment k holds filtered[segs[k].start:segs[k+1].start].
+	filtered []queries.BriefRow
+	segs     []briefSegment
+}
+
+// briefSegment is what one filtered read covered: every row after the row
+// before filtered[start] whose line (entity and text, tail floor aside)
+// takes at most maxLine characters, up to the last row it returned, or to
+// the end of the section when complete.
+type briefSegment struct {
+	start    int
+	maxLine  int
+	complete bool
+}
+
+// briefAsk is one section's read in a round: rows (0: none) after the
+// prefix, all of them (filtered false), or, filtered, after
+// filtered[start-1] (the prefix when start is 0) only those whose text takes
+// at most maxLen characters and at most maxLine with their entity's name.
+type briefAsk struct {
+	rows            int32
+	filtered        bool
+	start           int
+	maxLen, maxLine int32
+}
+
+// readBrief packs the brief of scope within budget, reading the sections
+// through q (one snapshot) as the comment above describes. p carries the
+// scope, entity and times; readBrief sets the rest.
+func readBrief(ctx context.Context, q *queries.Queries, scope string, budget int, p queries.BriefParams) (Brief, error) {
+	page := int32(budget/briefPageChars + 1)
+	var secs [briefSections]briefSectionRead
+	var asks [briefSections]briefAsk
+	asks[briefRowDecision].rows = page
+	entityFloor := -1 // not read yet
+	for round := 1; ; round++ {
+		if round > briefMaxRounds {
+			for s := range asks {
+				if asks[s].rows > 0 {
+					asks[s] = briefAsk{rows: briefAll}
+				}
+			}
+		}
+		rows, err := briefRows(ctx, q, briefParamsFor(p, &secs, &asks))
+		if err != nil {
+			return Brief{}, err
+		}
+		takeBriefRows(&secs, &asks, rows)
+
+		// The marks: each section's candidates from its prefix, then from
+		// its prefix and the filtered rows before each segment's start,
+		// then from all it read.
+		var all []queries.BriefRow
+		var marks [briefSections][]int
+		for s := range secs {
+			sec := &secs[s]
+			count := func(n int) int {
+				c := briefCandidatesOf(append(slices.Clone(sec.prefix), sec.filtered[:n]...), p.Now, p.DueBefore)
+				return [briefSections]int{len(c.decisions), len(c.obligations), len(c.states), len(c.facts)}[s]
+			}
+			for _, g := range sec.segs {
+				marks[s] = append(marks[s], count(g.start))
+			}
+			if len(sec.segs) == 0 {
+				marks[s] = append(marks[s], count(0))
+			}
+			marks[s] = append(marks[s], count(len(sec.filtered)))
+			all = append(append(all, sec.prefix...), sec.filtered...)
+		}
+		b, probes := packBriefProbed(scope, budget, briefCandidatesOf(all, p.Now, p.DueBefore), &marks, p.Now)
+		if b.Truncated && entityFloor < 0 {
+			// The least an entity's name takes: the one asked for, or the
+			// shortest of the scope.
+			if p.Entity != nil {
+				entityFloor = runeLen(oneLine(*p.Entity))
+			} else {
+				n, err := q.BriefEntityFloor(ctx, scope)
+				if err != nil {
+					return Brief{}, err
+				}
+				entityFloor = int(n)
+			}
+		}
+		if !nextBriefAsks(&secs, probes, page, max(entityFloor, 0), &asks) {
+			return b, nil
+		}
+	}
+}
+
+// nextBriefAsks sets the reads the next round needs, and reports whether
+// there is one: a section not proven complete by the probes is read further,
+// in order, up to the first that needs its next page.
+func nextBriefAsks(secs *[briefSections]briefSectionRead, probes briefProbes, page int32, entityFloor int, asks *[briefSections]briefAsk) bool {
+	more := false
+	*asks = [briefSections]briefAsk{}
+	for s := range secs {
+		sec := &secs[s]
+		if sec.exhausted {
+			continue
+		}
+		if !probes.first[s][0].truncated {
+			n := max(page, int32(len(sec.prefix))*3)
+			if s == briefRowFact { // the facts are read from the top every time
+				n += int32(len(sec.prefix))
+			}
+			asks[s] = briefAsk{rows: min(n, briefAll)}
+			// What the later sections need depends on what this read
+			// brings: they wait for the next round.
+			return true
+		}
+		// line is the most a line's entity and text may take and still fit
+		// at mark i.
+		line := func(i int) int {
+			l := briefLineRoom(s, probes.first[s][i])
+			if probes.secondRan {
+				l = max(l, briefLineRoom(s, probes.second[s][i]))
+			}
+			return l
+		}
+		ask := func(start, l int) {
+			asks[s] = briefAsk{rows: briefFilterRows, filtered: true, start: start,
+				maxLen: int32(l - entityFloor), maxLine: int32(l)}
+			more = true
+		}
+		done := false
+		for i, g := range sec.segs {
+			if l := line(i); l < entityFloor {
+				done = true
+			} else if g.maxLine < l {
+				ask(g.start, l) // the room grew since: read the segment again
+				done = true
+			} else if g.complete {
+				done = true
+			}
+			if done {
+				break
+			}
+		}
+		if done {
+			continue
+		}
+		end := len(sec.segs) // the mark after every filtered row
+		if len(sec.segs) == 0 {
+			end = 0
+		}
+		if l := line(end); l >= entityFloor {
+			ask(len(sec.filtered), l)
+		}
+	}
+	return more
+}
+
+// briefLineRoom is the most an unread line's entity and text may take and
+// still fit at probe pr of section s (or after it): the room, less the
+// floors and, when the section shows nothing yet, its title (charged to the
+// first line it shows, at most the room left then).
+func briefLineRoom(s int, pr briefProbe) int {
+	l := pr.room - briefLineFloor - briefTailFloor[s]
+	if !pr.started {
+		l -= 1 + len(briefSectionTitles[s]) + 1
+	}
+	return l
+}
+
+// briefSectionTitles are the sections' titles, in section order.
+var briefSectionTitles = [briefSections]string{briefSectionDecisions, briefSectionObligations, briefSectionStates, briefSectionFacts}
+
+// briefParamsFor is p with the reads of asks, each after its section's
+// cursor (the facts, which have no cursor, from the top).
+func briefParamsFor(p queries.BriefParams, secs *[briefSections]briefSectionRead, asks *[briefSections]briefAsk) queries.BriefParams {
+	cursor := func(s int) *queries.BriefRow {
+		sec, a := &secs[s], asks[s]
+		if a.filtered && a.start > 0 {
+			return &sec.filtered[a.start-1]
+		}
+		if n := len(sec.prefix); n > 0 {
+			return &sec.prefix[n-1]
+		}
+		return nil
+	}
+	lens := func(a briefAsk) (*int32, *int32) {
+		if !a.filtered {
+			return nil, nil
+		}
+		return &a.maxLen, &a.maxLine
+	}
+	if a := asks[briefRowDecision]; a.rows > 0 {
+		p.DecRows = a.rows
+		p.DecMaxLen, p.DecMaxLine = lens(a)
+		if r := cursor(briefRowDecision); r != nil {
+			p.DecAfterAt, p.DecAfterID = &r.At, &r.ID
+		}
+	}
+	if a := asks[briefRowObligation]; a.rows > 0 {
+		p.OblRows = a.rows
+		p.OblMaxLen, p.OblMaxLine = lens(a)
+		if r := cursor(briefRowObligation); r != nil {
+			p.OblAfterDeadline, p.OblAfterID = r.Deadline, &r.ID
+		}
+	}
+	if a := asks[briefRowState]; a.rows > 0 {
+		p.StRows = a.rows
+		p.StMaxLen, p.StMaxLine = lens(a)
+		// A filtered read skips rows, so it must itself leave out a state
+		// whose key a newer unread state holds.
+		p.StNewestPerKey = a.filtered
+		if r := cursor(briefRowState); r != nil {
+			p.StAfterAt, p.StAfterID = &r.At, &r.ID
+		}
+	}
+	if a := asks[briefRowFact]; a.rows > 0 {
+		p.FactRows = a.rows
+		p.FactMaxLen, p.FactMaxLine = lens(a)
+		if a.filtered {
+			p.FactRows = briefFactRows(&secs[briefRowFact], a)
+		}
+	}
+	return p
+}
+
+// briefFactRows is how many facts a filtered read of the facts asks
+// tenure_brief_facts for: it reads from the top, and of the rows before its
+// cursor it can only return those already read (an unread one there takes
+// more than an earlier, larger maxLine), so it asks for those too.
+func briefFactRows(sec *briefSectionRead, a briefAsk) int32 {
+	return min(a.rows+int32(len(sec.prefix)+a.start), briefAll)
+}
+
+// takeBriefRows files the rows of a round's reads into secs.
+func takeBriefRows(secs *[briefSections]briefSectionRead, asks *[briefSections]briefAsk, rows []queries.BriefRow) {
+	var got [briefSections][]queries.BriefRow
+	for _, r := range rows {
+		if r.Section >= 0 && int(r.Section) < briefSections {
+			got[r.Section] = append(got[r.Section], r)
+		}
+	}
+	for s := range secs {
+		a, sec := asks[s], &secs[s]
+		if a.rows == 0 {
+			continue
+		}
+		order := briefOrder(int32(s))
+		slices.SortFunc(got[s], func(a, b queries.BriefRow) int { return order(&a, &b) })
+		n := int32(len(got[s]))
+		if !a.filtered {
+			if s == briefRowFact {
+				sec.prefix = got[s]
+			} else {
+				sec.prefix = append(sec.prefix, got[s]...)
+			}
+			sec.exhausted = n < a.rows
+			sec.filtered, sec.segs = nil, nil
+			continue
+		}
+		asked := a.rows
+		if s == briefRowFact {
+			asked = briefFactRows(sec, a)
+			// Keep only the rows after the cursor.
+			var cursor *queries.BriefRow
+			if a.start > 0 {
+				cursor = &sec.filtered[a.start-1]
+			} else if len(sec.prefix) > 0 {
+				cursor = &sec.prefix[len(sec.prefix)-1]
+			}
+			if cursor != nil {
+				got[s] = slices.DeleteFunc(got[s], func(r queries.BriefRow) bool { return order(&r, cursor) <= 0 })
+			}
+		}
+		sec.filtered = append(sec.filtered[:a.start], got[s]...)
+		i := 0
+		for i < len(sec.segs) && sec.segs[i].start < a.start {
+			i++
+		}
+		sec.segs = append(sec.segs[:i], briefSegment{start: a.start, maxLine: int(a.maxLine), complete: n < asked})
+	}
+}
