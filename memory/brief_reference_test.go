@@ -530,3 +530,83 @@ func TestBriefLengthsMatchLines(t *testing.T) {
 		}
 	}
 }
+
+// TestBriefFindsWhatPagesHide puts the rows that decide a brief where a
+// page-at-a-time read does not see them first: a short decision behind 400
+// long ones, an older short state behind a newer long one on the same key,
+// a durable obligation due soon among many durable facts. Under every budget
+// from 200 to 3,000 characters the brief is the reference's, the short
+// decision is found when it fits, the shadowed state never shows, and the
+// obligation never shows as a fact.
+func TestBriefFindsWhatPagesHide(t *testing.T) {
+	rf := newRecallFixture(t)
+	ctx := context.Background()
+	var ann, bob int64
+	if err := rf.pool.QueryRow(ctx, `INSERT INTO entities (scope, name) VALUES ('deep', 'Ann') RETURNING id`).Scan(&ann); err != nil {
+		t.Fatal(err)
+	}
+	if err := rf.pool.QueryRow(ctx, `INSERT INTO entities (scope, name) VALUES ('deep', 'Bob') RETURNING id`).Scan(&bob); err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("a long settled choice ", 6)
+	exec := func(sql string, args ...any) {
+		t.Helper()
+		if _, err := rf.pool.Exec(ctx, sql, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// 400 long locked decisions, newest first, then the short one, oldest.
+	exec(`INSERT INTO entity_facts (scope, entity_id, key, content, durability, category, confirmed_at)
+		SELECT 'deep', $1::bigint, 'd' || i, $2::text || i, 'permanent', 'decision', $3::timestamptz - i * interval '1 minute'
+		FROM generate_series(1, 400) i
+		UNION ALL
+		SELECT 'deep', $1::bigint, 'tea', 'Use tea', 'permanent', 'decision', $3::timestamptz - interval '1000 minutes'`,
+		ann, long, rf.now)
+	exec(`INSERT INTO decisions (fact_id, scope, entity_id, key, decision, reasoning, decided_at)
+		SELECT id, scope, entity_id, key, content, CASE WHEN key = 'tea' THEN 'cheap' ELSE 'it was argued at length' END,
+			confirmed_at
+		FROM entity_facts WHERE scope = 'deep' AND category = 'decision'`)
+	// The newest state on key city is long; an older one on it is short.
+	exec(`INSERT INTO entity_facts (scope, entity_id, key, content, durability, category, confirmed_at) VALUES
+		('deep', $1::bigint, 'city', $2::text, 'short_term', 'state', $3::timestamptz - interval '1 hour'),
+		('deep', $1::bigint, 'city', 'In Paris', 'short_term', 'state', $3::timestamptz - interval '2 hours'),
+		('deep', $4::bigint, '', 'Tired', 'short_term', 'state', $3::timestamptz - interval '3 hours')`,
+		ann, strings.Repeat("travelling between cities ", 9), rf.now, bob)
+	// Many durable facts, and a durable obligation due tomorrow.
+	exec(`INSERT INTO entity_facts (scope, entity_id, key, content, durability, category, confidence, confirmed_at, deadline)
+		SELECT 'deep', $1::bigint, '', 'fact number ' || i || ' ' || repeat('x', i % 90), 'long_term', 'observation',
+			0.5 + (i % 50) / 100.0, $2::timestamptz - i * interval '1 hour', NULL
+		FROM generate_series(1, 600) i
+		UNION ALL
+		SELECT 'deep', $3::bigint, '', 'Send the report', 'long_term', 'obligation', 0.99, $2::timestamptz, $2::timestamptz + interval '1 day'`,
+		bob, rf.now, ann)
+	exec(`ANALYZE entity_facts`)
+	exec(`ANALYZE decisions`)
+
+	foundTea := false
+	for budget := MinBriefBudget; budget <= 3000; budget += 13 {
+		o := BriefOptions{Scope: "deep", Budget: budget}
+		got, want := rf.brief(t, o), referenceBrief(t, rf, o)
+		gotJSON, _ := json.Marshal(got)
+		wantJSON, _ := json.Marshal(want)
+		if string(gotJSON) != string(wantJSON) {
+			t.Fatalf("budget %d: brief differs from the reference:\n%s\nwant\n%s", budget, got.Text(), want.Text())
+		}
+		for _, d := range got.Decisions {
+			foundTea = foundTea || d.Key == "tea"
+		}
+		for _, s := range got.States {
+			if s.Content == "In Paris" {
+				t.Fatalf("budget %d: the older state on key city shows beside the newer one:\n%s", budget, got.Text())
+			}
+		}
+		for _, f := range got.Facts {
+			if f.Category == CategoryObligation {
+				t.Fatalf("budget %d: the obligation due tomorrow shows as a fact:\n%s", budget, got.Text())
+			}
+		}
+	}
+	if !foundTea {
+		t.Errorf("no budget showed the short decision behind 400 long ones")
+	}
+}
