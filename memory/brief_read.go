@@ -32,8 +32,10 @@ import (
 //     passes, through the section's index, which ends with that length so
 //     that the filter visits no table row.
 //
-// The proof is checked again after every read, since the new rows change
-// the packing, until every section holds. A brief whose decisions fill the
+// A read is not sent at all when even the scope's shortest entity name and
+// the shortest text of the section's rows would not fit (briefFloors, each
+// an index probe). The proof is checked again after every read, since the
+// new rows change the packing, until every section holds. A brief whose decisions fill the
 // budget reads one page of decisions and four index walks that usually find
 // nothing.
 const (
@@ -51,6 +53,14 @@ const (
 	// briefAll is "every row" for a read.
 	briefAll = 1 << 30
 )
+
+// briefFloors are the least a line's parts take in the scope: its entity's
+// name, and the text of a row of each section (a decision's line besides its
+// entity; a live fact's text for the others).
+type briefFloors struct {
+	entity int
+	text   [briefSections]int
+}
 
 // briefTailFloor is the least each section's tail takes beyond what the
 // section's length counts: an obligation's " (due 2006-01-02)", a state's
@@ -102,7 +112,7 @@ func readBrief(ctx context.Context, q *queries.Queries, scope string, budget int
 	var secs [briefSections]briefSectionRead
 	var asks [briefSections]briefAsk
 	asks[briefRowDecision].rows = page
-	entityFloor := -1 // not read yet
+	var floors *briefFloors // read once something is left out
 	for round := 1; ; round++ {
 		if round > briefMaxRounds {
 			for s := range asks {
@@ -138,20 +148,18 @@ func readBrief(ctx context.Context, q *queries.Queries, scope string, budget int
 			all = append(append(all, sec.prefix...), sec.filtered...)
 		}
 		b, probes := packBriefProbed(scope, budget, briefCandidatesOf(all, p.Now, p.DueBefore), &marks, p.Now)
-		if b.Truncated && entityFloor < 0 {
-			// The least an entity's name takes: the one asked for, or the
-			// shortest of the scope.
-			if p.Entity != nil {
-				entityFloor = runeLen(oneLine(*p.Entity))
-			} else {
-				n, err := q.BriefEntityFloor(ctx, scope)
-				if err != nil {
-					return Brief{}, err
-				}
-				entityFloor = int(n)
+		if b.Truncated && floors == nil {
+			f, err := q.BriefFloors(ctx, scope)
+			if err != nil {
+				return Brief{}, err
 			}
+			floors = &briefFloors{entity: int(f.EntityFloor)}
+			if p.Entity != nil { // the entity asked for is every line's
+				floors.entity = runeLen(oneLine(*p.Entity))
+			}
+			floors.text = [briefSections]int{int(f.DecisionFloor), int(f.FactFloor), int(f.FactFloor), int(f.FactFloor)}
 		}
-		if !nextBriefAsks(&secs, probes, page, max(entityFloor, 0), &asks) {
+		if !nextBriefAsks(&secs, probes, page, floors, &asks) {
 			return b, nil
 		}
 	}
@@ -160,7 +168,7 @@ func readBrief(ctx context.Context, q *queries.Queries, scope string, budget int
 // nextBriefAsks sets the reads the next round needs, and reports whether
 // there is one: a section not proven complete by the probes is read further,
 // in order, up to the first that needs its next page.
-func nextBriefAsks(secs *[briefSections]briefSectionRead, probes briefProbes, page int32, entityFloor int, asks *[briefSections]briefAsk) bool {
+func nextBriefAsks(secs *[briefSections]briefSectionRead, probes briefProbes, page int32, floors *briefFloors, asks *[briefSections]briefAsk) bool {
 	more := false
 	*asks = [briefSections]briefAsk{}
 	for s := range secs {
@@ -187,6 +195,11 @@ func nextBriefAsks(secs *[briefSections]briefSectionRead, probes briefProbes, pa
 			}
 			return l
 		}
+		// Something was left out before the probe, so the floors are read.
+		entityFloor := floors.entity
+		// fits reports whether a row of the section could take l characters
+		// with its entity: the shortest entity and text of the scope must.
+		fits := func(l int) bool { return l-entityFloor >= floors.text[s] }
 		ask := func(start, l int) {
 			asks[s] = briefAsk{rows: briefFilterRows, filtered: true, start: start,
 				maxLen: int32(l - entityFloor), maxLine: int32(l)}
@@ -194,7 +207,7 @@ func nextBriefAsks(secs *[briefSections]briefSectionRead, probes briefProbes, pa
 		}
 		done := false
 		for i, g := range sec.segs {
-			if l := line(i); l < entityFloor {
+			if l := line(i); !fits(l) {
 				done = true
 			} else if g.maxLine < l {
 				ask(g.start, l) // the room grew since: read the segment again
@@ -213,7 +226,7 @@ func nextBriefAsks(secs *[briefSections]briefSectionRead, probes briefProbes, pa
 		if len(sec.segs) == 0 {
 			end = 0
 		}
-		if l := line(end); l >= entityFloor {
+		if l := line(end); fits(l) {
 			ask(len(sec.filtered), l)
 		}
 	}

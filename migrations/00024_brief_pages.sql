@@ -60,8 +60,15 @@ CREATE INDEX decisions_brief_idx ON decisions (scope, decided_at, id,
     tenure_brief_decision_len(decision, reasoning, alternatives))
     WHERE do_not_reopen;
 
--- The shortest entity name of a scope, for the least a line's entity takes.
+-- The shortest entity name, decision line and fact text of a scope, each an
+-- index probe: a filtered read whose room is shorter than every row of its
+-- section is not sent at all (most briefs: the room left once the budget is
+-- nearly full).
 CREATE INDEX entities_brief_len_idx ON entities (scope, tenure_brief_len(name));
+CREATE INDEX decisions_brief_len_idx ON decisions (scope, tenure_brief_decision_len(decision, reasoning, alternatives))
+    WHERE do_not_reopen;
+CREATE INDEX entity_facts_brief_len_idx ON entity_facts (scope, tenure_brief_len(content))
+    WHERE status = 'active';
 
 DROP INDEX entity_facts_brief_obligations_idx;
 CREATE INDEX entity_facts_brief_obligations_idx ON entity_facts (scope, deadline, id, tenure_brief_len(content))
@@ -448,6 +455,8 @@ CREATE INDEX entity_facts_brief_obligations_idx ON entity_facts (scope, deadline
     WHERE status = 'active' AND category = 'obligation' AND deadline IS NOT NULL;
 DROP INDEX decisions_brief_idx;
 CREATE INDEX decisions_brief_idx ON decisions (scope, decided_at, id) WHERE do_not_reopen;
+DROP INDEX entity_facts_brief_len_idx;
+DROP INDEX decisions_brief_len_idx;
 DROP INDEX entities_brief_len_idx;
 DROP FUNCTION tenure_brief_decision_len(text, text, text[]);
 DROP FUNCTION tenure_brief_len(text);

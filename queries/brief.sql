@@ -136,13 +136,19 @@ FROM (
 ) u
 JOIN entities e ON e.id = u.entity_id;
 
--- name: BriefEntityFloor :one
--- BriefEntityFloor is the fewest characters an entity's name of the scope
--- takes on a brief line (0 when the scope has none), through
--- entities_brief_len_idx.
-SELECT coalesce(min(tenure_brief_len(e.name)), 0)::integer AS floor
-FROM entities e
-WHERE e.scope = @scope::text;
+-- name: BriefFloors :one
+-- BriefFloors are the fewest characters, in the scope, that an entity's name
+-- takes on a brief line (0 when there is none), a locked decision's line
+-- besides its entity, and a live fact's text (2147483647 when there is none):
+-- each one index probe (entities_brief_len_idx, decisions_brief_len_idx,
+-- entity_facts_brief_len_idx).
+SELECT
+    coalesce((SELECT min(tenure_brief_len(e.name)) FROM entities e WHERE e.scope = @scope::text), 0)::integer
+        AS entity_floor,
+    coalesce((SELECT min(tenure_brief_decision_len(d.decision, d.reasoning, d.alternatives)) FROM decisions d
+        WHERE d.scope = @scope::text AND d.do_not_reopen), 2147483647)::integer AS decision_floor,
+    coalesce((SELECT min(tenure_brief_len(f.content)) FROM entity_facts f
+        WHERE f.scope = @scope::text AND f.status = 'active'), 2147483647)::integer AS fact_floor;
 
 -- name: BriefChangedFacts :many
 -- BriefChangedFacts returns the facts of one scope written since @since

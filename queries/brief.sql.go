@@ -401,18 +401,30 @@ func (q *Queries) BriefChangedFacts(ctx context.Context, arg BriefChangedFactsPa
 	return items, nil
 }
 
-const briefEntityFloor = `-- name: BriefEntityFloor :one
-SELECT coalesce(min(tenure_brief_len(e.name)), 0)::integer AS floor
-FROM entities e
-WHERE e.scope = $1::text
+const briefFloors = `-- name: BriefFloors :one
+SELECT
+    coalesce((SELECT min(tenure_brief_len(e.name)) FROM entities e WHERE e.scope = $1::text), 0)::integer
+        AS entity_floor,
+    coalesce((SELECT min(tenure_brief_decision_len(d.decision, d.reasoning, d.alternatives)) FROM decisions d
+        WHERE d.scope = $1::text AND d.do_not_reopen), 2147483647)::integer AS decision_floor,
+    coalesce((SELECT min(tenure_brief_len(f.content)) FROM entity_facts f
+        WHERE f.scope = $1::text AND f.status = 'active'), 2147483647)::integer AS fact_floor
 `
 
-// BriefEntityFloor is the fewest characters an entity's name of the scope
-// takes on a brief line (0 when the scope has none), through
-// entities_brief_len_idx.
-func (q *Queries) BriefEntityFloor(ctx context.Context, scope string) (int32, error) {
-	row := q.db.QueryRow(ctx, briefEntityFloor, scope)
-	var floor int32
-	err := row.Scan(&floor)
-	return floor, err
+type BriefFloorsRow struct {
+	EntityFloor   int32
+	DecisionFloor int32
+	FactFloor     int32
+}
+
+// BriefFloors are the fewest characters, in the scope, that an entity's name
+// takes on a brief line (0 when there is none), a locked decision's line
+// besides its entity, and a live fact's text (2147483647 when there is none):
+// each one index probe (entities_brief_len_idx, decisions_brief_len_idx,
+// entity_facts_brief_len_idx).
+func (q *Queries) BriefFloors(ctx context.Context, scope string) (BriefFloorsRow, error) {
+	row := q.db.QueryRow(ctx, briefFloors, scope)
+	var i BriefFloorsRow
+	err := row.Scan(&i.EntityFloor, &i.DecisionFloor, &i.FactFloor)
+	return i, err
 }
