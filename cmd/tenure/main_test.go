@@ -154,6 +154,18 @@ func TestMigrateCommand(t *testing.T) {
 			t.Errorf("migrate progress lacks %s:\n%s", want, stderr)
 		}
 	}
+	// One final line, last, with every migration done.
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	var final struct {
+		Done, Total int
+		Final       bool
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &final); err != nil || !final.Final || final.Done != final.Total || final.Total == 0 {
+		t.Errorf("migrate's last progress line = %s (%v), want the final one with done = total", lines[len(lines)-1], err)
+	}
+	if n := strings.Count(stderr, `"final":true`); n != 1 {
+		t.Errorf("migrate wrote %d final progress lines, want 1:\n%s", n, stderr)
+	}
 	out, _, err = runCmd(t, env, "", "migrate", "up")
 	if err != nil || !strings.Contains(out, "no pending migrations") {
 		t.Errorf("second migrate up = %q, %v; want nothing pending", out, err)

@@ -126,8 +126,9 @@ func migrateUp(ctx context.Context, env *environment, pool *pgxpool.Pool, m *mig
 		if err != nil {
 			return err
 		}
+		prog.set(name, "migrations", int64(i+1), int64(len(pending)), nil)
 	}
-	prog.set("done", "migrations", int64(len(pending)), int64(len(pending)), nil)
+	prog.finishAt(int64(len(pending)), int64(len(pending)))
 	return nil
 }
 

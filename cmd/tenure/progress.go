@@ -113,6 +113,22 @@ func (p *progress) set(phase, unit string, done, total int64, extra map[string]i
 	}
 }
 
+// finishAt records done of total in the current phase and finishes: one
+// final line with the last counts, not a line of its own before it.
+func (p *progress) finishAt(done, total int64) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	p.done, p.total = done, total
+	if p.bar != nil {
+		p.bar.ChangeMax64(total)
+		_ = p.bar.Set64(done)
+	}
+	p.mu.Unlock()
+	p.finish()
+}
+
 // finish writes the last state: the final JSON line, or clears the bar.
 func (p *progress) finish() {
 	if p == nil {
