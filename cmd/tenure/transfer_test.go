@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -301,5 +302,37 @@ func TestServeShowsLLMSettings(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "sk-never-shown") {
 		t.Errorf("serve printed the key")
+	}
+}
+
+// TestImportIntoAnEmptyStoreRebuildsIndexes imports 50,000 facts (the
+// fewest that take the bulk path) into an empty store: the report says the
+// facts table's indexes were built again, every fact is there, and every
+// index the table had before the import is there after it, valid.
+func TestImportIntoAnEmptyStoreRebuildsIndexes(t *testing.T) {
+	url := pgtest.NewURL(t)
+	env := map[string]string{"DATABASE_URL": url}
+	indexes := `SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid
+		WHERE c.relname = 'entity_facts' AND i.indisvalid AND i.indisready`
+	before := countRows(t, url, indexes)
+	var b strings.Builder
+	for i := range 50000 {
+		fmt.Fprintf(&b, `{"scope": "bulk", "entity": "e%d", "key": "k%d", "content": "Fact number %d.", "durability": "long_term", "category": "observation"}`+"\n",
+			i%100, i, i)
+	}
+	out, _, err := runCmd(t, env, b.String(), "import", "-")
+	if err != nil {
+		t.Fatalf("import of 50,000 lines: %v\n%s", err, out)
+	}
+	for _, want := range []string{"Imported 50000 lines: 50000 facts", "its indexes were built again after the write"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("import report lacks %q:\n%s", want, out)
+		}
+	}
+	if n := countRows(t, url, `SELECT count(*) FROM entity_facts WHERE scope = 'bulk'`); n != 50000 {
+		t.Errorf("%d facts imported, want 50000", n)
+	}
+	if after := countRows(t, url, indexes); after != before || before < 10 {
+		t.Errorf("entity_facts has %d valid indexes after the import, %d before", after, before)
 	}
 }
