@@ -24,20 +24,21 @@ import (
 //     at its place, which is at most the room at the probe (room only
 //     shrinks within a pass): it is skipped, and only lines shown count for
 //     the rule that no line shows twice. A line costs briefLineFloor
-//     characters, plus its entity's name (at least the shortest of the
-//     scope), plus what its text takes (tenure_brief_len; a decision's
-//     line with its tail: tenure_brief_decision_len), plus its tail's least
-//     (briefTailFloor), so only the rows after the prefix whose text takes
-//     at most room − the rest are read, for the larger room of the two
-//     passes, through the section's index, which ends with that length so
-//     that the filter visits no table row.
+//     characters, plus its entity's name, plus what its text takes
+//     (tenure_brief_len; a decision's line with its tail:
+//     tenure_brief_decision_len), plus its tail's least (briefTailFloor),
+//     plus the section's title when it is the section's first. So only the rows after the prefix whose line could cost no more than
+//     the room there (the larger room of the two passes) are read, through
+//     the section's index, which ends with the text's length so that the
+//     rows the bound leaves out cost no visit to the table; the entity's
+//     name is added on the rows it lets through.
 //
 // A read is not sent at all when even the scope's shortest entity name and
-// the shortest text of the section's rows would not fit (briefFloors, each
-// an index probe). The proof is checked again after every read, since the
-// new rows change the packing, until every section holds. A brief whose decisions fill the
-// budget reads one page of decisions and four index walks that usually find
-// nothing.
+// the shortest text of the section's rows would not fit (briefFloors, three
+// index probes, read once the brief leaves something out). The proof is
+// checked again after every read, since the new rows change the packing,
+// until every section holds. A brief whose decisions fill the budget
+// usually reads one page of decisions and the floors, and nothing else.
 const (
 	// briefPageChars sizes the first page of a section: budget /
 	// briefPageChars + 1 rows, a line of 64 characters each.
