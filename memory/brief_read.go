@@ -126,7 +126,7 @@ func readBrief(ctx context.Context, q *queries.Queries, scope string, budget int
 				}
 			}
 		}
-		rows, err := briefRows(ctx, q, briefParamsFor(p, &secs, &asks))
+		rows, err := readBriefRound(ctx, q, p, &secs, &asks)
 		if err != nil {
 			return Brief{}, err
 		}
@@ -168,6 +168,22 @@ func readBrief(ctx context.Context, q *queries.Queries, scope string, budget int
 			return b, nil
 		}
 	}
+}
+
+// readBriefRound reads the rows asks asks for: the first page of decisions
+// through BriefDecisionsPage, anything else through Brief.
+func readBriefRound(ctx context.Context, q *queries.Queries, p queries.BriefParams,
+	secs *[briefSections]briefSectionRead, asks *[briefSections]briefAsk) ([]queries.BriefRow, error) {
+	if d := asks[briefRowDecision]; d.rows > 0 && !d.filtered && len(secs[briefRowDecision].prefix) == 0 &&
+		asks[briefRowObligation].rows == 0 && asks[briefRowState].rows == 0 && asks[briefRowFact].rows == 0 {
+		page, err := q.BriefDecisionsPage(ctx, queries.BriefDecisionsPageParams{Scope: p.Scope, Entity: p.Entity, MaxRows: d.rows})
+		rows := make([]queries.BriefRow, len(page))
+		for i, r := range page {
+			rows[i] = queries.BriefRow(r)
+		}
+		return rows, err
+	}
+	return briefRows(ctx, q, briefParamsFor(p, secs, asks))
 }
 
 // nextBriefAsks sets the reads the next round needs, and reports whether

@@ -136,6 +136,25 @@ FROM (
 ) u
 JOIN entities e ON e.id = u.entity_id;
 
+-- name: BriefDecisionsPage :many
+-- BriefDecisionsPage is the first read of every brief: the newest max_rows
+-- locked decisions of the scope (of one entity when entity is set), in the
+-- row shape of Brief (section 0). A statement of its own, and a small one,
+-- so that it is cheap to plan (or runs on a cached plan), where Brief plans
+-- all four sections whichever it reads.
+SELECT 0::integer AS section, d.id, e.name AS entity_name, d.key, d.decision AS content,
+    ''::text AS durability, ''::text AS category, NULL::timestamptz AS deadline,
+    d.decided_at AS at, 0::double precision AS effective_confidence, 0::double precision AS score,
+    d.reasoning, d.alternatives, d.decided_by, true AS complete
+FROM decisions d
+JOIN entities e ON e.id = d.entity_id
+WHERE d.scope = @scope::text
+  AND d.do_not_reopen
+  AND (sqlc.narg('entity')::text IS NULL OR d.entity_id = (
+      SELECT x.id FROM entities x WHERE x.scope = @scope::text AND x.name = sqlc.narg('entity')::text))
+ORDER BY d.decided_at DESC, d.id DESC
+LIMIT sqlc.arg(max_rows)::integer;
+
 -- name: BriefFloors :one
 -- BriefFloors are the fewest characters, in the scope, that an entity's name
 -- takes on a brief line (0 when there is none), a locked decision's line

@@ -401,6 +401,86 @@ func (q *Queries) BriefChangedFacts(ctx context.Context, arg BriefChangedFactsPa
 	return items, nil
 }
 
+const briefDecisionsPage = `-- name: BriefDecisionsPage :many
+SELECT 0::integer AS section, d.id, e.name AS entity_name, d.key, d.decision AS content,
+    ''::text AS durability, ''::text AS category, NULL::timestamptz AS deadline,
+    d.decided_at AS at, 0::double precision AS effective_confidence, 0::double precision AS score,
+    d.reasoning, d.alternatives, d.decided_by, true AS complete
+FROM decisions d
+JOIN entities e ON e.id = d.entity_id
+WHERE d.scope = $1::text
+  AND d.do_not_reopen
+  AND ($2::text IS NULL OR d.entity_id = (
+      SELECT x.id FROM entities x WHERE x.scope = $1::text AND x.name = $2::text))
+ORDER BY d.decided_at DESC, d.id DESC
+LIMIT $3::integer
+`
+
+type BriefDecisionsPageParams struct {
+	Scope   string
+	Entity  *string
+	MaxRows int32
+}
+
+type BriefDecisionsPageRow struct {
+	Section             int32
+	ID                  int64
+	EntityName          string
+	Key                 string
+	Content             string
+	Durability          string
+	Category            string
+	Deadline            *time.Time
+	At                  time.Time
+	EffectiveConfidence float64
+	Score               float64
+	Reasoning           string
+	Alternatives        []string
+	DecidedBy           string
+	Complete            bool
+}
+
+// BriefDecisionsPage is the first read of every brief: the newest max_rows
+// locked decisions of the scope (of one entity when entity is set), in the
+// row shape of Brief (section 0). A statement of its own, and a small one,
+// so that it is cheap to plan (or runs on a cached plan), where Brief plans
+// all four sections whichever it reads.
+func (q *Queries) BriefDecisionsPage(ctx context.Context, arg BriefDecisionsPageParams) ([]BriefDecisionsPageRow, error) {
+	rows, err := q.db.Query(ctx, briefDecisionsPage, arg.Scope, arg.Entity, arg.MaxRows)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []BriefDecisionsPageRow{}
+	for rows.Next() {
+		var i BriefDecisionsPageRow
+		if err := rows.Scan(
+			&i.Section,
+			&i.ID,
+			&i.EntityName,
+			&i.Key,
+			&i.Content,
+			&i.Durability,
+			&i.Category,
+			&i.Deadline,
+			&i.At,
+			&i.EffectiveConfidence,
+			&i.Score,
+			&i.Reasoning,
+			&i.Alternatives,
+			&i.DecidedBy,
+			&i.Complete,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const briefFloors = `-- name: BriefFloors :one
 SELECT
     coalesce((SELECT min(tenure_brief_len(e.name)) FROM entities e WHERE e.scope = $1::text), 0)::integer
