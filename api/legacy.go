@@ -6,9 +6,6 @@ import (
 	"github.com/tenurehq/tenure/memory"
 )
 
-// DataTypes lists the legacy data_type values MapDataType accepts.
-func DataTypes() []string { return memory.LegacyDataTypes() }
-
 // MapDataType maps a legacy single data_type onto the two axes of a fact
 // (memory.MapLegacyDataType); anything else is a CodeInvalid error on field
 // data_type naming the allowed values. Import reuses it.
@@ -17,5 +14,5 @@ func MapDataType(dataType string) (memory.Durability, string, error) {
 		return d, c, nil
 	}
 	return "", "", memory.Invalidf("data_type", "unknown data_type %q: allowed values are %s (or send durability and category instead)",
-		dataType, strings.Join(DataTypes(), ", "))
+		dataType, strings.Join(memory.LegacyDataTypes(), ", "))
 }

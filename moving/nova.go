@@ -35,7 +35,8 @@ import (
 //	key                           → key (lowercased)
 //	value                         → content
 //	durability, category          → the two axes, as they are
-//	data_type (legacy)            → the two axes, by MapNovaDataType
+//	data_type (legacy)            → the two axes, by memory.MapLegacyDataType
+//	                                 (as the import of a file maps it)
 //	confidence                    → confidence
 //	learned_at                    → created_at
 //	last_confirmed_at             → confirmed_at (learned_at when empty)
@@ -53,16 +54,6 @@ const (
 	NovaEntitiesTable = "entities"
 	NovaFactsTable    = "entity_facts"
 )
-
-// NovaDataTypes lists the legacy data_type values MapNovaDataType maps.
-func NovaDataTypes() []string { return memory.LegacyDataTypes() }
-
-// MapNovaDataType maps NOVA's legacy single data_type onto the two axes, as
-// the import of a file maps it (memory.MapLegacyDataType). ok is false for
-// any other value.
-func MapNovaDataType(dataType string) (d memory.Durability, category string, ok bool) {
-	return memory.MapLegacyDataType(dataType)
-}
 
 // The columns of entity_facts ReadNova reads when they exist; entity_id,
 // key and value are required, and durability with category, or data_type.
@@ -343,7 +334,7 @@ func novaLine(ordinal int, scope string, r novaRow) memory.ImportLine {
 		f.Durability, f.Category = durability, category
 	default:
 		dt := strings.TrimSpace(deref(r.dataType))
-		d, c, ok := MapNovaDataType(dt)
+		d, c, ok := memory.MapLegacyDataType(dt)
 		if !ok {
 			what := fmt.Sprintf("unknown data_type %q", dt)
 			if dt == "" {
@@ -352,7 +343,7 @@ func novaLine(ordinal int, scope string, r novaRow) memory.ImportLine {
 					what = "the row has no durability, category or data_type"
 				}
 			}
-			l.Err = memory.Invalidf("data_type", "%s: allowed values are %s", what, strings.Join(NovaDataTypes(), ", "))
+			l.Err = memory.Invalidf("data_type", "%s: allowed values are %s", what, strings.Join(memory.LegacyDataTypes(), ", "))
 			return l
 		}
 		f.Durability, f.Category = string(d), c
