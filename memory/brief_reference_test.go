@@ -610,3 +610,25 @@ func TestBriefFindsWhatPagesHide(t *testing.T) {
 		t.Errorf("no budget showed the short decision behind 400 long ones")
 	}
 }
+
+// TestPackBriefShowsWhatALeftOutLineSaid: a line counts as said only once it
+// is shown. A decision whose reasoning does not fit is left out, and a
+// shorter fact that says the same (in other case and spacing) shows in its
+// place; a second fact saying it again does not.
+func TestPackBriefShowsWhatALeftOutLineSaid(t *testing.T) {
+	c := briefCandidates{
+		decisions: []BriefDecision{{ID: 1, Entity: "backend", Decision: "Use PostgreSQL",
+			Reasoning: strings.Repeat("we already run it and know it well ", 20), Alternatives: []string{}}},
+		facts: []BriefItem{
+			{FactID: 2, Entity: "Backend", Content: "use  postgresql"},
+			{FactID: 3, Entity: "backend", Content: "Use PostgreSQL"},
+		},
+	}
+	b := packBrief("acme", 300, c, recallNow)
+	if !b.Truncated || len(b.Decisions) != 0 {
+		t.Fatalf("the decision should be left out: %+v", b)
+	}
+	if len(b.Facts) != 1 || b.Facts[0].FactID != 2 {
+		t.Fatalf("facts shown = %+v, want fact 2 alone:\n%s", b.Facts, b.Text())
+	}
+}

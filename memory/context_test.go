@@ -628,6 +628,23 @@ func TestContextBriefReadsItsIndexes(t *testing.T) {
 		t.Errorf("the brief scans a whole table:\n%s", text)
 	}
 
+	// The floors every truncated brief reads are index probes: the shortest
+	// entity name, decision line and fact text of the scope, none a scan of
+	// a table.
+	if _, err := q.BriefFloors(ctx, "scope-3"); err != nil {
+		t.Fatal(err)
+	}
+	floors := rf.sent.stmts[len(rf.sent.stmts)-1]
+	plan := explain(t, rf.pool, floors.SQL, floors.Args...)
+	for _, ix := range []string{"decisions_brief_len_idx", "entity_facts_brief_len_idx"} {
+		if !strings.Contains(plan, ix) {
+			t.Errorf("BriefFloors does not read %s:\n%s", ix, plan)
+		}
+	}
+	if strings.Contains(plan, "Seq Scan on entity_facts") || strings.Contains(plan, "Seq Scan on decisions") {
+		t.Errorf("BriefFloors scans a whole table:\n%s", plan)
+	}
+
 	// The durable facts come from tenure_brief_facts: every plan of its
 	// statements walks the brief's rank index, first fresh then cached.
 	plans := autoExplain(t, rf, BriefOptions{Scope: "scope-3", Budget: MaxBriefBudget})
