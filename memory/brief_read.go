@@ -52,12 +52,14 @@ const (
 	// groups: 32 took 13 to 20 ms in the slowest bench scopes, 8 takes 8 to
 	// 10).
 	briefFilterRows = 8
-	// briefMaxRounds bounds the reads of one brief; past it every section
-	// still open is read whole (the proof has never needed more than a few).
-	briefMaxRounds = 24
 	// briefAll is "every row" for a read.
 	briefAll = 1 << 30
 )
+
+// briefMaxRounds bounds the reads of one brief; past it every section still
+// open is read whole (the proof has never needed more than a few). A
+// variable so that a test can reach the fallback.
+var briefMaxRounds = 24
 
 // briefFloors are the least a line's parts take in the scope: its entity's
 // name, and the text of a row of each section (a decision's line besides its

@@ -632,3 +632,23 @@ func TestPackBriefShowsWhatALeftOutLineSaid(t *testing.T) {
 		t.Fatalf("facts shown = %+v, want fact 2 alone:\n%s", b.Facts, b.Text())
 	}
 }
+
+// TestContextBriefFallbackReadsWhole: past briefMaxRounds reads, a brief
+// reads every section still open whole, and is still the reference's.
+func TestContextBriefFallbackReadsWhole(t *testing.T) {
+	defer func(n int) { briefMaxRounds = n }(briefMaxRounds)
+	briefMaxRounds = 1
+	rf := newRecallFixture(t)
+	seedBriefScopes(t, rf, 3)
+	for _, budget := range []int{MinBriefBudget, 333, 1000, 4000, 25000} {
+		for _, entity := range []string{"", "Ann"} {
+			o := BriefOptions{Scope: "acme", Entity: entity, Budget: budget}
+			got, want := rf.brief(t, o), referenceBrief(t, rf, o)
+			gotJSON, _ := json.Marshal(got)
+			wantJSON, _ := json.Marshal(want)
+			if string(gotJSON) != string(wantJSON) {
+				t.Fatalf("brief %+v read whole after one round differs from the reference:\n%s\nwant\n%s", o, got.Text(), want.Text())
+			}
+		}
+	}
+}
