@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/tenurehq/tenure/internal/pgtest"
 	"github.com/tenurehq/tenure/queries"
 )
@@ -31,21 +33,29 @@ func TestRoles(t *testing.T) {
 	}
 }
 
-func TestSessions(t *testing.T) {
-	ctx := context.Background()
+// sessionFixture is a fresh database with one reviewer (email, password "a
+// long enough secret") and Sessions on a clock that reads *now, which the
+// test moves.
+func sessionFixture(t *testing.T, email string, now *time.Time) (*pgxpool.Pool, *queries.Queries, *Sessions, queries.User) {
+	t.Helper()
 	pool := pgtest.NewPool(t)
 	q := queries.New(pool)
-	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-	clock := func() time.Time { return now }
-	s, err := NewSessions(pool, clock)
+	s, err := NewSessions(pool, func() time.Time { return *now })
 	if err != nil {
 		t.Fatal(err)
 	}
 	hash, _ := HashPassword("a long enough secret")
-	u, err := q.CreateUser(ctx, queries.CreateUserParams{Email: "Rev@Example.com", Role: "reviewer", PasswordHash: hash})
+	u, err := q.CreateUser(context.Background(), queries.CreateUserParams{Email: email, Role: "reviewer", PasswordHash: hash})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return pool, q, s, u
+}
+
+func TestSessions(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	_, q, s, u := sessionFixture(t, "Rev@Example.com", &now)
 
 	for _, tc := range []struct{ email, password string }{
 		{"rev@example.com", "wrong password!"}, {"nobody@example.com", "a long enough secret"},
@@ -108,17 +118,8 @@ func TestSessions(t *testing.T) {
 // SessionMaxAge after sign-in.
 func TestSessionAbsoluteLifetime(t *testing.T) {
 	ctx := context.Background()
-	pool := pgtest.NewPool(t)
-	q := queries.New(pool)
 	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-	s, err := NewSessions(pool, func() time.Time { return now })
-	if err != nil {
-		t.Fatal(err)
-	}
-	hash, _ := HashPassword("a long enough secret")
-	if _, err := q.CreateUser(ctx, queries.CreateUserParams{Email: "rev@example.com", Role: "reviewer", PasswordHash: hash}); err != nil {
-		t.Fatal(err)
-	}
+	_, q, s, _ := sessionFixture(t, "rev@example.com", &now)
 	token, _, err := s.Login(ctx, "rev@example.com", "a long enough secret", "ua", "ip")
 	if err != nil {
 		t.Fatal(err)
@@ -179,17 +180,8 @@ func TestAPITokens(t *testing.T) {
 // and keeps the live ones.
 func TestPurgeExpiredSessions(t *testing.T) {
 	ctx := context.Background()
-	pool := pgtest.NewPool(t)
-	q := queries.New(pool)
 	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-	s, err := NewSessions(pool, func() time.Time { return now })
-	if err != nil {
-		t.Fatal(err)
-	}
-	hash, _ := HashPassword("a long enough secret")
-	if _, err := q.CreateUser(ctx, queries.CreateUserParams{Email: "rev@example.com", Role: "reviewer", PasswordHash: hash}); err != nil {
-		t.Fatal(err)
-	}
+	pool, _, s, _ := sessionFixture(t, "rev@example.com", &now)
 	old, _, err := s.Login(ctx, "rev@example.com", "a long enough secret", "ua", "ip")
 	if err != nil {
 		t.Fatal(err)
