@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"log/slog"
-	"maps"
 	"regexp"
 	"runtime"
 	"slices"
@@ -18,6 +18,13 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/tenurehq/tenure/queries"
+)
+
+// defaultWorkers is Options.ConsolidateWorkers when unset; MaxWorkers is
+// the most a run takes.
+const (
+	defaultWorkers = 2
+	MaxWorkers     = 16
 )
 
 // Trigger says what started a consolidation run.
@@ -163,12 +170,23 @@ type ConsolidateOptions struct {
 	// 5000 (such a batch holds its row locks for about a second at a million
 	// facts).
 	BatchSize int
+	// Workers is how many transactions the promote phase runs at once, each
+	// on the rows of its own entities; default the store's
+	// (Options.ConsolidateWorkers). On a two-core server, two promote about
+	// 1.5 times as many rows a second as one (BENCHMARKS.md).
+	Workers int
+	// minPart is the fewest rows a part of a promote batch holds (default
+	// 500): smaller batches are promoted in one transaction.
+	minPart int
 	// PhaseDone, when set, is called after each phase with the time it took
 	// (the benchmark reports where a run's time goes).
 	PhaseDone func(phase int, took time.Duration)
 	// Progress, when set, is called at the start of each phase and after
 	// each of its batches (from the goroutine that called Consolidate).
 	Progress func(ConsolidateProgress)
+	// onWorkers, for tests, is called with the number of workers the
+	// promote phase runs.
+	onWorkers func(n int)
 	// afterBatch, for tests, is called after each committed batch of a phase;
 	// an error stops the run there, as a kill would.
 	afterBatch func(phase int) error
@@ -198,6 +216,15 @@ func (s *Store) Consolidate(ctx context.Context, opts ConsolidateOptions) (Run, 
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = 5000
 	}
+	if opts.Workers <= 0 {
+		opts.Workers = s.workers
+	}
+	// The run holds one connection for its lock and reads ahead on another:
+	// parts of a batch take what the pool has left, one at least.
+	opts.Workers = max(1, min(opts.Workers, MaxWorkers, int(s.pool.Config().MaxConns)-2))
+	if opts.minPart <= 0 {
+		opts.minPart = 500
+	}
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return Run{}, fmt.Errorf("consolidate: %w", err)
@@ -224,8 +251,7 @@ func (s *Store) Consolidate(ctx context.Context, opts ConsolidateOptions) (Run, 
 	if err != nil {
 		return Run{}, fmt.Errorf("consolidate: start: %w", err)
 	}
-	r := &runner{s: s, opts: opts, id: id, now: now, report: map[string]map[string]int{},
-		log: s.logger.With("run_id", id)}
+	r := &runner{s: s, opts: opts, id: id, now: now, log: s.logger.With("run_id", id)}
 	if interrupted, err := s.q.InterruptRuns(ctx, queries.InterruptRunsParams{Now: now, CurrentID: id}); err != nil {
 		return r.fail(ctx, err)
 	} else if len(interrupted) > 0 {
@@ -272,14 +298,15 @@ func (s *Store) Consolidate(ctx context.Context, opts ConsolidateOptions) (Run, 
 
 // runner is the state of one run.
 type runner struct {
-	s      *Store
-	opts   ConsolidateOptions
-	id     int64
-	since  int64 // the last run that finished; the merge phase looks at rows promoted after it
-	now    time.Time
-	log    *slog.Logger
-	report map[string]map[string]int
-	totals [3]int // transient, expired, decision_locked refusals
+	s     *Store
+	opts  ConsolidateOptions
+	id    int64
+	since int64 // the last run that finished; the merge phase looks at rows promoted after it
+	now   time.Time
+	log   *slog.Logger
+	// mu guards setAside, faults, read and changed: the parts of a promote
+	// batch run at once.
+	mu sync.Mutex
 	// setAside counts the rows set aside by this run; faults says whether
 	// any row is set aside at all, so that a batch clears its rows' earlier
 	// failures only when some may exist.
@@ -360,19 +387,26 @@ func (b *batchResult) add(outcome string, n int) {
 }
 
 // batch runs fn in one transaction together with the run's progress, so the
-// report never counts work that was rolled back, then logs the refusals.
+// report never counts work that was rolled back, then logs the refusals. The
+// counts are added to those of the run's row as committed, under its row
+// lock, so that the parts of a batch that run at once (promotePhase) each add
+// theirs.
 func (r *runner) batch(ctx context.Context, phase int, fn func(q *queries.Queries, tx pgx.Tx) (batchResult, error)) (bool, error) {
 	var res batchResult
-	var report map[string]map[string]int
-	var totals [3]int
 	err := r.s.tx(ctx, func(q *queries.Queries, tx pgx.Tx) error {
 		var err error
 		if res, err = fn(q, tx); err != nil {
 			return err
 		}
-		report = make(map[string]map[string]int, len(r.report)+1)
-		for k, v := range r.report {
-			report[k] = maps.Clone(v)
+		cur, err := q.LockRunProgress(ctx, r.id)
+		if err != nil {
+			return err
+		}
+		report := map[string]map[string]int{}
+		if len(cur.Report) > 0 {
+			if err := json.Unmarshal(cur.Report, &report); err != nil {
+				return fmt.Errorf("run report: %w", err)
+			}
 		}
 		key := fmt.Sprint(phase)
 		if report[key] == nil {
@@ -381,7 +415,7 @@ func (r *runner) batch(ctx context.Context, phase int, fn func(q *queries.Querie
 		for k, v := range res.counts {
 			report[key][k] += v
 		}
-		totals = r.totals
+		totals := [3]int32{cur.TransientRejected, cur.ExpiredRejected, cur.DecisionLocked}
 		for _, ref := range res.refusals {
 			switch ref.reason {
 			case ReasonTransient:
@@ -397,15 +431,15 @@ func (r *runner) batch(ctx context.Context, phase int, fn func(q *queries.Querie
 			return err
 		}
 		return q.UpdateRunProgress(ctx, queries.UpdateRunProgressParams{
-			ID: r.id, Phase: pointerTo(int16(phase)), Report: raw, TransientRejected: int32(totals[0]),
-			ExpiredRejected: int32(totals[1]), DecisionLocked: int32(totals[2]),
-			SetAside: int32(r.setAside + len(res.faults)),
+			ID: r.id, Phase: pointerTo(int16(phase)), Report: raw, TransientRejected: totals[0],
+			ExpiredRejected: totals[1], DecisionLocked: totals[2],
+			SetAside: cur.SetAside + int32(len(res.faults)),
 		})
 	})
 	if err != nil {
 		return false, err
 	}
-	r.report, r.totals = report, totals
+	r.mu.Lock()
 	for _, v := range res.counts {
 		r.changed += int64(v)
 	}
@@ -413,6 +447,7 @@ func (r *runner) batch(ctx context.Context, phase int, fn func(q *queries.Querie
 	if len(res.faults) > 0 {
 		r.faults = true
 	}
+	r.mu.Unlock()
 	for _, f := range res.faults {
 		r.log.Warn("consolidation.set_aside", "phase", phase, "node_id", f.nodeID, "scope", f.scope,
 			"attempts", f.attempts, "held", f.held, "err", f.err)
@@ -433,6 +468,13 @@ func (r *runner) batch(ctx context.Context, phase int, fn func(q *queries.Querie
 	return res.done, nil
 }
 
+// hasFaults says whether some row may be set aside (see runner.faults).
+func (r *runner) hasFaults() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.faults
+}
+
 // refusalName is the log message suffix and counter name of a reason.
 func refusalName(reason string) string {
 	switch reason {
@@ -450,7 +492,7 @@ func (r *runner) phase(ctx context.Context, phase int) error {
 	case PhaseDecay:
 		step = r.decayStep
 	case PhasePromote:
-		step = r.promoteStep
+		return r.promotePhase(ctx)
 	case PhaseMerge:
 		step = r.mergeStep
 	case PhaseDecide:
@@ -497,12 +539,18 @@ func (r *runner) progress(ctx context.Context, phase int) func(done bool) {
 			}
 		}
 	}
+	r.mu.Lock()
 	r.read, r.changed = 0, 0
+	r.mu.Unlock()
 	r.opts.Progress(ConsolidateProgress{Phase: phase, Total: total})
 	return func(last bool) {
+		r.mu.Lock()
 		done := r.changed
 		if total >= 0 {
 			done = r.read
+		}
+		r.mu.Unlock()
+		if total >= 0 {
 			if last {
 				done = total
 			}
@@ -537,24 +585,33 @@ func (r *runner) decayStep(ctx context.Context, q *queries.Queries, _ pgx.Tx, _ 
 	return res, nil
 }
 
-// pending locks the next batch of rows phase has work for (see
-// SelectPendingNodes) and moves the cursor past it; done says it was the last.
-func (r *runner) pending(ctx context.Context, q *queries.Queries, phase int, cursor *int64) ([]queries.SelectPendingNodesRow, bool, error) {
-	rows, err := q.SelectPendingNodes(ctx, queries.SelectPendingNodesParams{
-		AfterID: *cursor, Phase: int16(phase), CheckFaults: r.faults, Now: r.now, BatchSize: int32(r.opts.BatchSize),
-	})
-	if err != nil {
-		return nil, false, err
+// planWith returns the plan of each row, from known when the row is as it
+// was read, and fails when the classifier failed on one of them.
+func planWith(rows []queries.PeekPendingNodesRow, known map[int64]cachedPlan, now time.Time) ([]plan, error) {
+	plans := make([]plan, len(rows))
+	var todo []queries.PeekPendingNodesRow
+	var at []int
+	for i, row := range rows {
+		if cp, ok := known[row.ID]; ok && cp.of(row) {
+			plans[i] = cp.plan
+			continue
+		}
+		todo = append(todo, row)
+		at = append(at, i)
 	}
-	if len(rows) > 0 {
-		*cursor = rows[len(rows)-1].ID
+	for j, p := range planNodes(todo, now) {
+		plans[at[j]] = p
 	}
-	r.read += int64(len(rows))
-	return rows, len(rows) < r.opts.BatchSize, nil
+	for _, p := range plans {
+		if p.err != nil {
+			return nil, p.err
+		}
+	}
+	return plans, nil
 }
 
 // plan classifies rows, and fails when the classifier failed on one of them.
-func (r *runner) plan(rows []queries.SelectPendingNodesRow) ([]plan, error) {
+func (r *runner) plan(rows []queries.PeekPendingNodesRow) ([]plan, error) {
 	plans := r.plans.plan(rows, r.now)
 	for _, p := range plans {
 		if p.err != nil {
@@ -564,7 +621,7 @@ func (r *runner) plan(rows []queries.SelectPendingNodesRow) ([]plan, error) {
 	return plans, nil
 }
 
-func nodeIDs(rows []queries.SelectPendingNodesRow) []int64 {
+func nodeIDs(rows []queries.PeekPendingNodesRow) []int64 {
 	ids := make([]int64, len(rows))
 	for i, row := range rows {
 		ids[i] = row.ID
@@ -695,30 +752,199 @@ const tombstoneKeep = 30 * 24 * time.Hour
 // beside the fact it became.
 const promotedKeep = 7 * 24 * time.Hour
 
-// promoteStep is phase 10 for one batch: the gate, the decision lock, then
-// facts or reinforcements for the durable rows that are not decisions. A
-// failure confined to some rows sets them aside (isolate).
-func (r *runner) promoteStep(ctx context.Context, q *queries.Queries, tx pgx.Tx, cursor *int64) (batchResult, error) {
-	rows, done, err := r.pending(ctx, q, PhasePromote, cursor)
-	if err != nil || len(rows) == 0 {
-		return batchResult{done: done}, err
+// promotePhase is phase 10: batch after batch of pending rows, the gate, the
+// decision lock, then facts or reinforcements for the durable rows that are
+// not decisions. The phase reads each batch without locks, classifies it,
+// and splits it by entity among its workers (see promoteWorkers and shard);
+// each worker takes its parts in order, each part one transaction that locks
+// its rows, so that the workers' transactions run at once. A row's worker
+// follows its entity for the whole phase: rows on one entity (so on one
+// key) are promoted by one worker, in order, so that of two rows on one key
+// the later one is the newer fact, as with one worker. Workers touch
+// disjoint entities, facts and decisions, and add their counts to the run's
+// under its row lock, last, so they never wait on each other before that.
+// A failure confined to some rows sets them aside (isolate) within their
+// part; any other stops the phase.
+func (r *runner) promotePhase(ctx context.Context) error {
+	defer r.plans.wait()
+	progress := r.progress(ctx, PhasePromote)
+	workers := r.promoteWorkers(ctx)
+	if r.opts.onWorkers != nil {
+		r.opts.onWorkers(workers)
 	}
-	if !done {
-		r.prefetch(ctx, *cursor)
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	queues := make([]chan promotePart, workers)
+	var wg sync.WaitGroup
+	for i := range queues {
+		queues[i] = make(chan promotePart, 1)
+		wg.Go(func() {
+			for part := range queues[i] {
+				if ctx.Err() != nil {
+					continue // drain: the phase is stopping
+				}
+				if _, err := r.batch(ctx, PhasePromote, func(q *queries.Queries, tx pgx.Tx) (batchResult, error) {
+					return r.promoteLocked(ctx, q, tx, part)
+				}); err != nil {
+					cancel(err)
+				}
+			}
+		})
 	}
-	res, err := r.isolate(ctx, tx, PhasePromote, rows, r.promoteRows)
-	res.done = done
-	return res, err
+	err := r.promoteRead(ctx, queues, progress)
+	for _, q := range queues {
+		close(q)
+	}
+	wg.Wait()
+	if cause := context.Cause(ctx); cause != nil {
+		return cause // a worker's error, the first, or the run's cancellation
+	}
+	if err != nil {
+		return err
+	}
+	progress(true)
+	return nil
+}
+
+// promotePart is the rows of a batch that one worker promotes in one
+// transaction, with the plans they were classified with when read.
+type promotePart struct {
+	rows  []queries.PeekPendingNodesRow
+	plans map[int64]cachedPlan
+}
+
+// promoteRead reads the pending rows batch by batch and hands each worker
+// its part of each.
+func (r *runner) promoteRead(ctx context.Context, queues []chan promotePart, progress func(bool)) error {
+	var cursor int64
+	for first := true; ; first = false {
+		if err := ctx.Err(); err != nil {
+			return context.Cause(ctx)
+		}
+		r.plans.reset()
+		rows, err := r.s.q.PeekPendingNodes(ctx, queries.PeekPendingNodesParams{
+			AfterID: cursor, Phase: PhasePromote, CheckFaults: r.hasFaults(), Now: r.now,
+			BatchSize: int32(r.opts.BatchSize),
+		})
+		if err != nil {
+			return err
+		}
+		done := len(rows) < r.opts.BatchSize
+		if len(rows) == 0 {
+			if first {
+				// Nothing to do: the run still records that the phase ran.
+				_, err := r.batch(ctx, PhasePromote, func(*queries.Queries, pgx.Tx) (batchResult, error) {
+					return batchResult{}, nil
+				})
+				return err
+			}
+			return nil
+		}
+		cursor = rows[len(rows)-1].ID
+		r.mu.Lock()
+		r.read += int64(len(rows))
+		r.mu.Unlock()
+		if !done {
+			r.prefetch(ctx, cursor)
+		}
+		for i, part := range r.shard(rows, len(queues)) {
+			if len(part.rows) == 0 {
+				continue
+			}
+			select {
+			case queues[i] <- part:
+			case <-ctx.Done():
+				return context.Cause(ctx)
+			}
+		}
+		if done {
+			return nil
+		}
+		progress(false)
+	}
+}
+
+// promoteWorkers is how many workers the promote phase runs: opts.Workers,
+// but no more than leave each minPart of the rows pending when it starts.
+func (r *runner) promoteWorkers(ctx context.Context) int {
+	if r.opts.Workers <= 1 {
+		return 1
+	}
+	counts, err := r.s.pendingNodeCounts(ctx)
+	if err != nil {
+		return 1
+	}
+	var pending int64
+	for _, c := range counts {
+		pending += c.Rows
+	}
+	return int(max(1, min(int64(r.opts.Workers), pending/int64(max(r.opts.minPart, 1)))))
+}
+
+// promoteLocked locks the rows of a part that are still pending, skipping
+// those another transaction holds, and promotes them.
+func (r *runner) promoteLocked(ctx context.Context, q *queries.Queries, tx pgx.Tx, part promotePart) (batchResult, error) {
+	locked, err := q.LockPendingNodes(ctx, nodeIDs(part.rows))
+	if err != nil || len(locked) == 0 {
+		return batchResult{}, err
+	}
+	rows := make([]queries.PeekPendingNodesRow, len(locked))
+	for i, row := range locked {
+		rows[i] = queries.PeekPendingNodesRow(row)
+	}
+	return r.isolate(ctx, tx, PhasePromote, rows, func(ctx context.Context, q *queries.Queries, rows []queries.PeekPendingNodesRow) (batchResult, error) {
+		return r.promoteRows(ctx, q, rows, part.plans)
+	})
+}
+
+// shard splits a batch among n workers. A durable row's worker follows its
+// entity (scope and name, as its plan resolves it); any other row's (refused
+// at the gate, left to the decide phase, or one the classifier failed on)
+// follows its id. Each part keeps the batch's order and carries the plans
+// of its durable rows.
+func (r *runner) shard(rows []queries.PeekPendingNodesRow, n int) []promotePart {
+	var durable []queries.PeekPendingNodesRow
+	for _, row := range rows {
+		if Marker(row.Marker) == MarkerDurable {
+			durable = append(durable, row)
+		}
+	}
+	plans := r.plans.plan(durable, r.now)
+	known := make(map[int64]cachedPlan, len(durable))
+	for i, row := range durable {
+		known[row.ID] = cachedPlan{scope: row.Scope, content: row.Content, properties: row.Properties, plan: plans[i]}
+	}
+	parts := make([]promotePart, n)
+	for i := range parts {
+		parts[i].plans = map[int64]cachedPlan{}
+	}
+	for _, row := range rows {
+		h := uint64(row.ID)
+		cp, ok := known[row.ID]
+		if ok && cp.plan.err == nil && !cp.plan.decision {
+			f := fnv.New64a()
+			f.Write([]byte(cp.plan.scope))
+			f.Write([]byte{0})
+			f.Write([]byte(cp.plan.entity))
+			h = f.Sum64()
+		}
+		part := &parts[h%uint64(n)]
+		part.rows = append(part.rows, row)
+		if ok {
+			part.plans[row.ID] = cp
+		}
+	}
+	return parts
 }
 
 // promoteRows is phase 10 for some rows of a batch.
-func (r *runner) promoteRows(ctx context.Context, q *queries.Queries, rows []queries.SelectPendingNodesRow) (batchResult, error) {
+func (r *runner) promoteRows(ctx context.Context, q *queries.Queries, rows []queries.PeekPendingNodesRow, known map[int64]cachedPlan) (batchResult, error) {
 	var res batchResult
 	// Every pending row passes this phase's gate once: a transient or
 	// expired row is refused, in SQL, whatever it says, so only durable rows
 	// are classified.
 	var gated []int64
-	durable := make([]queries.SelectPendingNodesRow, 0, len(rows))
+	durable := make([]queries.PeekPendingNodesRow, 0, len(rows))
 	for _, row := range rows {
 		if Marker(row.Marker) == MarkerDurable {
 			durable = append(durable, row)
@@ -726,7 +952,7 @@ func (r *runner) promoteRows(ctx context.Context, q *queries.Queries, rows []que
 			gated = append(gated, row.ID)
 		}
 	}
-	plans, err := r.plan(durable)
+	plans, err := planWith(durable, known, r.now)
 	if err != nil {
 		return res, err
 	}
@@ -745,7 +971,7 @@ func (r *runner) promoteRows(ctx context.Context, q *queries.Queries, rows []que
 	if err != nil {
 		return res, err
 	}
-	byID := make(map[int64]*queries.SelectPendingNodesRow, len(durable))
+	byID := make(map[int64]*queries.PeekPendingNodesRow, len(durable))
 	for i := range durable {
 		byID[durable[i].ID] = &durable[i]
 	}
@@ -828,7 +1054,7 @@ func (r *runner) mergeStep(ctx context.Context, q *queries.Queries, tx pgx.Tx, _
 	res := batchResult{done: true}
 	w := mergeWindow{since: r.since, skip: []int64{}, retry: []int64{}}
 	var retryScopes map[int64]string
-	if r.faults {
+	if r.hasFaults() {
 		faults, err := q.ListMergeFaults(ctx, r.now)
 		if err != nil {
 			return res, fmt.Errorf("merge faults: %w", err)
@@ -959,7 +1185,7 @@ func (r *runner) mergeWindow(ctx context.Context, q *queries.Queries, w mergeWin
 // A failure confined to some rows sets them aside (isolate).
 func (r *runner) decideStep(ctx context.Context, q *queries.Queries, tx pgx.Tx, cursor *int64) (batchResult, error) {
 	peeked, err := q.PeekPendingNodes(ctx, queries.PeekPendingNodesParams{
-		AfterID: *cursor, Phase: PhaseDecide, CheckFaults: r.faults, Now: r.now, BatchSize: int32(r.opts.BatchSize),
+		AfterID: *cursor, Phase: PhaseDecide, CheckFaults: r.hasFaults(), Now: r.now, BatchSize: int32(r.opts.BatchSize),
 	})
 	if err != nil {
 		return batchResult{}, err
@@ -969,11 +1195,10 @@ func (r *runner) decideStep(ctx context.Context, q *queries.Queries, tx pgx.Tx, 
 		return batchResult{done: done}, nil
 	}
 	*cursor = peeked[len(peeked)-1].ID
+	r.mu.Lock()
 	r.read += int64(len(peeked))
-	rows := make([]queries.SelectPendingNodesRow, len(peeked))
-	for i, row := range peeked {
-		rows[i] = queries.SelectPendingNodesRow(row)
-	}
+	r.mu.Unlock()
+	rows := peeked
 	var ids []int64
 	for i, p := range r.plans.plan(rows, r.now) {
 		if p.err != nil || p.decision {
@@ -989,7 +1214,7 @@ func (r *runner) decideStep(ctx context.Context, q *queries.Queries, tx pgx.Tx, 
 	}
 	rows = rows[:0]
 	for _, row := range locked {
-		rows = append(rows, queries.SelectPendingNodesRow(row))
+		rows = append(rows, queries.PeekPendingNodesRow(row))
 	}
 	if len(rows) == 0 {
 		return batchResult{done: done}, nil
@@ -1000,7 +1225,7 @@ func (r *runner) decideStep(ctx context.Context, q *queries.Queries, tx pgx.Tx, 
 }
 
 // decideRows is phase 12 for some rows of a batch.
-func (r *runner) decideRows(ctx context.Context, q *queries.Queries, rows []queries.SelectPendingNodesRow) (batchResult, error) {
+func (r *runner) decideRows(ctx context.Context, q *queries.Queries, rows []queries.PeekPendingNodesRow) (batchResult, error) {
 	var res batchResult
 	plans, err := r.plan(rows)
 	if err != nil {
@@ -1117,7 +1342,7 @@ const defaultConfidence = 0.7
 
 // planNodes plans every row of a batch, spreading the classifier's work over
 // the machine's cores: the database waits on it between statements.
-func planNodes(rows []queries.SelectPendingNodesRow, now time.Time) []plan {
+func planNodes(rows []queries.PeekPendingNodesRow, now time.Time) []plan {
 	plans := make([]plan, len(rows))
 	workers := min(runtime.GOMAXPROCS(0), (len(rows)+255)/256)
 	if workers <= 1 {
@@ -1151,7 +1376,7 @@ func planNodes(rows []queries.SelectPendingNodesRow, now time.Time) []plan {
 // for the row as it was classified: the same scope, content and properties.
 type planCache struct {
 	m    map[int64]cachedPlan // the current batch's rows
-	mu   sync.Mutex           // guards next and later while a prefetch runs
+	mu   sync.Mutex           // guards the maps: a prefetch and the parts of a batch run at once
 	next map[int64]cachedPlan // the next batch's, from the prefetch
 	// later holds rows that a later phase of the run takes (at most
 	// laterMax of them).
@@ -1168,7 +1393,7 @@ type cachedPlan struct {
 	plan           plan
 }
 
-func (cp cachedPlan) of(row queries.SelectPendingNodesRow) bool {
+func (cp cachedPlan) of(row queries.PeekPendingNodesRow) bool {
 	return cp.scope == row.Scope && cp.content == row.Content && bytes.Equal(cp.properties, row.Properties)
 }
 
@@ -1192,9 +1417,9 @@ func (c *planCache) reset() {
 func (c *planCache) wait() { c.wg.Wait() }
 
 // plan returns the plan of each row, classifying those it holds no plan for.
-func (c *planCache) plan(rows []queries.SelectPendingNodesRow, now time.Time) []plan {
+func (c *planCache) plan(rows []queries.PeekPendingNodesRow, now time.Time) []plan {
 	plans := make([]plan, len(rows))
-	var todo []queries.SelectPendingNodesRow
+	var todo []queries.PeekPendingNodesRow
 	var at []int
 	c.mu.Lock()
 	for i, row := range rows {
@@ -1215,10 +1440,13 @@ func (c *planCache) plan(rows []queries.SelectPendingNodesRow, now time.Time) []
 	if len(todo) == 0 {
 		return plans
 	}
+	planned := planNodes(todo, now)
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.m == nil {
 		c.m = make(map[int64]cachedPlan, len(todo))
 	}
-	for j, p := range planNodes(todo, now) {
+	for j, p := range planned {
 		row := todo[j]
 		plans[at[j]] = p
 		c.m[row.ID] = cachedPlan{scope: row.Scope, content: row.Content, properties: row.Properties, plan: p}
@@ -1232,7 +1460,7 @@ func (c *planCache) plan(rows []queries.SelectPendingNodesRow, now time.Time) []
 // phase. A failed read only leaves the batch to classify its rows itself.
 func (r *runner) prefetch(ctx context.Context, after int64) {
 	c := &r.plans
-	params := queries.PeekPendingNodesParams{AfterID: after, Phase: PhasePromote, CheckFaults: r.faults,
+	params := queries.PeekPendingNodesParams{AfterID: after, Phase: PhasePromote, CheckFaults: r.hasFaults(),
 		Now: r.now, BatchSize: int32(r.opts.BatchSize)}
 	c.wg.Add(1)
 	go func() {
@@ -1241,10 +1469,7 @@ func (r *runner) prefetch(ctx context.Context, after int64) {
 		if err != nil || len(peeked) == 0 {
 			return
 		}
-		rows := make([]queries.SelectPendingNodesRow, len(peeked))
-		for i, row := range peeked {
-			rows[i] = queries.SelectPendingNodesRow(row)
-		}
+		rows := peeked
 		plans := planNodes(rows, r.now)
 		c.mu.Lock()
 		defer c.mu.Unlock()
@@ -1272,7 +1497,7 @@ var planHook func(content string)
 // safePlanNode is planNode that turns a panic on one row into that row's
 // error, so one row the classifier cannot handle is set aside instead of
 // stopping the process.
-func safePlanNode(row queries.SelectPendingNodesRow, now time.Time) (p plan) {
+func safePlanNode(row queries.PeekPendingNodesRow, now time.Time) (p plan) {
 	defer func() {
 		if v := recover(); v != nil {
 			p = plan{nodeID: row.ID, scope: row.Scope, err: &panicError{value: v}}
@@ -1283,7 +1508,7 @@ func safePlanNode(row queries.SelectPendingNodesRow, now time.Time) (p plan) {
 
 // planNode decides both axes of a row: the row's own properties win, the
 // offline classifier fills in the rest, and moods and states never harden.
-func planNode(row queries.SelectPendingNodesRow, now time.Time) plan {
+func planNode(row queries.PeekPendingNodesRow, now time.Time) plan {
 	if planHook != nil {
 		planHook(row.Content)
 	}

@@ -563,8 +563,8 @@ func TestPlanNodeRules(t *testing.T) {
 	}
 }
 
-func pendingRow(content, props string) queries.SelectPendingNodesRow {
-	return queries.SelectPendingNodesRow{ID: 1, Scope: "t", Content: content, Properties: json.RawMessage(props), CreatedAt: start}
+func pendingRow(content, props string) queries.PeekPendingNodesRow {
+	return queries.PeekPendingNodesRow{ID: 1, Scope: "t", Content: content, Properties: json.RawMessage(props), CreatedAt: start}
 }
 
 func TestCleanupRemovesRowsPromotedLongAgo(t *testing.T) {

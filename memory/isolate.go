@@ -93,11 +93,11 @@ func (r *runner) attempt(ctx context.Context, tx pgx.Tx, work func(q *queries.Qu
 // cause, it runs each scope's rows apart, then halves, and sets aside each
 // row that fails alone. Rows that go through have their earlier failures
 // cleared.
-func (r *runner) isolate(ctx context.Context, tx pgx.Tx, phase int, rows []queries.SelectPendingNodesRow,
-	work func(context.Context, *queries.Queries, []queries.SelectPendingNodesRow) (batchResult, error)) (batchResult, error) {
+func (r *runner) isolate(ctx context.Context, tx pgx.Tx, phase int, rows []queries.PeekPendingNodesRow,
+	work func(context.Context, *queries.Queries, []queries.PeekPendingNodesRow) (batchResult, error)) (batchResult, error) {
 	res, err := r.attempt(ctx, tx, func(q *queries.Queries) (batchResult, error) {
 		res, err := work(ctx, q, rows)
-		if err == nil && r.faults {
+		if err == nil && r.hasFaults() {
 			err = q.ClearFaults(ctx, nodeIDs(rows))
 		}
 		return res, err
@@ -121,8 +121,8 @@ func (r *runner) isolate(ctx context.Context, tx pgx.Tx, phase int, rows []queri
 }
 
 // splitRows splits a batch by scope when it holds several, else in halves.
-func splitRows(rows []queries.SelectPendingNodesRow) [][]queries.SelectPendingNodesRow {
-	var parts [][]queries.SelectPendingNodesRow
+func splitRows(rows []queries.PeekPendingNodesRow) [][]queries.PeekPendingNodesRow {
+	var parts [][]queries.PeekPendingNodesRow
 	at := map[string]int{}
 	for _, row := range rows {
 		i, ok := at[row.Scope]
@@ -137,7 +137,7 @@ func splitRows(rows []queries.SelectPendingNodesRow) [][]queries.SelectPendingNo
 		return parts
 	}
 	half := len(rows) / 2
-	return [][]queries.SelectPendingNodesRow{rows[:half], rows[half:]}
+	return [][]queries.PeekPendingNodesRow{rows[:half], rows[half:]}
 }
 
 // setAsideRows records cause against each row and counts them in res.

@@ -139,7 +139,8 @@ func (e *env) outcome(t *testing.T) string {
 // once (promoted, pruned, or refused and still pending), no row is promoted
 // twice, each refusal is logged once, the outcome equals that of one
 // uninterrupted run, and the work thrown away is bounded: each kill loses at
-// most the one batch it interrupted, at most killBatch rows written per table.
+// most the part of a batch each worker had under way (two workers, each
+// about half a batch), at most killBatch rows written per table.
 func TestKilledRunsMakeProgress(t *testing.T) {
 	t.Parallel()
 	const pushed, kills = 30_000, 10

@@ -22,6 +22,7 @@ type Store struct {
 	logger  *slog.Logger
 	now     func() time.Time
 	metrics Metrics
+	workers int // Options.ConsolidateWorkers
 }
 
 // Options configure a Store.
@@ -31,6 +32,9 @@ type Options struct {
 	Now func() time.Time
 	// Metrics receives counters; nil counts nothing.
 	Metrics Metrics
+	// ConsolidateWorkers is how many transactions a consolidation run's
+	// promote phase runs at once (ConsolidateOptions.Workers); 0 means 2.
+	ConsolidateWorkers int
 }
 
 // Metrics is what the engine counts. The jobs and web packages back it with
@@ -61,7 +65,11 @@ func NewStore(pool *pgxpool.Pool, opts Options) *Store {
 	if opts.Metrics == nil {
 		opts.Metrics = noMetrics{}
 	}
-	return &Store{pool: pool, q: queries.New(pool), logger: opts.Logger, now: opts.Now, metrics: opts.Metrics}
+	if opts.ConsolidateWorkers <= 0 {
+		opts.ConsolidateWorkers = defaultWorkers
+	}
+	return &Store{pool: pool, q: queries.New(pool), logger: opts.Logger, now: opts.Now, metrics: opts.Metrics,
+		workers: opts.ConsolidateWorkers}
 }
 
 // Now returns the store's current time, truncated to microseconds as

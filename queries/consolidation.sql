@@ -1,30 +1,13 @@
--- name: SelectPendingNodes :many
--- SelectPendingNodes locks the next batch of unpromoted rows after after_id
--- that phase still has work for: a row whose refusal for its current marker
--- is already logged in this phase (by this run or an earlier one) is skipped,
--- and so is a row set aside after a failure until its retry is due (never,
--- once it is held for a person). Only a transient or expired row can have a
--- refusal logged under its marker, so a durable row is not looked up in the
--- refusal log; the set-aside check runs only when check_faults says that some
--- row may be set aside.
-SELECT n.id, n.scope, n.content, n.properties, n.marker, n.importance, n.ttl_seconds, n.created_at
-FROM memory_nodes n
-WHERE n.promoted_at IS NULL AND n.id > @after_id
-  AND (n.marker = 'durable' OR NOT EXISTS (
-      SELECT 1 FROM consolidation_rejections r
-      WHERE r.node_id = n.id AND r.phase = @phase::smallint AND r.run_id IS NOT NULL
-        AND r.reason = n.marker))
-  AND (NOT @check_faults::bool OR NOT EXISTS (
-      SELECT 1 FROM consolidation_faults f
-      WHERE f.node_id = n.id AND (f.retry_at IS NULL OR f.retry_at > @now::timestamptz)))
-ORDER BY n.id
-LIMIT @batch_size
-FOR UPDATE OF n SKIP LOCKED;
-
 -- name: PeekPendingNodes :many
--- PeekPendingNodes reads, without locking them, the rows SelectPendingNodes
--- would take: a phase that acts on few of them locks only those
--- (LockPendingNodes).
+-- PeekPendingNodes reads, without locking them, the next batch of
+-- unpromoted rows after after_id that phase still has work for; the phase
+-- then locks those it acts on (LockPendingNodes). A row whose refusal for
+-- its current marker is already logged in this phase (by this run or an
+-- earlier one) is skipped, and so is a row set aside after a failure until
+-- its retry is due (never, once it is held for a person). Only a transient
+-- or expired row can have a refusal logged under its marker, so a durable
+-- row is not looked up in the refusal log; the set-aside check runs only
+-- when check_faults says that some row may be set aside.
 SELECT n.id, n.scope, n.content, n.properties, n.marker, n.importance, n.ttl_seconds, n.created_at
 FROM memory_nodes n
 WHERE n.promoted_at IS NULL AND n.id > @after_id

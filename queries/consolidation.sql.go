@@ -497,9 +497,15 @@ type PeekPendingNodesRow struct {
 	CreatedAt  time.Time
 }
 
-// PeekPendingNodes reads, without locking them, the rows SelectPendingNodes
-// would take: a phase that acts on few of them locks only those
-// (LockPendingNodes).
+// PeekPendingNodes reads, without locking them, the next batch of
+// unpromoted rows after after_id that phase still has work for; the phase
+// then locks those it acts on (LockPendingNodes). A row whose refusal for
+// its current marker is already logged in this phase (by this run or an
+// earlier one) is skipped, and so is a row set aside after a failure until
+// its retry is due (never, once it is held for a person). Only a transient
+// or expired row can have a refusal logged under its marker, so a durable
+// row is not looked up in the refusal log; the set-aside check runs only
+// when check_faults says that some row may be set aside.
 func (q *Queries) PeekPendingNodes(ctx context.Context, arg PeekPendingNodesParams) ([]PeekPendingNodesRow, error) {
 	rows, err := q.db.Query(ctx, peekPendingNodes,
 		arg.AfterID,
@@ -1272,84 +1278,6 @@ func (q *Queries) ScheduleRetries(ctx context.Context, arg ScheduleRetriesParams
 			&i.Scope,
 			&i.Attempts,
 			&i.RetryAt,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const selectPendingNodes = `-- name: SelectPendingNodes :many
-SELECT n.id, n.scope, n.content, n.properties, n.marker, n.importance, n.ttl_seconds, n.created_at
-FROM memory_nodes n
-WHERE n.promoted_at IS NULL AND n.id > $1
-  AND (n.marker = 'durable' OR NOT EXISTS (
-      SELECT 1 FROM consolidation_rejections r
-      WHERE r.node_id = n.id AND r.phase = $2::smallint AND r.run_id IS NOT NULL
-        AND r.reason = n.marker))
-  AND (NOT $3::bool OR NOT EXISTS (
-      SELECT 1 FROM consolidation_faults f
-      WHERE f.node_id = n.id AND (f.retry_at IS NULL OR f.retry_at > $4::timestamptz)))
-ORDER BY n.id
-LIMIT $5
-FOR UPDATE OF n SKIP LOCKED
-`
-
-type SelectPendingNodesParams struct {
-	AfterID     int64
-	Phase       int16
-	CheckFaults bool
-	Now         time.Time
-	BatchSize   int32
-}
-
-type SelectPendingNodesRow struct {
-	ID         int64
-	Scope      string
-	Content    string
-	Properties json.RawMessage
-	Marker     string
-	Importance float64
-	TtlSeconds *int32
-	CreatedAt  time.Time
-}
-
-// SelectPendingNodes locks the next batch of unpromoted rows after after_id
-// that phase still has work for: a row whose refusal for its current marker
-// is already logged in this phase (by this run or an earlier one) is skipped,
-// and so is a row set aside after a failure until its retry is due (never,
-// once it is held for a person). Only a transient or expired row can have a
-// refusal logged under its marker, so a durable row is not looked up in the
-// refusal log; the set-aside check runs only when check_faults says that some
-// row may be set aside.
-func (q *Queries) SelectPendingNodes(ctx context.Context, arg SelectPendingNodesParams) ([]SelectPendingNodesRow, error) {
-	rows, err := q.db.Query(ctx, selectPendingNodes,
-		arg.AfterID,
-		arg.Phase,
-		arg.CheckFaults,
-		arg.Now,
-		arg.BatchSize,
-	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []SelectPendingNodesRow{}
-	for rows.Next() {
-		var i SelectPendingNodesRow
-		if err := rows.Scan(
-			&i.ID,
-			&i.Scope,
-			&i.Content,
-			&i.Properties,
-			&i.Marker,
-			&i.Importance,
-			&i.TtlSeconds,
-			&i.CreatedAt,
 		); err != nil {
 			return nil, err
 		}

@@ -44,3 +44,15 @@ FROM consolidation_runs
 WHERE (@before_id::bigint = 0 OR id < @before_id)
 ORDER BY id DESC
 LIMIT @page_size;
+
+-- name: LockRunProgress :one
+-- LockRunProgress locks a run's row and returns its counts as committed: a
+-- batch adds its own to them and writes them back (UpdateRunProgress) before
+-- it commits, so batches that run at once never lose each other's counts.
+-- FOR NO KEY UPDATE, the lock the UPDATE itself takes: it leaves alone the
+-- key-share locks that the batches' foreign keys to the run (refusals,
+-- promoted rows) hold until they commit.
+SELECT report, transient_rejected, expired_rejected, decision_locked, set_aside
+FROM consolidation_runs
+WHERE id = @id
+FOR NO KEY UPDATE;

@@ -159,6 +159,40 @@ func (q *Queries) ListRuns(ctx context.Context, arg ListRunsParams) ([]Consolida
 	return items, nil
 }
 
+const lockRunProgress = `-- name: LockRunProgress :one
+SELECT report, transient_rejected, expired_rejected, decision_locked, set_aside
+FROM consolidation_runs
+WHERE id = $1
+FOR NO KEY UPDATE
+`
+
+type LockRunProgressRow struct {
+	Report            json.RawMessage
+	TransientRejected int32
+	ExpiredRejected   int32
+	DecisionLocked    int32
+	SetAside          int32
+}
+
+// LockRunProgress locks a run's row and returns its counts as committed: a
+// batch adds its own to them and writes them back (UpdateRunProgress) before
+// it commits, so batches that run at once never lose each other's counts.
+// FOR NO KEY UPDATE, the lock the UPDATE itself takes: it leaves alone the
+// key-share locks that the batches' foreign keys to the run (refusals,
+// promoted rows) hold until they commit.
+func (q *Queries) LockRunProgress(ctx context.Context, id int64) (LockRunProgressRow, error) {
+	row := q.db.QueryRow(ctx, lockRunProgress, id)
+	var i LockRunProgressRow
+	err := row.Scan(
+		&i.Report,
+		&i.TransientRejected,
+		&i.ExpiredRejected,
+		&i.DecisionLocked,
+		&i.SetAside,
+	)
+	return i, err
+}
+
 const startRun = `-- name: StartRun :one
 INSERT INTO consolidation_runs (trigger, started_at)
 VALUES ($1, $2)

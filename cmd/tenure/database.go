@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -88,6 +89,13 @@ func poolConfig(url string) (*pgxpool.Config, error) {
 	// save here: recall's median went from 113 ms to 72 ms without them on
 	// a two-core machine at a million facts.
 	pcfg.ConnConfig.RuntimeParams["max_parallel_workers_per_gather"] = "0"
+	// A consolidation run holds up to four connections (its lock, its read
+	// ahead, and two parts of a batch promoted at once); the pool keeps room
+	// for the console and the API beside it unless the URL sizes it
+	// (pool_max_conns).
+	if !strings.Contains(url, "pool_max_conns") {
+		pcfg.MaxConns = max(pcfg.MaxConns, 10)
+	}
 	return pcfg, nil
 }
 

@@ -26,6 +26,9 @@ type jobConfig struct {
 	decayEvery       time.Duration
 	purgeEvery       time.Duration
 	noJobs           bool
+	// workers is how many transactions a consolidation run promotes in at
+	// once.
+	workers int
 	// The scheduled backup: off while backupEvery is zero.
 	backupEvery time.Duration
 	backupDir   string
@@ -43,6 +46,26 @@ func durationEnv(getenv func(string) string, key string, def time.Duration) time
 	return def
 }
 
+// registerWorkers registers --consolidate-workers into n.
+func registerWorkers(fs *flag.FlagSet, getenv func(string) string, n *int) {
+	def := 2
+	if v := strings.TrimSpace(getenv("TENURE_CONSOLIDATE_WORKERS")); v != "" {
+		var err error
+		if def, err = strconv.Atoi(v); err != nil {
+			def = -1 // validateWorkers names it
+		}
+	}
+	fs.IntVar(n, "consolidate-workers", def,
+		fmt.Sprintf("how many transactions a consolidation run promotes working rows in at once, each on its own entities: 1 to %d (env TENURE_CONSOLIDATE_WORKERS)", memory.MaxWorkers))
+}
+
+func validateWorkers(n int) error {
+	if n < 1 || n > memory.MaxWorkers {
+		return usagef("invalid consolidate-workers (TENURE_CONSOLIDATE_WORKERS): use a whole number from 1 to %d, such as 2", memory.MaxWorkers)
+	}
+	return nil
+}
+
 func (c *jobConfig) register(fs *flag.FlagSet, getenv func(string) string) {
 	fs.DurationVar(&c.consolidateEvery, "consolidate-every", durationEnv(getenv, "TENURE_CONSOLIDATE_EVERY", 5*time.Minute),
 		"interval of the consolidation job (env TENURE_CONSOLIDATE_EVERY)")
@@ -55,6 +78,7 @@ func (c *jobConfig) register(fs *flag.FlagSet, getenv func(string) string) {
 	fs.StringVar(&c.backupDir, "backup-dir", envOr(getenv, "TENURE_BACKUP_DIR", ""),
 		"folder the scheduled backup writes into (env TENURE_BACKUP_DIR)")
 	fs.IntVar(&c.backupKeep, "backup-keep", 7, "how many scheduled backups to keep, the newest")
+	registerWorkers(fs, getenv, &c.workers)
 	fs.BoolVar(&c.noJobs, "no-jobs", envOr(getenv, "TENURE_NO_JOBS", "") == "1",
 		"do not run scheduled jobs in this process (env TENURE_NO_JOBS=1)")
 }
@@ -67,6 +91,9 @@ func (c *jobConfig) validate() error {
 		if d.v < time.Second {
 			return usagef("invalid %s: use a duration of at least 1s, such as 30s, 5m or 24h", d.name)
 		}
+	}
+	if err := validateWorkers(c.workers); err != nil {
+		return err
 	}
 	switch {
 	case c.backupEvery < 0 || (c.backupEvery > 0 && c.backupEvery < time.Minute):
@@ -159,32 +186,43 @@ func openMigrated(ctx context.Context, cfg *baseConfig, getenv func(string) stri
 }
 
 // openStore opens the database, migrates it and returns the engine.
-func openStore(ctx context.Context, env *environment, cfg *baseConfig) (*database, *memory.Store, error) {
+func openStore(ctx context.Context, env *environment, cfg *baseConfig, workers int) (*database, *memory.Store, error) {
 	logger := cfg.logger(env.stderr)
 	db, err := openMigrated(ctx, cfg, env.getenv, logger)
 	if err != nil {
 		return nil, nil, err
 	}
-	return db, memory.NewStore(db.pool, memory.Options{Logger: logger}), nil
+	return db, memory.NewStore(db.pool, memory.Options{Logger: logger, ConsolidateWorkers: workers}), nil
 }
 
 // runOnStore parses the flags of a command that works once on the engine,
-// with --json to print its report for machines, opens the store and runs do.
+// with --json to print its report for machines (and, for consolidate,
+// --consolidate-workers), opens the store and runs do.
 func runOnStore(ctx context.Context, env *environment, args []string, name, jsonUsage string,
 	do func(store *memory.Store, asJSON bool) error) error {
+	consolidates := name == "consolidate"
 	var cfg baseConfig
 	var asJSON bool
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(env.stderr)
 	cfg.register(fs, env.getenv)
 	fs.BoolVar(&asJSON, "json", false, jsonUsage)
+	workers := 0
+	if consolidates {
+		registerWorkers(fs, env.getenv, &workers)
+	}
 	if err := parseFlags(fs, args, 0); err != nil {
 		return err
 	}
 	if err := cfg.validate(); err != nil {
 		return err
 	}
-	db, store, err := openStore(ctx, env, &cfg)
+	if consolidates {
+		if err := validateWorkers(workers); err != nil {
+			return err
+		}
+	}
+	db, store, err := openStore(ctx, env, &cfg, workers)
 	if err != nil {
 		return err
 	}

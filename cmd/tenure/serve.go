@@ -107,7 +107,7 @@ func runServe(ctx context.Context, env *environment, args []string) error {
 	}
 
 	reg := metrics.New()
-	store := memory.NewStore(db.pool, memory.Options{Logger: logger, Metrics: reg})
+	store := memory.NewStore(db.pool, memory.Options{Logger: logger, Metrics: reg, ConsolidateWorkers: cfg.jobs.workers})
 	stopJobs := func() {}
 	var sched web.Jobs
 	if !cfg.jobs.noJobs {

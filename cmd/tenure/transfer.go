@@ -50,7 +50,7 @@ func runExport(ctx context.Context, env *environment, args []string) error {
 	if err := cfg.validate(); err != nil {
 		return err
 	}
-	db, store, err := openStore(ctx, env, &cfg)
+	db, store, err := openStore(ctx, env, &cfg, 0)
 	if err != nil {
 		return err
 	}
@@ -179,7 +179,7 @@ func importFile(ctx context.Context, env *environment, cfg *baseConfig, file str
 		return err
 	}
 	defer closeIn()
-	db, store, err := openStore(ctx, env, cfg)
+	db, store, err := openStore(ctx, env, cfg, 0)
 	if err != nil {
 		return err
 	}
@@ -215,7 +215,7 @@ func importNova(ctx context.Context, env *environment, cfg *baseConfig, url, sco
 		return fmt.Errorf("import from nova: %w", err)
 	}
 	defer nova.Close()
-	db, store, err := openStore(ctx, env, cfg)
+	db, store, err := openStore(ctx, env, cfg, 0)
 	if err != nil {
 		return err
 	}
@@ -276,7 +276,7 @@ func importMem0(ctx context.Context, env *environment, cfg *baseConfig, file str
 	if err != nil {
 		return fmt.Errorf("import %s from mem0: %w", file, err)
 	}
-	db, store, err := openStore(ctx, env, cfg)
+	db, store, err := openStore(ctx, env, cfg, 0)
 	if err != nil {
 		return err
 	}

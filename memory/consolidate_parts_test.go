@@ -1,0 +1,107 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/tenurehq/tenure/internal/pgtest"
+)
+
+// TestPromotePartsMatchOneTransaction consolidates the same mixed rows
+// (durable facts, some word for word again, transient and expired lines,
+// decisions, moods, rows on the keys of locked decisions) twice: once with
+// every batch in one transaction, once with four workers, each batch split
+// among them by entity. The outcome (facts, decisions, promoted and
+// pending rows, tombstones, refusals), the facts themselves and the run's
+// report are the same.
+func TestPromotePartsMatchOneTransaction(t *testing.T) {
+	t.Parallel()
+	rows := mixedRows(6000)
+	ctx := context.Background()
+	run := func(workers int) (*env, Run) {
+		e, _ := seedKillEnv(t, rows)
+		// Room for the run's lock, its read ahead and every part.
+		url := e.pool.Config().ConnString()
+		sep := "?"
+		if strings.Contains(url, "?") {
+			sep = "&"
+		}
+		e.pool = pgtest.Connect(t, url+sep+"pool_max_conns="+strconv.Itoa(workers+2))
+		e.store = NewStore(e.pool, Options{Now: e.clock.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		ran := 0
+		r, err := e.store.Consolidate(ctx, ConsolidateOptions{Trigger: TriggerTest, BatchSize: 500,
+			Workers: workers, minPart: 1, onWorkers: func(n int) { ran = n }})
+		if ran != workers {
+			t.Errorf("asked for %d workers, the promote phase ran %d", workers, ran)
+		}
+		if pe, ok := errors.AsType[*pgconn.PgError](err); ok {
+			t.Fatalf("workers %d: %v: %s", workers, err, pe.Detail)
+		}
+		if err != nil {
+			t.Fatalf("workers %d: %v", workers, err)
+		}
+		return e, r
+	}
+	one, oneRun := run(1)
+	four, fourRun := run(4)
+	if a, b := one.outcome(t), four.outcome(t); a != b {
+		t.Errorf("outcome with four parts:\n%s\nwith one:\n%s", b, a)
+	}
+	facts := func(e *env) map[string]int {
+		got := map[string]int{}
+		rows, err := e.pool.Query(ctx, `SELECT f.scope || '|' || e.name || '|' || f.key || '|' || f.content || '|' ||
+			f.status || '|' || f.durability || '|' || f.category || '|' || round(f.confidence::numeric, 9) || '|' ||
+			f.extraction_count || '|' || regexp_replace(coalesce(f.archive_reason, ''), '[0-9]+', 'N') || '|' ||
+			-- the fact that superseded or absorbed it, by what it says
+			coalesce((SELECT w.key || ': ' || w.content FROM entity_facts w
+				WHERE w.id = substring(f.archive_reason FROM '[0-9]+')::bigint), '')
+			FROM entity_facts f JOIN entities e ON e.id = f.entity_id`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var s string
+			if err := rows.Scan(&s); err != nil {
+				t.Fatal(err)
+			}
+			got[s]++
+		}
+		return got
+	}
+	a, b := facts(one), facts(four)
+	for k, n := range a {
+		if b[k] != n {
+			t.Errorf("fact %q: %d with one part, %d with four", k, n, b[k])
+		}
+	}
+	for k, n := range b {
+		if _, ok := a[k]; !ok {
+			t.Errorf("fact %q: only with four parts (%d)", k, n)
+		}
+	}
+	for _, phase := range PhaseOrder {
+		for _, outcome := range []string{"promoted", "reinforced", "superseded", "transient_rejected",
+			"expired_rejected", "decision_locked", "set_aside"} {
+			if x, y := oneRun.Count(phase, outcome), fourRun.Count(phase, outcome); x != y {
+				t.Errorf("report, phase %d %s: %d with one part, %d with four", phase, outcome, x, y)
+			}
+		}
+	}
+	if oneRun.TransientRejected != fourRun.TransientRejected || oneRun.ExpiredRejected != fourRun.ExpiredRejected ||
+		oneRun.DecisionLocked != fourRun.DecisionLocked {
+		t.Errorf("refusal totals: %d/%d/%d with one part, %d/%d/%d with four", oneRun.TransientRejected,
+			oneRun.ExpiredRejected, oneRun.DecisionLocked, fourRun.TransientRejected, fourRun.ExpiredRejected,
+			fourRun.DecisionLocked)
+	}
+	if fourRun.Count(PhasePromote, "promoted") == 0 {
+		t.Fatalf("nothing promoted: %v", fourRun.Report)
+	}
+}
