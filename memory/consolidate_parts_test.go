@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"strconv"
@@ -103,5 +104,40 @@ func TestPromotePartsMatchOneTransaction(t *testing.T) {
 	}
 	if fourRun.Count(PhasePromote, "promoted") == 0 {
 		t.Fatalf("nothing promoted: %v", fourRun.Report)
+	}
+}
+
+// TestWorkersSetAsidePoisonedRows: with two workers, rows whose scope fails
+// every insert are set aside within the parts that hold them, and the other
+// scope's rows, spread over both workers, are promoted in the same run.
+func TestWorkersSetAsidePoisonedRows(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.poison(t, "poison", "INSERT")
+	for i := range 40 {
+		e.push(t, "clean", NewNode{Content: fmt.Sprintf("Customer %d prefers email.", i),
+			Properties: map[string]any{"entity": fmt.Sprintf("Customer %d", i), "key": "channel"}})
+		e.push(t, "poison", NewNode{Content: fmt.Sprintf("Tenant %d prefers phone.", i),
+			Properties: map[string]any{"entity": fmt.Sprintf("Tenant %d", i), "key": "channel"}})
+	}
+	ran := 0
+	run, err := e.store.Consolidate(context.Background(), ConsolidateOptions{Trigger: TriggerTest, BatchSize: 10,
+		Workers: 2, minPart: 1, onWorkers: func(n int) { ran = n }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ran != 2 {
+		t.Fatalf("the promote phase ran %d workers, want 2", ran)
+	}
+	if run.Status != RunPartial || run.SetAside != 40 || run.Count(PhasePromote, "promoted") != 40 ||
+		run.Count(PhasePromote, "set_aside") != 40 {
+		t.Errorf("run = %s, set aside %d, report %v; want partial, 40 set aside, 40 promoted", run.Status, run.SetAside, run.Report)
+	}
+	if n := e.count(t, `SELECT count(*) FROM entity_facts WHERE scope = 'clean'`); n != 40 {
+		t.Errorf("clean facts = %d, want 40", n)
+	}
+	if n := e.count(t, `SELECT count(*) FROM consolidation_faults f JOIN memory_nodes n ON n.id = f.node_id
+		WHERE n.scope = 'poison'`); n != 40 {
+		t.Errorf("%d poisoned rows set aside, want 40", n)
 	}
 }
