@@ -221,7 +221,12 @@ func (s *Store) Consolidate(ctx context.Context, opts ConsolidateOptions) (Run, 
 	}
 	// The run holds one connection for its lock and reads ahead on another:
 	// parts of a batch take what the pool has left, one at least.
-	opts.Workers = max(1, min(opts.Workers, MaxWorkers, int(s.pool.Config().MaxConns)-2))
+	conns := int(s.pool.Config().MaxConns)
+	if conns < 2 {
+		return Run{}, fmt.Errorf("consolidate: the connection pool holds %d connection; a run needs at least 2 "+
+			"(one for its lock, one for its batches): raise pool_max_conns in the database URL", conns)
+	}
+	opts.Workers = max(1, min(opts.Workers, MaxWorkers, conns-2))
 	if opts.minPart <= 0 {
 		opts.minPart = 500
 	}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -139,5 +140,34 @@ func TestWorkersSetAsidePoisonedRows(t *testing.T) {
 	if n := e.count(t, `SELECT count(*) FROM consolidation_faults f JOIN memory_nodes n ON n.id = f.node_id
 		WHERE n.scope = 'poison'`); n != 40 {
 		t.Errorf("%d poisoned rows set aside, want 40", n)
+	}
+}
+
+// TestConsolidateNeedsTwoConnections: a pool of one connection cannot hold
+// the run's lock and a batch at once; the run says so rather than waiting
+// for a connection that never comes.
+func TestConsolidateNeedsTwoConnections(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.push(t, "one", NewNode{Content: "Customer 1 prefers email.", Properties: map[string]any{"entity": "Customer 1", "key": "channel"}})
+	url := e.pool.Config().ConnString()
+	sep := "?"
+	if strings.Contains(url, "?") {
+		sep = "&"
+	}
+	small := NewStore(pgtest.Connect(t, url+sep+"pool_max_conns=1"), Options{Now: e.clock.Now,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := small.Consolidate(ctx, ConsolidateOptions{Trigger: TriggerTest})
+	if err == nil || !strings.Contains(err.Error(), "at least 2") || !strings.Contains(err.Error(), "pool_max_conns") {
+		t.Fatalf("Consolidate on a one-connection pool: %v, want an error naming pool_max_conns", err)
+	}
+	// Two connections are enough: one worker.
+	two := NewStore(pgtest.Connect(t, url+sep+"pool_max_conns=2"), Options{Now: e.clock.Now,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	run, err := two.Consolidate(ctx, ConsolidateOptions{Trigger: TriggerTest})
+	if err != nil || run.Count(PhasePromote, "promoted") != 1 {
+		t.Fatalf("Consolidate on a two-connection pool: %v, report %v; want the row promoted", err, run.Report)
 	}
 }
