@@ -29,14 +29,8 @@ func TestPromotePartsMatchOneTransaction(t *testing.T) {
 	ctx := context.Background()
 	run := func(workers int) (*env, Run) {
 		e, _ := seedKillEnv(t, rows)
-		// Room for the run's lock, its read ahead and every part.
-		url := e.pool.Config().ConnString()
-		sep := "?"
-		if strings.Contains(url, "?") {
-			sep = "&"
-		}
-		e.pool = pgtest.Connect(t, url+sep+"pool_max_conns="+strconv.Itoa(workers+2))
-		e.store = NewStore(e.pool, Options{Now: e.clock.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		// Room for the run's lock, its read ahead and every worker.
+		e.store = e.storeWithConns(t, workers+2)
 		ran := 0
 		r, err := e.store.Consolidate(ctx, ConsolidateOptions{Trigger: TriggerTest, BatchSize: 500,
 			Workers: workers, minPart: 1, onWorkers: func(n int) { ran = n }})
@@ -150,13 +144,7 @@ func TestConsolidateNeedsTwoConnections(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	e.push(t, "one", NewNode{Content: "Customer 1 prefers email.", Properties: map[string]any{"entity": "Customer 1", "key": "channel"}})
-	url := e.pool.Config().ConnString()
-	sep := "?"
-	if strings.Contains(url, "?") {
-		sep = "&"
-	}
-	small := NewStore(pgtest.Connect(t, url+sep+"pool_max_conns=1"), Options{Now: e.clock.Now,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	small := e.storeWithConns(t, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_, err := small.Consolidate(ctx, ConsolidateOptions{Trigger: TriggerTest})
@@ -164,10 +152,22 @@ func TestConsolidateNeedsTwoConnections(t *testing.T) {
 		t.Fatalf("Consolidate on a one-connection pool: %v, want an error naming pool_max_conns", err)
 	}
 	// Two connections are enough: one worker.
-	two := NewStore(pgtest.Connect(t, url+sep+"pool_max_conns=2"), Options{Now: e.clock.Now,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	two := e.storeWithConns(t, 2)
 	run, err := two.Consolidate(ctx, ConsolidateOptions{Trigger: TriggerTest})
 	if err != nil || run.Count(PhasePromote, "promoted") != 1 {
 		t.Fatalf("Consolidate on a two-connection pool: %v, report %v; want the row promoted", err, run.Report)
 	}
+}
+
+// storeWithConns returns a store on e's database whose pool holds at most n
+// connections.
+func (e *env) storeWithConns(t *testing.T, n int) *Store {
+	t.Helper()
+	url := e.pool.Config().ConnString()
+	sep := "?"
+	if strings.Contains(url, "?") {
+		sep = "&"
+	}
+	return NewStore(pgtest.Connect(t, url+sep+"pool_max_conns="+strconv.Itoa(n)), Options{Now: e.clock.Now,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 }
