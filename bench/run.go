@@ -227,6 +227,14 @@ func decay(ctx context.Context, pool *pgxpool.Pool, store *memory.Store, now tim
 const restoreDecayedSQL = `UPDATE entity_facts SET status = 'active', archived_at = NULL, archive_reason = NULL
 WHERE status = 'archived' AND archived_at = $1`
 
+// vacuumFacts vacuums the tables consolidation reads and writes.
+func vacuumFacts(ctx context.Context, pool *pgxpool.Pool) error {
+	if _, err := pool.Exec(ctx, "VACUUM (ANALYZE) entity_facts, memory_nodes, entities"); err != nil {
+		return fmt.Errorf("vacuum: %w", err)
+	}
+	return nil
+}
+
 // floorConsolidateSQL copies the pending durable rows into entity_facts with
 // one statement: no classification, no locks, no merge, no audit.
 const floorConsolidateSQL = `INSERT INTO entity_facts (scope, entity_id, key, content, durability, category,
@@ -239,9 +247,19 @@ WHERE n.promoted_at IS NULL AND n.marker = 'durable'`
 
 func consolidation(ctx context.Context, pool *pgxpool.Pool, store *memory.Store, now time.Time, progress io.Writer) ([]Result, error) {
 	fmt.Fprintln(progress, "consolidation: floor, then Tenure, then what one inserted fact costs")
+	// Each starts from a vacuumed table, as autovacuum would leave it: the
+	// workloads before (decay's full rewrite) and the floor roll back whole
+	// passes over the facts, whose dead rows and index entries the next
+	// writer would otherwise be the first to meet.
+	if err := vacuumFacts(ctx, pool); err != nil {
+		return nil, err
+	}
 	floor, n, err := timeTx(ctx, pool, floorConsolidateSQL, now)
 	if err != nil {
 		return nil, fmt.Errorf("consolidation floor: %w", err)
+	}
+	if err := vacuumFacts(ctx, pool); err != nil {
+		return nil, err
 	}
 	floorRate := float64(n) / floor.Seconds()
 	var phases []int
