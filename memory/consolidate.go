@@ -268,7 +268,7 @@ func (s *Store) Consolidate(ctx context.Context, opts ConsolidateOptions) (Run, 
 	if err := s.pool.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM consolidation_faults)").Scan(&r.faults); err != nil {
 		return r.fail(ctx, err)
 	}
-	r.log.Info("consolidation.start", "trigger", opts.Trigger)
+	r.log.Info("consolidation.start", "trigger", opts.Trigger, "workers", opts.Workers)
 	for _, phase := range PhaseOrder {
 		if err := ctx.Err(); err != nil {
 			return r.fail(ctx, err)
@@ -607,17 +607,17 @@ func planWith(rows []queries.PeekPendingNodesRow, known map[int64]cachedPlan, no
 	for j, p := range planNodes(todo, now) {
 		plans[at[j]] = p
 	}
-	for _, p := range plans {
-		if p.err != nil {
-			return nil, p.err
-		}
-	}
-	return plans, nil
+	return plansOrErr(plans)
 }
 
 // plan classifies rows, and fails when the classifier failed on one of them.
 func (r *runner) plan(rows []queries.PeekPendingNodesRow) ([]plan, error) {
-	plans := r.plans.plan(rows, r.now)
+	return plansOrErr(r.plans.plan(rows, r.now))
+}
+
+// plansOrErr returns plans, or the error of the first row the classifier
+// failed on.
+func plansOrErr(plans []plan) ([]plan, error) {
 	for _, p := range plans {
 		if p.err != nil {
 			return nil, p.err

@@ -196,11 +196,10 @@ func openStore(ctx context.Context, env *environment, cfg *baseConfig, workers i
 }
 
 // runOnStore parses the flags of a command that works once on the engine,
-// with --json to print its report for machines (and, for consolidate,
+// with --json to print its report for machines (and, when consolidates,
 // --consolidate-workers), opens the store and runs do.
-func runOnStore(ctx context.Context, env *environment, args []string, name, jsonUsage string,
+func runOnStore(ctx context.Context, env *environment, args []string, name, jsonUsage string, consolidates bool,
 	do func(store *memory.Store, asJSON bool) error) error {
-	consolidates := name == "consolidate"
 	var cfg baseConfig
 	var asJSON bool
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
@@ -231,7 +230,7 @@ func runOnStore(ctx context.Context, env *environment, args []string, name, json
 }
 
 func runConsolidate(ctx context.Context, env *environment, args []string) error {
-	return runOnStore(ctx, env, args, "consolidate", "print the run's report as JSON", func(store *memory.Store, asJSON bool) error {
+	return runOnStore(ctx, env, args, "consolidate", "print the run's report as JSON", true, func(store *memory.Store, asJSON bool) error {
 		prog := newProgress(env, "consolidate", asJSON)
 		run, err := store.Consolidate(ctx, memory.ConsolidateOptions{Trigger: memory.TriggerCLI,
 			Progress: func(p memory.ConsolidateProgress) {
@@ -285,7 +284,7 @@ func printRun(w io.Writer, run memory.Run, asJSON bool) error {
 }
 
 func runDecay(ctx context.Context, env *environment, args []string) error {
-	return runOnStore(ctx, env, args, "decay", "print the report as JSON", func(store *memory.Store, asJSON bool) error {
+	return runOnStore(ctx, env, args, "decay", "print the report as JSON", false, func(store *memory.Store, asJSON bool) error {
 		rep, err := store.Decay(ctx, memory.System("cli"))
 		if err != nil {
 			return err

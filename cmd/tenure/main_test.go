@@ -472,6 +472,18 @@ func TestConsolidateAndDecayCommands(t *testing.T) {
 			t.Errorf("consolidate output lacks %q:\n%s", want, out)
 		}
 	}
+	// The run says how many workers it may promote on: two by default, or
+	// what the flag or the environment asks.
+	if !strings.Contains(stderr, "consolidation.start") || !strings.Contains(stderr, "workers=2") {
+		t.Errorf("consolidate log = %q, want the start line with workers=2", stderr)
+	}
+	if _, stderr, err = runCmd(t, env, "", "consolidate", "--consolidate-workers", "3"); err != nil || !strings.Contains(stderr, "workers=3") {
+		t.Errorf("consolidate --consolidate-workers 3: %v, log %q; want workers=3", err, stderr)
+	}
+	workersEnv := map[string]string{"DATABASE_URL": url, "TENURE_CONSOLIDATE_WORKERS": "1"}
+	if _, stderr, err = runCmd(t, workersEnv, "", "consolidate"); err != nil || !strings.Contains(stderr, "workers=1") {
+		t.Errorf("consolidate with TENURE_CONSOLIDATE_WORKERS=1: %v, log %q; want workers=1", err, stderr)
+	}
 	out, _, err = runCmd(t, env, "", "consolidate", "--json")
 	if err != nil {
 		t.Fatalf("consolidate --json: %v", err)
