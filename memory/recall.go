@@ -185,8 +185,10 @@ func (s *Store) Recall(ctx context.Context, q RecallQuery) ([]RecallResult, erro
 // unread and of the facts no rung takes, those are the answer. Otherwise a
 // larger statement reads them again; once every cell is read (each lexeme at
 // most once in what is left unread), a query of several lexemes reads every
-// fact with T >= 2 in one statement (T <= 1 left unread). A query with
-// m >= 2, and any that none of this settles, ranks every match, found
+// fact with T >= 2 in one statement (T <= 1 left unread). The query "a b"
+// (both of two lexemes, m = 2) walks cells of its own, over tokens of the
+// two lexemes together (see recallBothCells). Any other query with m >= 2,
+// and any that none of this settles, ranks every match, found
 // through the scope's tokens, or through entity_facts_scope_search_idx for
 // the few queries the tokens cannot serve (a lexeme too long for a token,
 // weights or prefixes, a negation that matches facts without the query's
@@ -194,7 +196,7 @@ func (s *Store) Recall(ctx context.Context, q RecallQuery) ([]RecallResult, erro
 // then id, newest first, and it comes from one statement.
 
 // recallSteps are the occurrence counts the repeats index has a token for;
-// the same list is in tenure_recall_repeats (migration 00019).
+// the same list is in tenure_recall_repeats (migration 00026).
 var recallSteps = []int{2, 3, 4, 5, 6, 7, 8, 10, 12, 16}
 
 const (
@@ -216,11 +218,19 @@ const (
 )
 
 // recallRung is one rung of recall's candidates: a tsquery over the repeats
-// index's tokens, and the largest T of a fact that this rung and those above
-// it have not read.
+// index's tokens, the most a fact that neither this rung nor one above it
+// takes can score, and whether the next rung is read by confidence band.
 type recallRung struct {
 	tokens string
-	unread int
+	below  float64
+	split  bool
+}
+
+// recallLadder is a query's rungs, the highest first, and the most a fact
+// that no rung takes can score (-1 when such a fact cannot match).
+type recallLadder struct {
+	rungs []recallRung
+	rest  float64
 }
 
 // recallRanked returns the best p.limit matches of p.query, ranked as
@@ -228,12 +238,12 @@ type recallRung struct {
 // it sends either settles the query from the rows it read or is left aside,
 // so the answer always comes from one statement, as of one snapshot.
 //
-// A query that no single lexeme satisfies (m >= 2: "a b", a phrase, a key)
-// matches few facts of a scope, most of which hold each lexeme once: it ranks
-// every match, found through the scope's tokens. Any other reads rungs:
-// first as many as 600 rows take, then four times as many, until every rung
-// is read; then (for a query of several lexemes) every fact with T >= 2;
-// then, if still unsettled, it ranks every match.
+// A query that a single lexeme may satisfy (m <= 1) walks its rungs; then,
+// for a query of several lexemes, it reads every fact with T >= 2. The
+// query "a b" walks the cells of its two lexemes together. Any other query
+// (a phrase, three words, a key), and any that this does not settle, ranks
+// every match, found through the scope's tokens: such queries match few
+// facts of a scope.
 func (s *Store) recallRanked(ctx context.Context, p recallParams, now time.Time) ([]queries.RecallSearchRow, error) {
 	text, err := s.q.RecallParse(ctx, p.query)
 	if err != nil {
@@ -249,12 +259,18 @@ func (s *Store) recallRanked(ctx context.Context, p recallParams, now time.Time)
 	if !ok {
 		return recallSearch(ctx, s.q, p, now)
 	}
-	if tq.minLexemes <= 1 {
-		r := recallRounds{q: s.q, p: p, now: now, tq: tq}
-		if rows, done, err := r.rungs(ctx); done || err != nil {
+	r := recallRounds{q: s.q, p: p, now: now, tq: tq}
+	switch a, b, both := tq.both(); {
+	case tq.minLexemes <= 1:
+		l := recallRungs(tq.lexemes, p.scope, tq.minLexemes)
+		if rows, done, err := r.walk(ctx, l.cells(p.scope), l.rest); done || err != nil {
 			return rows, err
 		}
 		if rows, done, err := r.pairs(ctx); done || err != nil {
+			return rows, err
+		}
+	case both:
+		if rows, done, err := r.walk(ctx, recallBothCells(a, b, p.scope), recallCoverBound); done || err != nil {
 			return rows, err
 		}
 	}
@@ -288,7 +304,7 @@ func recallSearch(ctx context.Context, q *queries.Queries, p recallParams, now t
 	})
 }
 
-// recallRounds reads the candidates of a query with m <= 1.
+// recallRounds reads the candidates of a query before it ranks every match.
 type recallRounds struct {
 	q   *queries.Queries
 	p   recallParams
@@ -296,12 +312,12 @@ type recallRounds struct {
 	tq  tsQuery
 }
 
-// recallCell is a part of a rung that recall reads at once: the rung's facts
-// of the confidence bands up to band (of recallBandGroups), or all of them
-// (band -1), and the most any of them can score.
+// recallCell is what recall reads at once: a tsquery over the repeats
+// index's tokens (a rung, or the part of a rung in some confidence bands),
+// and the most any of its facts can score.
 type recallCell struct {
-	rung, band int
-	bound      float64
+	tokens string
+	bound  float64
 }
 
 // recallBands is the number of confidence bands: a fact of band b has
@@ -317,60 +333,47 @@ var recallBandGroups = [][]int{{10}, {9}, {8}, {7}, {6, 5, 4, 3, 2, 1, 0}}
 // planner's estimate of a statement low enough not to compile it.
 const recallBandedT = 6
 
-// cells returns the cells of the rungs, the highest bound first, and the
-// bound of the facts no rung takes (T <= the last rung's unread), -1 when
-// they cannot match.
-func (r *recallRounds) cells(rungs []recallRung) ([]recallCell, float64) {
-	m := max(r.tq.minLexemes, 1)
-	bound := func(t int) float64 { return recallCoverBound * float64(max(0, t-m+1)) }
+// cells returns the cells of the ladder's rungs of scope, the highest
+// bound first.
+func (l recallLadder) cells(scope string) []recallCell {
 	var cells []recallCell
-	for i := range rungs {
-		if i == 0 || rungs[i-1].unread > recallBandedT {
+	for i, rung := range l.rungs {
+		if i == 0 || !l.rungs[i-1].split {
 			top := math.Inf(1)
 			if i > 0 {
-				top = bound(rungs[i-1].unread)
+				top = l.rungs[i-1].below
 			}
-			cells = append(cells, recallCell{rung: i, band: -1, bound: top})
+			cells = append(cells, recallCell{tokens: "(" + rung.tokens + ")", bound: top})
 			continue
 		}
-		for g, bands := range recallBandGroups {
-			cells = append(cells, recallCell{rung: i, band: g, bound: bound(rungs[i-1].unread) * float64(bands[0]) / recallBands})
+		for _, bands := range recallBandGroups {
+			var b strings.Builder
+			for j, band := range bands {
+				if j > 0 {
+					b.WriteString(" | ")
+				}
+				b.WriteString(tsqueryOperand(" " + strconv.Itoa(band) + " " + scope))
+			}
+			cells = append(cells, recallCell{tokens: "(" + rung.tokens + ") & (" + b.String() + ")",
+				bound: l.rungs[i-1].below * float64(bands[0]) / recallBands})
 		}
 	}
 	slices.SortStableFunc(cells, func(a, b recallCell) int { return cmp.Compare(b.bound, a.bound) })
-	rest := -1.0
-	if last := rungs[len(rungs)-1].unread; last >= r.tq.minLexemes {
-		rest = bound(last)
-	}
-	return cells, rest
+	return cells
 }
 
-// rungs walks the rungs' cells, the highest bound first, in one statement
-// that stops as soon as the cells it read settle the query; it returns the
-// answer and true if they did.
-func (r *recallRounds) rungs(ctx context.Context) ([]queries.RecallSearchRow, bool, error) {
-	rungs := recallRungs(r.tq.lexemes, r.p.scope)
-	tokens := make([]string, len(rungs))
-	for i, g := range rungs {
-		tokens[i] = "(" + g.tokens + ")"
-	}
-	cells, rest := r.cells(rungs)
+// walk reads cells, the highest bound first, in one statement that stops as
+// soon as the cells it read settle the query, rest being the most a fact
+// that no cell takes can score (-1: it cannot match); it returns the answer
+// and true if they did.
+func (r *recallRounds) walk(ctx context.Context, cells []recallCell, rest float64) ([]queries.RecallSearchRow, bool, error) {
+	tokens := make([]string, len(cells))
 	cellRungs := make([]int32, len(cells))
 	cellBands := make([]string, len(cells))
 	// stops[i]: the most a fact left unread after cells 0..i can score.
 	stops := make([]float64, len(cells))
 	for i, c := range cells {
-		cellRungs[i] = int32(c.rung + 1)
-		if c.band >= 0 {
-			var b strings.Builder
-			for j, band := range recallBandGroups[c.band] {
-				if j > 0 {
-					b.WriteString(" | ")
-				}
-				b.WriteString(tsqueryOperand(" " + strconv.Itoa(band) + " " + r.p.scope))
-			}
-			cellBands[i] = " & (" + b.String() + ")"
-		}
+		tokens[i], cellRungs[i] = c.tokens, int32(i+1)
 		stops[i] = rest
 		if i+1 < len(cells) {
 			stops[i] = max(rest, cells[i+1].bound)
@@ -495,7 +498,7 @@ func candidateRow(r queries.RecallPairsRow) queries.RecallSearchRow {
 // (counts between steps round down to a step, which only adds candidates).
 // A query of n > 2 lexemes has a rung for each step j: the facts where some
 // lexeme occurs at least j times; below it, T <= n × (j - 1).
-func recallRungs(lexemes []string, scope string) []recallRung {
+func recallRungs(lexemes []string, scope string, m int) recallLadder {
 	var conds []recallCond
 	var unread []int
 	switch len(lexemes) {
@@ -523,15 +526,115 @@ func recallRungs(lexemes []string, scope string) []recallRung {
 			unread = append(unread, len(lexemes)*(j-1))
 		}
 	}
-	rungs := make([]recallRung, len(conds))
+	// A fact with T positions of the query's lexemes scores at most this.
+	bound := func(t int) float64 { return recallCoverBound * float64(max(0, t-max(m, 1)+1)) }
+	l := recallLadder{rungs: make([]recallRung, len(conds)), rest: -1}
 	for i, c := range conds {
-		tokens := c.tsquery(lexemes, scope)
-		if i > 0 {
-			tokens = "(" + tokens + ") & !(" + conds[i-1].tsquery(lexemes, scope) + ")"
-		}
-		rungs[i] = recallRung{tokens: tokens, unread: unread[i]}
+		l.rungs[i] = recallRung{tokens: c.rung(conds, i, lexemes, scope), below: bound(unread[i]), split: unread[i] <= recallBandedT}
 	}
-	return rungs
+	if last := unread[len(unread)-1]; last >= m {
+		l.rest = bound(last)
+	}
+	return l
+}
+
+// rung returns the tsquery of rung i of a ladder of conditions: the facts of
+// conds[i] that conds[i-1] (and so every rung above) does not take.
+func (c recallCond) rung(conds []recallCond, i int, lexemes []string, scope string) string {
+	tokens := c.tsquery(lexemes, scope)
+	if i > 0 {
+		tokens = "(" + tokens + ") & !(" + conds[i-1].tsquery(lexemes, scope) + ")"
+	}
+	return tokens
+}
+
+// Both lexemes of a query "a b" (the tsquery 'a' & 'b', m = 2).
+//
+// A cover of 'a' & 'b' is two neighbouring positions, in position order, of
+// different lexemes: each cover starts at a later position than the one
+// before, and the positions between its two are of neither lexeme. So a
+// fact holding a n_a times and b n_b times has at most
+// S = min(n_a + n_b - 1, 2 × min(n_a, n_b)) covers. A cover's term is
+// 0.1 / (1 + noise), the noise being one less than the distance of its two
+// positions: 0.1 when they are at most one apart, else at most 0.05. With A
+// the pairs of positions of a and b at most one apart (at least the covers
+// of term 0.1), relevance is at most 0.05 × L, L = S + min(A, S).
+//
+// A fact in which one of a and b occurs once has S <= 2, and L <= 2 unless
+// the two are near (A >= 1). So the repeats index holds, for each two
+// lexemes x and y of a fact that are near with one of them repeating, or
+// that both repeat, one token 'x y l b scope': x before y in byte order
+// (recall asks for both orders), l the level of their L (the largest of
+// recallBothLevels at most L, none when L < 3) and b the fact's confidence
+// band. A cell of "a b" is a level's tokens in some bands; every fact that
+// no cell takes has L <= 2, and relevance at most 0.1.
+
+// recallBothLevels are the levels of L of the tokens of two lexemes, the
+// highest first; the same list is in tenure_recall_repeats (migration
+// 00026).
+var recallBothLevels = []int{32, 24, 16, 12, 10, 8, 7, 6, 5, 4, 3}
+
+// recallBothSplit is the highest level whose cells are split by band; the
+// levels above it are few facts, read whole.
+const recallBothSplit = 10
+
+// recallMaxNearLexeme is the longest lexeme, in characters, that surely has
+// tokens of two lexemes: the repeats index gives them to lexemes of at most
+// 900 bytes.
+const recallMaxNearLexeme = 225
+
+// recallBothL returns L of a fact holding a n_a times and b n_b times, A of
+// their pairs of positions at most one apart.
+func recallBothL(na, nb, near int) int {
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	s := min(na+nb-1, 2*min(na, nb))
+	return s + min(near, s)
+}
+
+// recallBothLevel returns the level of L: the largest of recallBothLevels
+// at most L, or 0 when L < 3.
+func recallBothLevel(l int) int {
+	for _, level := range recallBothLevels {
+		if level <= l {
+			return level
+		}
+	}
+	return 0
+}
+
+// recallBothCells returns the cells of the query a & b in scope, the
+// highest bound first.
+func recallBothCells(a, b, scope string) []recallCell {
+	token := func(level, band int) string {
+		tail := " " + strconv.Itoa(level) + " " + strconv.Itoa(band) + " " + scope
+		return tsqueryOperand(a+" "+b+tail) + " | " + tsqueryOperand(b+" "+a+tail)
+	}
+	var cells []recallCell
+	for i, level := range recallBothLevels {
+		// A fact of this level has L below the level above.
+		top := math.Inf(1)
+		if i > 0 {
+			top = recallCoverBound / 2 * float64(recallBothLevels[i-1]-1)
+		}
+		groups := recallBandGroups
+		if level > recallBothSplit {
+			groups = [][]int{{10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0}}
+		}
+		for _, bands := range groups {
+			var t strings.Builder
+			for j, band := range bands {
+				if j > 0 {
+					t.WriteString(" | ")
+				}
+				t.WriteString(token(level, band))
+			}
+			cells = append(cells, recallCell{tokens: t.String(), bound: top * float64(bands[0]) / recallBands})
+		}
+	}
+	slices.SortStableFunc(cells, func(a, b recallCell) int { return cmp.Compare(b.bound, a.bound) })
+	return cells
 }
 
 // recallPairLevels are the levels of T of the rungs of a two-lexeme query.
@@ -704,6 +807,17 @@ func (n *tsqNode) scoped(b *strings.Builder, scope string) bool {
 		b.WriteString(r.String())
 	}
 	return lok || rok
+}
+
+// both returns a and b when the query is 'a' & 'b' of two different
+// lexemes short enough for near tokens.
+func (t tsQuery) both() (a, b string, ok bool) {
+	n := t.root
+	if n == nil || n.op != '&' || n.left.op != 0 || n.right.op != 0 || n.left.lexeme == n.right.lexeme {
+		return "", "", false
+	}
+	a, b = n.left.lexeme, n.right.lexeme
+	return a, b, utf8.RuneCountInString(a) <= recallMaxNearLexeme && utf8.RuneCountInString(b) <= recallMaxNearLexeme
 }
 
 // scoped returns the tsquery of the scope's tokens that every match of the

@@ -109,7 +109,7 @@ func TestRecallAgreesWithFullRanking(t *testing.T) {
 	if _, err := rf.pool.Exec(ctx, "ANALYZE entity_facts"); err != nil {
 		t.Fatal(err)
 	}
-	settled := 0
+	settled, bothSettled := 0, 0
 	check := func(t *testing.T) {
 		for _, text := range recallQueries() {
 			for _, q := range []RecallQuery{
@@ -125,6 +125,9 @@ func TestRecallAgreesWithFullRanking(t *testing.T) {
 				if !rf.sent.sentSince(before, "name: RecallEvery") && !rf.sent.sentSince(before, "name: RecallSearch") &&
 					(rf.sent.sentSince(before, "name: RecallWalk") || rf.sent.sentSince(before, "name: RecallPairs")) {
 					settled++
+					if w := strings.Fields(text); len(w) == 2 && w[0] != w[1] && !strings.ContainsAny(text, `"-`) {
+						bothSettled++ // "a b", on the near tokens
+					}
 				}
 				p, err := q.validate()
 				if err != nil {
@@ -152,6 +155,10 @@ func TestRecallAgreesWithFullRanking(t *testing.T) {
 	t.Logf("%d recalls settled on the rungs or the pairs", settled)
 	if settled < 100 {
 		t.Errorf("%d recalls settled on the repeats alone, want most of the single words and either-words", settled)
+	}
+	t.Logf("%d recalls of both of two words settled on the near tokens", bothSettled)
+	if bothSettled < 15 {
+		t.Errorf("%d recalls of both of two words settled on the near tokens, want those of the common words (23 of 180 when written)", bothSettled)
 	}
 
 	// Writers change facts with plain statements (an edit, archiving,
@@ -266,7 +273,10 @@ func TestRecallTokensMatchIndex(t *testing.T) {
 		tenure_recall_terms('acme', $1::tsvector)::text`, v).Scan(&repeats, &terms); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{tsqueryOperand(" 8 acme")} // confidence 0.71: band 8
+	// Two lexemes: coffee is next to tea's last position and to it's first
+	// (S = 2, A = 1: L = 3 each); it's and tea both repeat (S = 6, A = 0).
+	want := []string{tsqueryOperand(" 8 acme"), tsqueryOperand("coffee tea 3 8 acme"), tsqueryOperand("coffee it's 3 8 acme"),
+		tsqueryOperand("it's tea 6 8 acme")} // confidence 0.71: band 8
 	for _, j := range recallSteps {
 		want = append(want, tsqueryOperand(fmt.Sprintf("tea %d acme", j)))
 		if j <= 3 {
