@@ -176,3 +176,65 @@ func TestRecallBothCells(t *testing.T) {
 		}
 	}
 }
+
+// TestRecallRoutesBoth holds the query "a b" to its route: before ANALYZE it
+// walks; after, two common words walk and a pair whose estimated matches
+// fall short ranks every match at once. The answer is the same either way.
+func TestRecallRoutesBoth(t *testing.T) {
+	rf := newRecallFixture(t)
+	ctx := context.Background()
+	seedRecallFacts(t, rf, "acme", 3000, 6)
+	rf.s.bothWalkMatches = 100
+	routes := func(text string) (walked, every bool) {
+		before := len(rf.sent.stmts)
+		got := rf.recall(t, RecallQuery{Scope: "acme", Query: text})
+		p, err := RecallQuery{Scope: "acme", Query: text}.validate()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := recallSearch(ctx, rf.s.q, p, rf.now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("Recall(%q) = %d results, ranking every match gives %d", text, len(got), len(want))
+		}
+		for i := range want {
+			if got[i].Fact.ID != want[i].ID || got[i].Score != want[i].Score {
+				t.Fatalf("Recall(%q) result %d = fact %d, ranking every match gives fact %d", text, i, got[i].Fact.ID, want[i].ID)
+			}
+		}
+		return rf.sent.sentSince(before, "name: RecallWalk"), rf.sent.sentSince(before, "name: RecallEvery")
+	}
+	common, rare := "tea coffee", "printer recipe"
+	if walked, _ := routes(rare); !walked {
+		t.Errorf("Recall(%q) without statistics did not walk", rare)
+	}
+	if _, err := rf.pool.Exec(ctx, "ANALYZE entity_facts"); err != nil {
+		t.Fatal(err)
+	}
+	rf.s.statsCache = recallStatsCache{} // read the statistics again
+	if walked, _ := routes(common); !walked {
+		t.Errorf("Recall(%q) did not walk", common)
+	}
+	if walked, every := routes(rare); walked || !every {
+		t.Errorf("Recall(%q): walked %v, ranked every match %v; want every match ranked at once", rare, walked, every)
+	}
+	st, err := rf.s.recallStats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var matches [2]int
+	for i, text := range []string{common, rare} {
+		if err := rf.pool.QueryRow(ctx, `SELECT count(*) FROM entity_facts WHERE scope = 'acme' AND status = 'active'
+			AND search @@ websearch_to_tsquery('english', $1)`, text).Scan(&matches[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ec, _ := st.bothMatches("tea", "coffe", "acme")
+	er, _ := st.bothMatches("printer", "recip", "acme")
+	t.Logf("%q: %d matches, estimated %.0f; %q: %d, estimated %.0f", common, matches[0], ec, rare, matches[1], er)
+	if ec < float64(matches[0])/3 || er > 3*float64(matches[1])+20 {
+		t.Errorf("estimates %.0f and %.0f stray from %d and %d matches", ec, er, matches[0], matches[1])
+	}
+}

@@ -23,6 +23,12 @@ type Store struct {
 	now     func() time.Time
 	metrics Metrics
 	workers int // Options.ConsolidateWorkers
+
+	// statsCache keeps the statistics recall routes the query "a b" by;
+	// bothWalkMatches is the estimate of its matches from which it walks
+	// (tests lower it to walk on small data).
+	statsCache      recallStatsCache
+	bothWalkMatches int
 }
 
 // Options configure a Store.
@@ -69,7 +75,7 @@ func NewStore(pool *pgxpool.Pool, opts Options) *Store {
 		opts.ConsolidateWorkers = defaultWorkers
 	}
 	return &Store{pool: pool, q: queries.New(pool), logger: opts.Logger, now: opts.Now, metrics: opts.Metrics,
-		workers: opts.ConsolidateWorkers}
+		workers: opts.ConsolidateWorkers, bothWalkMatches: recallBothWalkMatches}
 }
 
 // Now returns the store's current time, truncated to microseconds as
