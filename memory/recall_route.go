@@ -18,9 +18,11 @@ import (
 // holding 'a scope' and 'b scope', and the scope's share of the facts, as
 // if the two words were independent) and walks only when the estimate
 // reaches recallBothWalkMatches. A word missing from the most common tokens
-// is rarer than the least common listed, and counts as that common: the
-// estimate errs towards walking. Without statistics (a new database) it
-// walks. Either way the answer is the same; only its cost differs.
+// is rarer than the least common listed, and counts as half as common (a
+// pair of a very common word with one just below the list may then rank a
+// thousand or so matches at once, about as costly as the walk). Without
+// statistics (a new database) it walks. Either way the answer is the same;
+// only its cost differs.
 
 // recallBothWalkMatches is the estimated number of matches from which the
 // query "a b" walks its cells.
@@ -101,7 +103,7 @@ func (st *recallStats) bothMatches(a, b, scope string) (float64, bool) {
 		if f, ok := st.tokens[token]; ok {
 			return f
 		}
-		return st.least
+		return st.least / 2
 	}
 	fa, fb := share(a+" "+scope), share(b+" "+scope)
 	// Without the scope's share, the rarer word's facts bound the matches.
