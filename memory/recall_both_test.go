@@ -187,23 +187,8 @@ func TestRecallRoutesBoth(t *testing.T) {
 	rf.s.bothWalkMatches = 100
 	routes := func(text string) (walked, every bool) {
 		before := len(rf.sent.stmts)
-		got := rf.recall(t, RecallQuery{Scope: "acme", Query: text})
-		p, err := RecallQuery{Scope: "acme", Query: text}.validate()
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := recallSearch(ctx, rf.s.q, p, rf.now)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(got) != len(want) {
-			t.Fatalf("Recall(%q) = %d results, ranking every match gives %d", text, len(got), len(want))
-		}
-		for i := range want {
-			if got[i].Fact.ID != want[i].ID || got[i].Score != want[i].Score {
-				t.Fatalf("Recall(%q) result %d = fact %d, ranking every match gives fact %d", text, i, got[i].Fact.ID, want[i].ID)
-			}
-		}
+		q := RecallQuery{Scope: "acme", Query: text}
+		rf.checkExact(t, q, rf.recall(t, q))
 		return rf.sent.sentSince(before, "name: RecallWalk"), rf.sent.sentSince(before, "name: RecallEvery")
 	}
 	common, rare := "tea coffee", "printer recipe"

@@ -127,28 +127,10 @@ func TestRecallAgreesWithFullRanking(t *testing.T) {
 					(rf.sent.sentSince(before, "name: RecallWalk") || rf.sent.sentSince(before, "name: RecallPairs")) {
 					settled++
 					if w := strings.Fields(text); len(w) == 2 && w[0] != w[1] && !strings.ContainsAny(text, `"-`) {
-						bothSettled++ // "a b", on the near tokens
+						bothSettled++ // "a b", on the pair's tokens
 					}
 				}
-				p, err := q.validate()
-				if err != nil {
-					t.Fatal(err)
-				}
-				want, err := recallSearch(ctx, rf.s.q, p, rf.now)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if len(got) != len(want) {
-					t.Fatalf("Recall(%+v) = %d results, ranking every match gives %d", q, len(got), len(want))
-				}
-				for i := range want {
-					g := got[i]
-					if g.Fact.ID != want[i].ID || g.Score != want[i].Score || g.Relevance != want[i].Relevance ||
-						g.Fact.EffectiveConfidence != want[i].EffectiveConfidence {
-						t.Fatalf("Recall(%+v) result %d = fact %d (relevance %v, score %v), ranking every match gives fact %d (%v, %v)",
-							q, i, g.Fact.ID, g.Relevance, g.Score, want[i].ID, want[i].Relevance, want[i].Score)
-					}
-				}
+				rf.checkExact(t, q, got)
 			}
 		}
 	}
@@ -157,9 +139,9 @@ func TestRecallAgreesWithFullRanking(t *testing.T) {
 	if settled < 100 {
 		t.Errorf("%d recalls settled on the repeats alone, want most of the single words and either-words", settled)
 	}
-	t.Logf("%d recalls of both of two words settled on the near tokens", bothSettled)
+	t.Logf("%d recalls of both of two words settled on the pair's tokens", bothSettled)
 	if bothSettled < 15 {
-		t.Errorf("%d recalls of both of two words settled on the near tokens, want those of the common words (23 of 180 when written)", bothSettled)
+		t.Errorf("%d recalls of both of two words settled on the pair's tokens, want those of the common words (23 of 180 when written)", bothSettled)
 	}
 
 	// Writers change facts with plain statements (an edit, archiving,
@@ -183,6 +165,31 @@ func TestRecallAgreesWithFullRanking(t *testing.T) {
 		}
 	}
 	check(t)
+}
+
+// checkExact holds got, the answer of Recall(q), to ranking every match: the
+// same facts in the same order with the same relevance and score.
+func (rf *recallFixture) checkExact(t *testing.T, q RecallQuery, got []RecallResult) {
+	t.Helper()
+	p, err := q.validate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := recallSearch(context.Background(), rf.s.q, p, rf.now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("Recall(%+v) = %d results, ranking every match gives %d", q, len(got), len(want))
+	}
+	for i := range want {
+		g := got[i]
+		if g.Fact.ID != want[i].ID || g.Score != want[i].Score || g.Relevance != want[i].Relevance ||
+			g.Fact.EffectiveConfidence != want[i].EffectiveConfidence {
+			t.Fatalf("Recall(%+v) result %d = fact %d (relevance %v, score %v), ranking every match gives fact %d (%v, %v)",
+				q, i, g.Fact.ID, g.Relevance, g.Score, want[i].ID, want[i].Relevance, want[i].Score)
+		}
+	}
 }
 
 // sentSince reports whether a statement containing marker was sent after the
