@@ -817,7 +817,7 @@ func (n *tsqNode) scoped(b *strings.Builder, scope string) bool {
 }
 
 // both returns a and b when the query is 'a' & 'b' of two different
-// lexemes short enough for near tokens.
+// lexemes short enough for the pair's tokens.
 func (t tsQuery) both() (a, b string, ok bool) {
 	n := t.root
 	if n == nil || n.op != '&' || n.left.op != 0 || n.right.op != 0 || n.left.lexeme == n.right.lexeme {
