@@ -270,11 +270,7 @@ func (s *Store) recallRanked(ctx context.Context, p recallParams, now time.Time)
 			return rows, err
 		}
 	case both:
-		walk, err := s.walkBoth(ctx, a, b, p.scope)
-		if err != nil {
-			return nil, err
-		}
-		if !walk {
+		if !s.walkBoth(ctx, a, b, p.scope) {
 			break
 		}
 		if rows, done, err := r.walk(ctx, recallBothCells(a, b, p.scope), recallCoverBound); done || err != nil {

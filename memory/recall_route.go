@@ -61,18 +61,21 @@ type recallStatsCache struct {
 	stats *recallStats
 }
 
-// stats returns the statistics, read again when older than recallStatsTTL.
+// recallStats returns the statistics, read again when older than
+// recallStatsTTL. The lock is not held while reading: at worst two queries
+// read them at once.
 func (s *Store) recallStats(ctx context.Context) (*recallStats, error) {
 	c := &s.statsCache
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	now := time.Now()
-	if c.stats != nil && now.Sub(c.stats.read) < recallStatsTTL {
-		return c.stats, nil
+	c.mu.Lock()
+	st := c.stats
+	c.mu.Unlock()
+	if st != nil && now.Sub(st.read) < recallStatsTTL {
+		return st, nil
 	}
 	var tokens, scopes []string
 	var tokenFreqs, scopeFreqs []float32
-	st := &recallStats{read: now, tokens: map[string]float64{}, scopes: map[string]float64{}}
+	st = &recallStats{read: now, tokens: map[string]float64{}, scopes: map[string]float64{}}
 	if err := s.pool.QueryRow(ctx, recallTermStatsSQL).Scan(&tokens, &tokenFreqs, &st.entries, &scopes, &scopeFreqs); err != nil {
 		return nil, err
 	}
@@ -89,7 +92,9 @@ func (s *Store) recallStats(ctx context.Context) (*recallStats, error) {
 			st.scopes[sc] = float64(scopeFreqs[i])
 		}
 	}
+	c.mu.Lock()
 	c.stats = st
+	c.mu.Unlock()
 	return st, nil
 }
 
@@ -115,11 +120,16 @@ func (st *recallStats) bothMatches(a, b, scope string) (float64, bool) {
 }
 
 // walkBoth reports whether the query "a b" in scope should walk its cells.
-func (s *Store) walkBoth(ctx context.Context, a, b, scope string) (bool, error) {
+// When the statistics cannot be read it walks, which is never wrong, only
+// sometimes slower.
+func (s *Store) walkBoth(ctx context.Context, a, b, scope string) bool {
 	st, err := s.recallStats(ctx)
 	if err != nil {
-		return false, err
+		if ctx.Err() == nil {
+			s.logger.WarnContext(ctx, "recall: reading the token statistics", "err", err)
+		}
+		return true
 	}
 	est, ok := st.bothMatches(a, b, scope)
-	return !ok || est >= float64(s.bothWalkMatches), nil
+	return !ok || est >= float64(s.bothWalkMatches)
 }
