@@ -261,6 +261,11 @@ func (s *Store) recallRanked(ctx context.Context, p recallParams, now time.Time)
 	}
 	r := recallRounds{q: s.q, p: p, now: now, tq: tq}
 	switch a, b, both := tq.both(); {
+	case tq.minLexemes <= 1 && s.pairsFirst(ctx, tq.lexemes, p.scope):
+		// What these facts do not settle, the rungs cannot (see pairsFirst).
+		if rows, done, err := r.pairs(ctx); done || err != nil {
+			return rows, err
+		}
 	case tq.minLexemes <= 1:
 		l := recallRungs(tq.lexemes, p.scope, tq.minLexemes)
 		if rows, done, err := r.walk(ctx, l.cells(p.scope), l.rest); done || err != nil {

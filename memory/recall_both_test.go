@@ -179,7 +179,9 @@ func TestRecallBothCells(t *testing.T) {
 
 // TestRecallRoutesBoth holds the query "a b" to its route: before ANALYZE it
 // walks; after, two common words walk and a pair whose estimated matches
-// fall short ranks every match at once. The answer is the same either way.
+// fall short ranks every match at once; and "a or b" to its order: rungs
+// first for common words, the facts with T >= 2 first for rare ones. The
+// answer is the same either way.
 func TestRecallRoutesBoth(t *testing.T) {
 	rf := newRecallFixture(t)
 	ctx := context.Background()
@@ -221,5 +223,21 @@ func TestRecallRoutesBoth(t *testing.T) {
 	t.Logf("%q: %d matches, estimated %.0f; %q: %d, estimated %.0f", common, matches[0], ec, rare, matches[1], er)
 	if ec < float64(matches[0])/3 || er > 3*float64(matches[1])+20 {
 		t.Errorf("estimates %.0f and %.0f stray from %d and %d matches", ec, er, matches[0], matches[1])
+	}
+
+	// "a or b": the rungs first for common words, whose facts with T >= 2
+	// are many; those facts first for rare ones.
+	rf.s.pairsFirstFacts = 100
+	for _, c := range []struct {
+		text       string
+		pairsFirst bool
+	}{{"tea or coffee", false}, {"printer or recipe", true}} {
+		before := len(rf.sent.stmts)
+		q := RecallQuery{Scope: "acme", Query: c.text}
+		rf.checkExact(t, q, rf.recall(t, q))
+		walked, pairs := rf.sent.sentSince(before, "name: RecallWalk"), rf.sent.sentSince(before, "name: RecallPairs")
+		if walked == c.pairsFirst || (c.pairsFirst && !pairs) {
+			t.Errorf("Recall(%q): walked %v, read the facts with T >= 2 %v; want those facts first: %v", c.text, walked, pairs, c.pairsFirst)
+		}
 	}
 }

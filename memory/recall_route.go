@@ -44,15 +44,51 @@ SELECT coalesce((SELECT s.most_common_elems::text::text[] FROM pg_stats s
     coalesce((SELECT s.most_common_vals::text::text[] FROM pg_stats s
             WHERE s.schemaname = current_schema() AND s.tablename = 'entity_facts' AND s.attname = 'scope'), '{}'),
     coalesce((SELECT s.most_common_freqs FROM pg_stats s
-            WHERE s.schemaname = current_schema() AND s.tablename = 'entity_facts' AND s.attname = 'scope'), '{}')::real[]`
+            WHERE s.schemaname = current_schema() AND s.tablename = 'entity_facts' AND s.attname = 'scope'), '{}')::real[],
+    coalesce((SELECT s.most_common_elems::text::text[] FROM pg_stats s
+            WHERE s.schemaname = current_schema() AND s.tablename = 'entity_facts_recall_repeats_idx'), '{}'),
+    coalesce((SELECT s.most_common_elem_freqs FROM pg_stats s
+            WHERE s.schemaname = current_schema() AND s.tablename = 'entity_facts_recall_repeats_idx'), '{}')::real[],
+    coalesce((SELECT c.reltuples FROM pg_class c WHERE c.oid = 'entity_facts_recall_repeats_idx'::regclass), 0)::float8`
 
 // recallStats is what recall knows of the tokens' frequencies.
 type recallStats struct {
 	read    time.Time
-	entries float64            // entries of the terms index
-	tokens  map[string]float64 // share of entries holding a token
-	least   float64            // the least share listed: unlisted tokens have less
+	terms   recallTokenStats   // of the terms index
+	repeats recallTokenStats   // of the repeats index
 	scopes  map[string]float64 // share of facts in a scope
+}
+
+// recallTokenStats are the most common tokens of one index.
+type recallTokenStats struct {
+	entries float64            // entries of the index
+	share   map[string]float64 // share of entries holding a token
+	least   float64            // the least share listed: unlisted tokens have less
+}
+
+// set reads ANALYZE's most_common_elems and most_common_elem_freqs: one
+// share per token, then the least and greatest of them and the share of
+// empty entries.
+func (t *recallTokenStats) set(tokens []string, freqs []float32, entries float64) {
+	t.entries, t.share = entries, map[string]float64{}
+	if len(freqs) >= len(tokens)+2 && len(tokens) > 0 {
+		for i, tok := range tokens {
+			t.share[tok] = float64(freqs[i])
+		}
+		t.least = float64(freqs[len(tokens)])
+	}
+}
+
+// facts estimates the entries holding token, and reports false when there
+// are no statistics. A token not listed counts as half the least listed.
+func (t *recallTokenStats) facts(token string) (float64, bool) {
+	if len(t.share) == 0 || t.entries <= 0 {
+		return 0, false
+	}
+	if f, ok := t.share[token]; ok {
+		return t.entries * f, true
+	}
+	return t.entries * t.least / 2, true
 }
 
 // recallStatsCache keeps the statistics between queries.
@@ -73,20 +109,16 @@ func (s *Store) recallStats(ctx context.Context) (*recallStats, error) {
 	if st != nil && now.Sub(st.read) < recallStatsTTL {
 		return st, nil
 	}
-	var tokens, scopes []string
-	var tokenFreqs, scopeFreqs []float32
-	st = &recallStats{read: now, tokens: map[string]float64{}, scopes: map[string]float64{}}
-	if err := s.pool.QueryRow(ctx, recallTermStatsSQL).Scan(&tokens, &tokenFreqs, &st.entries, &scopes, &scopeFreqs); err != nil {
+	var terms, scopes, repeats []string
+	var termFreqs, scopeFreqs, repeatFreqs []float32
+	var termEntries, repeatEntries float64
+	st = &recallStats{read: now, scopes: map[string]float64{}}
+	if err := s.pool.QueryRow(ctx, recallTermStatsSQL).Scan(&terms, &termFreqs, &termEntries, &scopes, &scopeFreqs,
+		&repeats, &repeatFreqs, &repeatEntries); err != nil {
 		return nil, err
 	}
-	// most_common_elem_freqs lists one share per token, then the least and
-	// greatest of them and the share of empty entries.
-	if len(tokenFreqs) >= len(tokens)+2 && len(tokens) > 0 {
-		for i, t := range tokens {
-			st.tokens[t] = float64(tokenFreqs[i])
-		}
-		st.least = float64(tokenFreqs[len(tokens)])
-	}
+	st.terms.set(terms, termFreqs, termEntries)
+	st.repeats.set(repeats, repeatFreqs, repeatEntries)
 	for i, sc := range scopes {
 		if i < len(scopeFreqs) {
 			st.scopes[sc] = float64(scopeFreqs[i])
@@ -101,20 +133,15 @@ func (s *Store) recallStats(ctx context.Context) (*recallStats, error) {
 // bothMatches estimates the matches of both a and b in scope, and reports
 // false when there are no statistics to estimate from.
 func (st *recallStats) bothMatches(a, b, scope string) (float64, bool) {
-	if len(st.tokens) == 0 || st.entries <= 0 {
+	na, ok := st.terms.facts(a + " " + scope)
+	if !ok {
 		return 0, false
 	}
-	share := func(token string) float64 {
-		if f, ok := st.tokens[token]; ok {
-			return f
-		}
-		return st.least / 2
-	}
-	fa, fb := share(a+" "+scope), share(b+" "+scope)
+	nb, _ := st.terms.facts(b + " " + scope)
 	// Without the scope's share, the rarer word's facts bound the matches.
-	est := st.entries * min(fa, fb)
-	if fs, ok := st.scopes[scope]; ok && fs > 0 {
-		est = min(est, st.entries*fa*fb/fs)
+	est := min(na, nb)
+	if fs, ok := st.scopes[scope]; ok && fs > 0 && st.terms.entries > 0 {
+		est = min(est, na*nb/(fs*st.terms.entries))
 	}
 	return est, true
 }
@@ -132,4 +159,49 @@ func (s *Store) walkBoth(ctx context.Context, a, b, scope string) bool {
 	}
 	est, ok := st.bothMatches(a, b, scope)
 	return !ok || est >= float64(s.bothWalkMatches)
+}
+
+// Whether a query of several lexemes that one lexeme satisfies ("a or b")
+// reads every fact with T >= 2 before its rungs.
+//
+// The rungs settle such a query when its 10th best beats 0.2 (the bound of
+// T <= 2); when it does not, the walk's cost is added to reading every fact
+// with T >= 2, which settles when the 10th best beats 0.1. For words whose
+// facts with T >= 2 are few, reading those first costs less than the walk,
+// and a walk after them could not settle what they did not (its bound is
+// higher). For common words they are tens of thousands, and the walk comes
+// first. Recall estimates them from the same statistics: each lexeme's facts
+// holding it twice (the repeats index's 'lexeme 2 scope'), and each two
+// lexemes' facts holding both.
+
+// recallPairsFirstFacts is the estimated number of facts with T >= 2 below
+// which they are read before the rungs.
+const recallPairsFirstFacts = 400
+
+// pairsFirst reports whether the query's facts with T >= 2 should be read
+// before its rungs (never without statistics).
+func (s *Store) pairsFirst(ctx context.Context, lexemes []string, scope string) bool {
+	if len(lexemes) < 2 || len(lexemes) > recallMaxPairLexemes {
+		return false
+	}
+	st, err := s.recallStats(ctx)
+	if err != nil {
+		return false
+	}
+	est := 0.0
+	for i, l := range lexemes {
+		n, ok := st.repeats.facts(l + " 2 " + scope)
+		if !ok {
+			return false
+		}
+		est += n
+		for _, m := range lexemes[i+1:] {
+			both, ok := st.bothMatches(l, m, scope)
+			if !ok {
+				return false
+			}
+			est += both
+		}
+	}
+	return est < float64(s.pairsFirstFacts)
 }

@@ -26,9 +26,11 @@ type Store struct {
 
 	// statsCache keeps the statistics recall routes the query "a b" by;
 	// bothWalkMatches is the estimate of its matches from which it walks
-	// (tests lower it to walk on small data).
+	// (tests lower it to walk on small data); pairsFirstFacts is the
+	// estimate of facts with T >= 2 below which "a or b" reads them first.
 	statsCache      recallStatsCache
 	bothWalkMatches int
+	pairsFirstFacts int
 }
 
 // Options configure a Store.
@@ -75,7 +77,7 @@ func NewStore(pool *pgxpool.Pool, opts Options) *Store {
 		opts.ConsolidateWorkers = defaultWorkers
 	}
 	return &Store{pool: pool, q: queries.New(pool), logger: opts.Logger, now: opts.Now, metrics: opts.Metrics,
-		workers: opts.ConsolidateWorkers, bothWalkMatches: recallBothWalkMatches}
+		workers: opts.ConsolidateWorkers, bothWalkMatches: recallBothWalkMatches, pairsFirstFacts: recallPairsFirstFacts}
 }
 
 // Now returns the store's current time, truncated to microseconds as
