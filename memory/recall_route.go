@@ -9,9 +9,9 @@ import (
 // Whether the query "a b" walks its cells or ranks every match.
 //
 // The walk settles a query only when ten facts score above 0.1, the bound
-// of a fact holding each word once, which takes many matches: in the
-// bench's Zipf scopes every pair with over 1,000 matches settled and most
-// with fewer did not. A walk that does not settle costs a few milliseconds
+// of a fact holding each word once, which takes many matches: among the
+// bench's first 150 two-word Zipf queries, every pair with over 1,000
+// matches settled, and every pair that could not had fewer. A walk that does not settle costs a few milliseconds
 // on top of ranking every match, which for a few hundred matches costs as
 // much. So recall estimates the matches of a and b in the scope from the
 // statistics of the last ANALYZE (the share of the terms index's entries
@@ -31,8 +31,9 @@ const recallBothWalkMatches = 1000
 // recallStatsTTL is how long recall keeps the statistics it read.
 const recallStatsTTL = 5 * time.Minute
 
-// recallTermStatsSQL reads the statistics ANALYZE keeps of the terms
-// index's tokens and of the facts' scopes. It is not a generated query:
+// recallTermStatsSQL reads the statistics ANALYZE keeps of the tokens of
+// the terms and repeats indexes and of the facts' scopes (reltuples is -1
+// before the first VACUUM or ANALYZE: no statistics). It is not a generated query:
 // the statistics views are PostgreSQL's catalog, which the query compiler
 // does not model.
 const recallTermStatsSQL = `
