@@ -355,19 +355,23 @@ func (l recallLadder) cells(scope string) []recallCell {
 			continue
 		}
 		for _, bands := range recallBandGroups {
-			var b strings.Builder
-			for j, band := range bands {
-				if j > 0 {
-					b.WriteString(" | ")
-				}
-				b.WriteString(tsqueryOperand(" " + strconv.Itoa(band) + " " + scope))
-			}
-			cells = append(cells, recallCell{tokens: "(" + rung.tokens + ") & (" + b.String() + ")",
+			inBands := anyBand(bands, func(band int) string { return tsqueryOperand(" " + strconv.Itoa(band) + " " + scope) })
+			cells = append(cells, recallCell{tokens: "(" + rung.tokens + ") & (" + inBands + ")",
 				bound: l.rungs[i-1].below * float64(bands[0]) / recallBands})
 		}
 	}
 	slices.SortStableFunc(cells, func(a, b recallCell) int { return cmp.Compare(b.bound, a.bound) })
 	return cells
+}
+
+// anyBand returns the tsquery that holds when the token of any of bands
+// does.
+func anyBand(bands []int, token func(band int) string) string {
+	terms := make([]string, len(bands))
+	for i, band := range bands {
+		terms[i] = token(band)
+	}
+	return strings.Join(terms, " | ")
 }
 
 // walk reads cells, the highest bound first, in one statement that stops as
@@ -376,21 +380,18 @@ func (l recallLadder) cells(scope string) []recallCell {
 // and true if they did.
 func (r *recallRounds) walk(ctx context.Context, cells []recallCell, rest float64) ([]queries.RecallSearchRow, bool, error) {
 	tokens := make([]string, len(cells))
-	cellRungs := make([]int32, len(cells))
-	cellBands := make([]string, len(cells))
 	// stops[i]: the most a fact left unread after cells 0..i can score.
 	stops := make([]float64, len(cells))
 	for i, c := range cells {
-		tokens[i], cellRungs[i] = c.tokens, int32(i+1)
+		tokens[i] = c.tokens
 		stops[i] = rest
 		if i+1 < len(cells) {
 			stops[i] = max(rest, cells[i+1].bound)
 		}
 	}
 	rows, err := r.q.RecallWalk(ctx, queries.RecallWalkParams{
-		Now: r.now, Query: r.p.query, Stops: stops, BestRows: r.p.limit, Rungs: tokens,
-		CellRungs: cellRungs, CellBands: cellBands, Scope: r.p.scope, Entity: r.p.entity,
-		Category: r.p.category, Durability: r.p.durability,
+		Now: r.now, Query: r.p.query, Stops: stops, BestRows: r.p.limit, Cells: tokens,
+		Scope: r.p.scope, Entity: r.p.entity, Category: r.p.category, Durability: r.p.durability,
 	})
 	if err != nil || len(rows) == 0 || !rows[0].Settled {
 		return nil, false, err
@@ -631,14 +632,8 @@ func recallBothCells(a, b, scope string) []recallCell {
 			groups = [][]int{{10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0}}
 		}
 		for _, bands := range groups {
-			var t strings.Builder
-			for j, band := range bands {
-				if j > 0 {
-					t.WriteString(" | ")
-				}
-				t.WriteString(token(level, band))
-			}
-			cells = append(cells, recallCell{tokens: t.String(), bound: top * float64(bands[0]) / recallBands})
+			tokens := anyBand(bands, func(band int) string { return token(level, band) })
+			cells = append(cells, recallCell{tokens: tokens, bound: top * float64(bands[0]) / recallBands})
 		}
 	}
 	slices.SortStableFunc(cells, func(a, b recallCell) int { return cmp.Compare(b.bound, a.bound) })

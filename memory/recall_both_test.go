@@ -200,7 +200,7 @@ func TestRecallRoutesBoth(t *testing.T) {
 	if _, err := rf.pool.Exec(ctx, "ANALYZE entity_facts"); err != nil {
 		t.Fatal(err)
 	}
-	rf.s.statsCache = recallStatsCache{} // read the statistics again
+	rf.s.stats.Store(nil) // read the statistics again
 	if walked, _ := routes(common); !walked {
 		t.Errorf("Recall(%q) did not walk", common)
 	}

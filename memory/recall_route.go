@@ -2,7 +2,6 @@ package memory
 
 import (
 	"context"
-	"sync"
 	"time"
 )
 
@@ -92,21 +91,11 @@ func (t *recallTokenStats) facts(token string) (float64, bool) {
 	return t.entries * t.least / 2, true
 }
 
-// recallStatsCache keeps the statistics between queries.
-type recallStatsCache struct {
-	mu    sync.Mutex
-	stats *recallStats
-}
-
 // recallStats returns the statistics, read again when older than
-// recallStatsTTL. The lock is not held while reading: at worst two queries
-// read them at once.
+// recallStatsTTL (at worst, two queries read them at once).
 func (s *Store) recallStats(ctx context.Context) (*recallStats, error) {
-	c := &s.statsCache
 	now := time.Now()
-	c.mu.Lock()
-	st := c.stats
-	c.mu.Unlock()
+	st := s.stats.Load()
 	if st != nil && now.Sub(st.read) < recallStatsTTL {
 		return st, nil
 	}
@@ -125,9 +114,7 @@ func (s *Store) recallStats(ctx context.Context) (*recallStats, error) {
 			st.scopes[sc] = float64(scopeFreqs[i])
 		}
 	}
-	c.mu.Lock()
-	c.stats = st
-	c.mu.Unlock()
+	s.stats.Store(st)
 	return st, nil
 }
 

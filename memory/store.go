@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -24,11 +25,11 @@ type Store struct {
 	metrics Metrics
 	workers int // Options.ConsolidateWorkers
 
-	// statsCache keeps the statistics recall routes the query "a b" by;
+	// stats keeps the statistics recall routes "a b" and "a or b" by;
 	// bothWalkMatches is the estimate of its matches from which it walks
 	// (tests lower it to walk on small data); pairsFirstFacts is the
 	// estimate of facts with T >= 2 below which "a or b" reads them first.
-	statsCache      recallStatsCache
+	stats           atomic.Pointer[recallStats]
 	bothWalkMatches int
 	pairsFirstFacts int
 }

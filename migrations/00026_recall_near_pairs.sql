@@ -63,11 +63,7 @@ BEGIN
         WHILE j <= cardinality(lex) AND pos[j] <= pos[i] + 1 LOOP
             IF (cnt[i] >= 2 OR cnt[j] >= 2) AND lex[i] <> lex[j]
                AND octet_length(lex[i]) <= 900 AND octet_length(lex[j]) <= 900 THEN
-                IF lex[i] COLLATE "C" < lex[j] COLLATE "C" THEN
-                    pair := lex[i] || ' ' || lex[j];
-                ELSE
-                    pair := lex[j] || ' ' || lex[i];
-                END IF;
+                pair := least(lex[i] COLLATE "C", lex[j]) || ' ' || greatest(lex[i] COLLATE "C", lex[j]);
                 k := array_position(pairs, pair);
                 IF k IS NULL THEN
                     pairs := pairs || pair;
@@ -84,11 +80,7 @@ BEGIN
     -- Two lexemes that both repeat, near or not.
     FOR i IN 1 .. cardinality(rep) LOOP
         FOR j IN i + 1 .. cardinality(rep) LOOP
-            IF lex[rep[i]] COLLATE "C" < lex[rep[j]] COLLATE "C" THEN
-                pair := lex[rep[i]] || ' ' || lex[rep[j]];
-            ELSE
-                pair := lex[rep[j]] || ' ' || lex[rep[i]];
-            END IF;
+            pair := least(lex[rep[i]] COLLATE "C", lex[rep[j]]) || ' ' || greatest(lex[rep[i]] COLLATE "C", lex[rep[j]]);
             IF array_position(pairs, pair) IS NULL THEN
                 pairs := pairs || pair;
                 near := near || 0;

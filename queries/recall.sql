@@ -84,10 +84,10 @@ SELECT websearch_to_tsquery('english', @query::text)::text AS tsquery;
 
 -- name: RecallWalk :many
 -- RecallWalk reads recall's candidates cell by cell, in order, and stops as
--- soon as they settle the query. Cell i is the tsquery
--- rungs[cell_rungs[i]] || cell_bands[i] over the tokens of
--- entity_facts_recall_repeats_idx: the live facts of one scope that have its
--- tokens and match the websearch query, with RecallSearch's filters. The
+-- soon as they settle the query. Cell i is the tsquery cells[i] over the
+-- tokens of entity_facts_recall_repeats_idx: the live facts of one scope
+-- that have its tokens and match the websearch query, with RecallSearch's
+-- filters. The
 -- walk keeps the best best_rows facts read (by score, then id, the highest
 -- first); after cell i no fact left unread scores more than stops[i] (or
 -- can match, when it is negative), so it stops when the best_rows-th best
@@ -120,8 +120,7 @@ WITH RECURSIVE walk (cell, ids, scores, done) AS (
                         f.decay_from, f.decay_half_life, f.forget_at
                     FROM entity_facts f
                     WHERE tenure_recall_repeats(f.scope, f.search, f.confidence)
-                          @@ ((@rungs::text[])[(@cell_rungs::integer[])[w.cell + 1]]
-                              || (@cell_bands::text[])[w.cell + 1])::tsquery
+                          @@ (@cells::text[])[w.cell + 1]::tsquery
                       AND f.status = 'active'
                       AND strpos(f.search::text, ',') > 0
                     -- OFFSET 0 keeps the cell's tokens the only way in: the
@@ -142,7 +141,7 @@ WITH RECURSIVE walk (cell, ids, scores, done) AS (
             LIMIT @best_rows::integer
         ) b
     ) t
-    WHERE NOT w.done AND w.cell < cardinality(@cell_rungs::integer[])
+    WHERE NOT w.done AND w.cell < cardinality(@cells::text[])
 ),
 last AS (
     SELECT w.cell, w.done, w.ids FROM walk w ORDER BY w.cell DESC LIMIT 1

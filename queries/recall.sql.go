@@ -678,8 +678,7 @@ WITH RECURSIVE walk (cell, ids, scores, done) AS (
                         f.decay_from, f.decay_half_life, f.forget_at
                     FROM entity_facts f
                     WHERE tenure_recall_repeats(f.scope, f.search, f.confidence)
-                          @@ (($5::text[])[($6::integer[])[w.cell + 1]]
-                              || ($7::text[])[w.cell + 1])::tsquery
+                          @@ ($5::text[])[w.cell + 1]::tsquery
                       AND f.status = 'active'
                       AND strpos(f.search::text, ',') > 0
                     -- OFFSET 0 keeps the cell's tokens the only way in: the
@@ -688,19 +687,19 @@ WITH RECURSIVE walk (cell, ids, scores, done) AS (
                     -- matches.
                     OFFSET 0
                 ) m
-                WHERE m.scope = $8::text
+                WHERE m.scope = $6::text
                   AND m.search @@ q
                   AND (m.forget_at IS NULL OR m.forget_at > $1::timestamptz)
-                  AND ($9::text IS NULL OR m.entity_id = (
-                      SELECT x.id FROM entities x WHERE x.scope = $8::text AND x.name = $9::text))
-                  AND ($10::text IS NULL OR m.category = $10::text)
-                  AND ($11::text IS NULL OR m.durability = $11::text)
+                  AND ($7::text IS NULL OR m.entity_id = (
+                      SELECT x.id FROM entities x WHERE x.scope = $6::text AND x.name = $7::text))
+                  AND ($8::text IS NULL OR m.category = $8::text)
+                  AND ($9::text IS NULL OR m.durability = $9::text)
             ) u
             ORDER BY u.score DESC, u.id DESC
             LIMIT $4::integer
         ) b
     ) t
-    WHERE NOT w.done AND w.cell < cardinality($6::integer[])
+    WHERE NOT w.done AND w.cell < cardinality($5::text[])
 ),
 last AS (
     SELECT w.cell, w.done, w.ids FROM walk w ORDER BY w.cell DESC LIMIT 1
@@ -725,9 +724,7 @@ type RecallWalkParams struct {
 	Query      string
 	Stops      []float64
 	BestRows   int32
-	Rungs      []string
-	CellRungs  []int32
-	CellBands  []string
+	Cells      []string
 	Scope      string
 	Entity     *string
 	Category   *string
@@ -766,10 +763,10 @@ type RecallWalkRow struct {
 }
 
 // RecallWalk reads recall's candidates cell by cell, in order, and stops as
-// soon as they settle the query. Cell i is the tsquery
-// rungs[cell_rungs[i]] || cell_bands[i] over the tokens of
-// entity_facts_recall_repeats_idx: the live facts of one scope that have its
-// tokens and match the websearch query, with RecallSearch's filters. The
+// soon as they settle the query. Cell i is the tsquery cells[i] over the
+// tokens of entity_facts_recall_repeats_idx: the live facts of one scope
+// that have its tokens and match the websearch query, with RecallSearch's
+// filters. The
 // walk keeps the best best_rows facts read (by score, then id, the highest
 // first); after cell i no fact left unread scores more than stops[i] (or
 // can match, when it is negative), so it stops when the best_rows-th best
@@ -782,9 +779,7 @@ func (q *Queries) RecallWalk(ctx context.Context, arg RecallWalkParams) ([]Recal
 		arg.Query,
 		arg.Stops,
 		arg.BestRows,
-		arg.Rungs,
-		arg.CellRungs,
-		arg.CellBands,
+		arg.Cells,
 		arg.Scope,
 		arg.Entity,
 		arg.Category,
