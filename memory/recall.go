@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/tenurehq/tenure/internal/pgplan"
 	"github.com/tenurehq/tenure/queries"
 )
 
@@ -245,7 +246,19 @@ type recallLadder struct {
 // every match, found through the scope's tokens: such queries match few
 // facts of a scope.
 func (s *Store) recallRanked(ctx context.Context, p recallParams, now time.Time) ([]queries.RecallSearchRow, error) {
-	text, err := s.q.RecallParse(ctx, p.query)
+	// Recall's statements are planned once per connection: their plans do
+	// not depend on the query (its tokens are read at run time), and
+	// planning one took about as long as running it.
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Release()
+	// Everything recall reads goes through this connection: a recall never
+	// waits for a second one, which a busy pool may not have.
+	db := pgplan.Generic{Conn: conn.Conn()}
+	q := queries.New(db)
+	text, err := q.RecallParse(ctx, p.query)
 	if err != nil {
 		return nil, err
 	}
@@ -257,11 +270,11 @@ func (s *Store) recallRanked(ctx context.Context, p recallParams, now time.Time)
 		ok = ok && len(l) <= recallMaxTokenLexeme
 	}
 	if !ok {
-		return recallSearch(ctx, s.q, p, now)
+		return recallSearch(ctx, q, p, now)
 	}
-	r := recallRounds{q: s.q, p: p, now: now, tq: tq}
+	r := recallRounds{q: q, p: p, now: now, tq: tq}
 	switch a, b, both := tq.both(); {
-	case tq.minLexemes <= 1 && s.pairsFirst(ctx, tq.lexemes, p.scope):
+	case tq.minLexemes <= 1 && s.pairsFirst(ctx, db, tq.lexemes, p.scope):
 		// What these facts do not settle, the rungs cannot (see pairsFirst).
 		if rows, done, err := r.pairs(ctx); done || err != nil {
 			return rows, err
@@ -275,14 +288,14 @@ func (s *Store) recallRanked(ctx context.Context, p recallParams, now time.Time)
 			return rows, err
 		}
 	case both:
-		if !s.walkBoth(ctx, a, b, p.scope) {
+		if !s.walkBoth(ctx, db, a, b, p.scope) {
 			break
 		}
 		if rows, done, err := r.walk(ctx, recallBothCells(a, b, p.scope), recallCoverBound); done || err != nil {
 			return rows, err
 		}
 	}
-	return recallEvery(ctx, s.q, p, now, tq)
+	return recallEvery(ctx, q, p, now, tq)
 }
 
 // recallEvery ranks every match, found through the scope's tokens when

@@ -207,7 +207,7 @@ func TestRecallRoutesBoth(t *testing.T) {
 	if walked, every := routes(rare); walked || !every {
 		t.Errorf("Recall(%q): walked %v, ranked every match %v; want every match ranked at once", rare, walked, every)
 	}
-	st, err := rf.s.recallStats(ctx)
+	st, err := rf.s.recallStats(ctx, rf.pool)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,8 @@ package memory
 import (
 	"context"
 	"time"
+
+	"github.com/tenurehq/tenure/queries"
 )
 
 // Whether the query "a b" walks its cells or ranks every match.
@@ -93,7 +95,7 @@ func (t *recallTokenStats) facts(token string) (float64, bool) {
 
 // recallStats returns the statistics, read again when older than
 // recallStatsTTL (at worst, two queries read them at once).
-func (s *Store) recallStats(ctx context.Context) (*recallStats, error) {
+func (s *Store) recallStats(ctx context.Context, db queries.DBTX) (*recallStats, error) {
 	now := time.Now()
 	st := s.stats.Load()
 	if st != nil && now.Sub(st.read) < recallStatsTTL {
@@ -103,7 +105,7 @@ func (s *Store) recallStats(ctx context.Context) (*recallStats, error) {
 	var termFreqs, scopeFreqs, repeatFreqs []float32
 	var termEntries, repeatEntries float64
 	st = &recallStats{read: now, scopes: map[string]float64{}}
-	if err := s.pool.QueryRow(ctx, recallTermStatsSQL).Scan(&terms, &termFreqs, &termEntries, &scopes, &scopeFreqs,
+	if err := db.QueryRow(ctx, recallTermStatsSQL).Scan(&terms, &termFreqs, &termEntries, &scopes, &scopeFreqs,
 		&repeats, &repeatFreqs, &repeatEntries); err != nil {
 		return nil, err
 	}
@@ -137,8 +139,8 @@ func (st *recallStats) bothMatches(a, b, scope string) (float64, bool) {
 // walkBoth reports whether the query "a b" in scope should walk its cells.
 // When the statistics cannot be read it walks, which is never wrong, only
 // sometimes slower.
-func (s *Store) walkBoth(ctx context.Context, a, b, scope string) bool {
-	st, err := s.recallStats(ctx)
+func (s *Store) walkBoth(ctx context.Context, db queries.DBTX, a, b, scope string) bool {
+	st, err := s.recallStats(ctx, db)
 	if err != nil {
 		if ctx.Err() == nil {
 			s.logger.WarnContext(ctx, "recall: reading the token statistics", "err", err)
@@ -168,11 +170,11 @@ const recallPairsFirstFacts = 400
 
 // pairsFirst reports whether the query's facts with T >= 2 should be read
 // before its rungs (never without statistics).
-func (s *Store) pairsFirst(ctx context.Context, lexemes []string, scope string) bool {
+func (s *Store) pairsFirst(ctx context.Context, db queries.DBTX, lexemes []string, scope string) bool {
 	if len(lexemes) < 2 || len(lexemes) > recallMaxPairLexemes {
 		return false
 	}
-	st, err := s.recallStats(ctx)
+	st, err := s.recallStats(ctx, db)
 	if err != nil {
 		return false
 	}

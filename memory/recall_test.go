@@ -59,6 +59,20 @@ func (r *sqlRecorder) TraceQueryStart(ctx context.Context, _ *pgx.Conn, data pgx
 
 func (r *sqlRecorder) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
 
+// Statements sent in a batch (recall's, planned once per connection) are
+// kept as well.
+func (r *sqlRecorder) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	return ctx
+}
+
+func (r *sqlRecorder) TraceBatchQuery(_ context.Context, _ *pgx.Conn, data pgx.TraceBatchQueryData) {
+	r.mu.Lock()
+	r.stmts = append(r.stmts, pgx.TraceQueryStartData{SQL: data.SQL, Args: data.Args})
+	r.mu.Unlock()
+}
+
+func (r *sqlRecorder) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
+
 // first returns the first statement sent that contains marker.
 func (r *sqlRecorder) first(t *testing.T, marker string) pgx.TraceQueryStartData {
 	t.Helper()
@@ -362,7 +376,7 @@ func TestRecallUsesSearchIndex(t *testing.T) {
 	}
 	plan := func(marker string) string {
 		stmt := rf.sent.last(t, marker)
-		text := explain(t, rf.pool, stmt.SQL, stmt.Args...)
+		text := explainGeneric(t, rf.pool, stmt.SQL)
 		if strings.Contains(text, "Seq Scan on entity_facts") {
 			t.Errorf("%s scans entity_facts:\n%s", marker, text)
 		}
@@ -397,5 +411,66 @@ func TestRecallUsesSearchIndex(t *testing.T) {
 	}
 	if text := plan("name: RecallEvery"); !strings.Contains(text, "entity_facts_recall_terms_idx") {
 		t.Errorf("the ranking of every match does not read the scope's tokens:\n%s", text)
+	}
+}
+
+// TestRecallPlansOnce holds recall's statements to plans made once per
+// connection (internal/pgplan): on a pool of one connection, every recall
+// statement that ran was planned generic, and none for its parameters.
+func TestRecallPlansOnce(t *testing.T) {
+	rf := newRecallFixture(t)
+	ctx := context.Background()
+	seedRecallFacts(t, rf, "acme", 1500, 1)
+	cfg := rf.pool.Config().Copy()
+	cfg.MaxConns = 1
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	s := NewStore(pool, Options{Now: func() time.Time { return rf.now }})
+	// Walk whatever the statistics say, so that every route runs.
+	s.bothWalkMatches, s.pairsFirstFacts = 0, 0
+	texts := append(recallQueries()[:40], strings.Repeat("z", 300), `"tea coffee"`)
+	for _, text := range texts {
+		for _, q := range []RecallQuery{
+			{Scope: "acme", Query: text},
+			{Scope: "acme", Query: text, Durability: string(LongTerm), Limit: 3},
+			{Scope: "acme", Query: text, Entity: "Bob"},
+		} {
+			// A statement sent outside recall's connection would wait for
+			// a second one, which this pool does not have.
+			qctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+			_, err := s.Recall(qctx, q)
+			cancel()
+			if err != nil {
+				t.Fatalf("Recall(%+v): %v", q, err)
+			}
+		}
+	}
+	rows, err := pool.Query(ctx, `SELECT substring(statement FROM '-- name: (\w+)'), generic_plans, custom_plans
+		FROM pg_prepared_statements WHERE statement ~ '-- name: Recall'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type plans struct {
+		Name            string
+		Generic, Custom int64
+	}
+	got, err := pgx.CollectRows(rows, pgx.RowToStructByPos[plans])
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := map[string]bool{}
+	for _, p := range got {
+		ran[p.Name] = true
+		if p.Custom != 0 || p.Generic == 0 {
+			t.Errorf("%s: %d generic and %d custom plans, want only generic ones", p.Name, p.Generic, p.Custom)
+		}
+	}
+	for _, name := range []string{"RecallParse", "RecallWalk", "RecallPairs", "RecallEvery", "RecallSearch"} {
+		if !ran[name] {
+			t.Errorf("%s did not run on the connection (ran: %v)", name, ran)
+		}
 	}
 }
