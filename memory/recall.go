@@ -276,15 +276,18 @@ func (s *Store) recallRanked(ctx context.Context, p recallParams, now time.Time)
 	switch a, b, both := tq.both(); {
 	case tq.minLexemes <= 1 && s.pairsFirst(ctx, db, tq.lexemes, p.scope):
 		// What these facts do not settle, the rungs cannot (see pairsFirst).
-		if rows, done, err := r.pairs(ctx); done || err != nil {
+		if rows, done, err := r.pairs(ctx, nil); done || err != nil {
 			return rows, err
 		}
 	case tq.minLexemes <= 1:
 		l := recallRungs(tq.lexemes, p.scope, tq.minLexemes)
-		if rows, done, err := r.walk(ctx, l.cells(p.scope), l.rest); done || err != nil {
-			return rows, err
+		best, done, err := r.walk(ctx, l.cells(p.scope), l.rest)
+		if done || err != nil {
+			return best, err
 		}
-		if rows, done, err := r.pairs(ctx); done || err != nil {
+		// The walk read every fact holding a lexeme twice; of the facts
+		// with T >= 2, those holding two lexemes once are left.
+		if rows, done, err := r.pairs(ctx, best); done || err != nil {
 			return rows, err
 		}
 	case both:
@@ -390,7 +393,8 @@ func anyBand(bands []int, token func(band int) string) string {
 // walk reads cells, the highest bound first, in one statement that stops as
 // soon as the cells it read settle the query, rest being the most a fact
 // that no cell takes can score (-1: it cannot match); it returns the answer
-// and true if they did.
+// and true if they did, else the best facts of every cell (it read them
+// all) and false.
 func (r *recallRounds) walk(ctx context.Context, cells []recallCell, rest float64) ([]queries.RecallSearchRow, bool, error) {
 	tokens := make([]string, len(cells))
 	// stops[i]: the most a fact left unread after cells 0..i can score.
@@ -406,7 +410,7 @@ func (r *recallRounds) walk(ctx context.Context, cells []recallCell, rest float6
 		Now: r.now, Query: r.p.query, Stops: stops, BestRows: r.p.limit, Cells: tokens,
 		Scope: r.p.scope, Entity: r.p.entity, Category: r.p.category, Durability: r.p.durability,
 	})
-	if err != nil || len(rows) == 0 || !rows[0].Settled {
+	if err != nil || len(rows) == 0 {
 		return nil, false, err
 	}
 	out := make([]queries.RecallSearchRow, 0, len(rows))
@@ -424,24 +428,32 @@ func (r *recallRounds) walk(ctx context.Context, cells []recallCell, rest float6
 			}))
 		}
 	}
-	return rankRows(out), true, nil
+	return rankRows(out, int(r.p.limit)), rows[0].Settled, nil
 }
 
 // pairs reads every fact with T >= 2 (some lexeme twice, or two lexemes)
 // of a query of 2 to recallMaxPairLexemes lexemes; it returns the answer
-// and true if they settle the query, which leaves T <= 1 unread.
-func (r *recallRounds) pairs(ctx context.Context) ([]queries.RecallSearchRow, bool, error) {
+// and true if they settle the query, which leaves T <= 1 unread. After a
+// walk that did not settle, walked holds the best facts of all its cells,
+// which take every fact holding a lexeme twice: only the facts holding two
+// lexemes are read then.
+func (r *recallRounds) pairs(ctx context.Context, walked []queries.RecallSearchRow) ([]queries.RecallSearchRow, bool, error) {
 	if n := len(r.tq.lexemes); n < 2 || n > recallMaxPairLexemes {
 		return nil, false, nil
 	}
-	var repeats recallCond
-	for l := range r.tq.lexemes {
-		t := make(recallTerm, len(r.tq.lexemes))
-		t[l] = recallSteps[0]
-		repeats = append(repeats, t)
+	var repeats *string
+	if walked == nil {
+		var c recallCond
+		for l := range r.tq.lexemes {
+			t := make(recallTerm, len(r.tq.lexemes))
+			t[l] = recallSteps[0]
+			c = append(c, t)
+		}
+		tokens := c.tsquery(r.tq.lexemes, r.p.scope)
+		repeats = &tokens
 	}
 	rows, err := r.q.RecallPairs(ctx, queries.RecallPairsParams{
-		Now: r.now, Query: r.p.query, Repeats: repeats.tsquery(r.tq.lexemes, r.p.scope),
+		Now: r.now, Query: r.p.query, Repeats: repeats,
 		Pairs: recallPairs(r.tq.lexemes, r.p.scope), Scope: r.p.scope, Entity: r.p.entity,
 		Category: r.p.category, Durability: r.p.durability, BestRows: r.p.limit,
 	})
@@ -451,8 +463,12 @@ func (r *recallRounds) pairs(ctx context.Context) ([]queries.RecallSearchRow, bo
 	// Every fact left unread has T <= 1: it scores at most one cover's
 	// term, and cannot match at all when m >= 2.
 	k := int(r.p.limit)
-	scores := make(map[int64]float64, len(rows))
+	scores := make(map[int64]float64, len(rows)+len(walked))
 	var out []queries.RecallSearchRow
+	for _, row := range walked {
+		scores[row.ID] = row.Score
+		out = append(out, row)
+	}
 	for _, row := range rows {
 		scores[row.ID] = row.Score
 		if row.Scope != nil {
@@ -473,12 +489,12 @@ func (r *recallRounds) pairs(ctx context.Context) ([]queries.RecallSearchRow, bo
 			return nil, false, nil
 		}
 	}
-	return rankRows(out), true, nil
+	return rankRows(out, k), true, nil
 }
 
-// rankRows returns the best p.limit of rows in RecallSearch's order: score,
-// then id, the highest first.
-func rankRows(rows []queries.RecallSearchRow) []queries.RecallSearchRow {
+// rankRows returns the best k of rows in RecallSearch's order: score, then
+// id, the highest first.
+func rankRows(rows []queries.RecallSearchRow, k int) []queries.RecallSearchRow {
 	seen := map[int64]bool{}
 	out := rows[:0]
 	for _, row := range rows {
@@ -493,7 +509,7 @@ func rankRows(rows []queries.RecallSearchRow) []queries.RecallSearchRow {
 		}
 		return cmp.Compare(b.ID, a.ID)
 	})
-	return out
+	return out[:min(k, len(out))]
 }
 
 // candidateRow is a candidate read whole.

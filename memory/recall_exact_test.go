@@ -112,7 +112,7 @@ func TestRecallAgreesWithFullRanking(t *testing.T) {
 	// "a b" walks, and "a or b" reads its rungs first, whatever their
 	// matches; after the writes below, both are routed by the statistics.
 	rf.s.bothWalkMatches, rf.s.pairsFirstFacts = 0, 0
-	settled, bothSettled := 0, 0
+	settled, bothSettled, twoOnce := 0, 0, 0
 	check := func(t *testing.T) {
 		for _, text := range recallQueries() {
 			for _, q := range []RecallQuery{
@@ -131,6 +131,9 @@ func TestRecallAgreesWithFullRanking(t *testing.T) {
 					if w := strings.Fields(text); len(w) == 2 && w[0] != w[1] && !strings.ContainsAny(text, `"-`) {
 						bothSettled++ // "a b", on the pair's tokens
 					}
+					if rf.sent.sentSince(before, "name: RecallWalk") && rf.sent.readTwoOnceSince(before) {
+						twoOnce++ // a walk that did not settle, then the facts holding two lexemes once
+					}
 				}
 				rf.checkExact(t, q, got)
 			}
@@ -140,6 +143,10 @@ func TestRecallAgreesWithFullRanking(t *testing.T) {
 	t.Logf("%d recalls settled on the rungs or the pairs", settled)
 	if settled < 100 {
 		t.Errorf("%d recalls settled on the repeats alone, want most of the single words and either-words", settled)
+	}
+	t.Logf("%d recalls settled on the facts holding two lexemes once after their walk", twoOnce)
+	if twoOnce < 50 {
+		t.Errorf("%d recalls settled on the facts holding two lexemes once after their walk, want the either-words whose walk cannot settle (184 when written)", twoOnce)
 	}
 	t.Logf("%d recalls of both of two words settled on the pair's tokens", bothSettled)
 	if bothSettled < 15 {
@@ -202,6 +209,19 @@ func (r *sqlRecorder) sentSince(n int, marker string) bool {
 	defer r.mu.Unlock()
 	for _, s := range r.stmts[n:] {
 		if strings.Contains(s.SQL, marker) {
+			return true
+		}
+	}
+	return false
+}
+
+// readTwoOnceSince reports whether RecallPairs was sent after the first n
+// statements without its repeats (only the facts holding two lexemes).
+func (r *sqlRecorder) readTwoOnceSince(n int) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range r.stmts[n:] {
+		if strings.Contains(s.SQL, "name: RecallPairs") && len(s.Args) > 2 && s.Args[2] == (*string)(nil) {
 			return true
 		}
 	}

@@ -163,8 +163,8 @@ LEFT JOIN entities e ON e.id = f.entity_id;
 -- name: RecallPairs :many
 -- RecallPairs returns the live facts of one scope that match a websearch
 -- query and have one of the repeats tokens (repeats, on
--- entity_facts_recall_repeats_idx) or two of its lexemes (pairs, on
--- entity_facts_recall_terms_idx), with RecallSearch's filters, their
+-- entity_facts_recall_repeats_idx; none when NULL) or two of its lexemes
+-- (pairs, on entity_facts_recall_terms_idx), with RecallSearch's filters, their
 -- relevance, effective confidence at @now and score; the best_rows best (by
 -- score, then id, the highest first) come with RecallSearch's other columns.
 WITH c AS MATERIALIZED (
@@ -179,7 +179,7 @@ WITH c AS MATERIALIZED (
             f.decay_from, f.decay_half_life, f.forget_at
         FROM entity_facts f
         WHERE f.status = 'active'
-          AND ((tenure_recall_repeats(f.scope, f.search, f.confidence) @@ (@repeats::text)::tsquery
+          AND ((tenure_recall_repeats(f.scope, f.search, f.confidence) @@ (sqlc.narg('repeats')::text)::tsquery
                 AND strpos(f.search::text, ',') > 0)
                OR tenure_recall_terms(f.scope, f.search) @@ (@pairs::text)::tsquery)
         -- OFFSET 0: the tokens are the way in, the query is checked on each

@@ -393,7 +393,7 @@ LEFT JOIN entities e ON e.id = f.entity_id
 type RecallPairsParams struct {
 	Now        time.Time
 	Query      string
-	Repeats    string
+	Repeats    *string
 	Pairs      string
 	Scope      string
 	Entity     *string
@@ -433,8 +433,8 @@ type RecallPairsRow struct {
 
 // RecallPairs returns the live facts of one scope that match a websearch
 // query and have one of the repeats tokens (repeats, on
-// entity_facts_recall_repeats_idx) or two of its lexemes (pairs, on
-// entity_facts_recall_terms_idx), with RecallSearch's filters, their
+// entity_facts_recall_repeats_idx; none when NULL) or two of its lexemes
+// (pairs, on entity_facts_recall_terms_idx), with RecallSearch's filters, their
 // relevance, effective confidence at @now and score; the best_rows best (by
 // score, then id, the highest first) come with RecallSearch's other columns.
 func (q *Queries) RecallPairs(ctx context.Context, arg RecallPairsParams) ([]RecallPairsRow, error) {
