@@ -25,6 +25,12 @@ func TestMain(m *testing.M) {
 func explain(t *testing.T, pool *pgxpool.Pool, sql string, args ...any) string {
 	t.Helper()
 	rows, err := pool.Query(context.Background(), "EXPLAIN "+sql, args...)
+	return planText(t, rows, err)
+}
+
+// planText returns the lines of an EXPLAIN's rows as one text.
+func planText(t *testing.T, rows pgx.Rows, err error) string {
+	t.Helper()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,12 +64,5 @@ func explainGeneric(t *testing.T, pool *pgxpool.Pool, sql string) string {
 	}
 	params := strings.TrimSuffix(strings.Repeat("NULL, ", len(sd.ParamOIDs)), ", ")
 	rows, err := conn.Query(ctx, "EXPLAIN EXECUTE explained("+params+")")
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.Join(plan, "\n")
+	return planText(t, rows, err)
 }

@@ -59,7 +59,9 @@ func (g Generic) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, 
 	}
 	rows, err := br.Query()
 	if err != nil {
-		rows.Close()
+		if rows != nil {
+			rows.Close()
+		}
 		return nil, errors.Join(err, br.Close())
 	}
 	return &batchRows{Rows: rows, batch: br}, nil
