@@ -12,6 +12,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/tenurehq/tenure/internal/pgplan"
 	"github.com/tenurehq/tenure/queries"
 )
@@ -185,10 +187,11 @@ func (s *Store) Recall(ctx context.Context, q RecallQuery) ([]RecallResult, erro
 // facts and the k-th best score is above the bound of every cell it left
 // unread and of the facts no rung takes, those are the answer. Otherwise a
 // larger statement reads them again; once every cell is read (each lexeme at
-// most once in what is left unread), a query of several lexemes reads every
-// fact with T >= 2 in one statement (T <= 1 left unread). The query "a b"
-// (both of two lexemes, m = 2) walks cells of its own, over tokens of the
-// two lexemes together (see recallBothCells). Any other query with m >= 2,
+// most once in what is left unread), a query of several lexemes reads the
+// facts holding two of them, in the walk's snapshot (T <= 1 left unread).
+// The query "a b" (both of two lexemes, m = 2) walks cells of its own, over
+// tokens of the two lexemes together (see recallBothCells). Any other query
+// with m >= 2,
 // and any that none of this settles, ranks every match, found
 // through the scope's tokens, or through entity_facts_scope_search_idx for
 // the few queries the tokens cannot serve (a lexeme too long for a token,
@@ -237,10 +240,14 @@ type recallLadder struct {
 // recallRanked returns the best p.limit matches of p.query, ranked as
 // RecallSearch ranks them, reading as few matches as it can. Each statement
 // it sends either settles the query from the rows it read or is left aside,
-// so the answer always comes from one statement, as of one snapshot.
+// except a walk that the facts holding two lexemes once complete, read in
+// the same snapshot (walkThenPairs): the answer is always as of one
+// snapshot.
 //
 // A query that a single lexeme may satisfy (m <= 1) walks its rungs; then,
-// for a query of several lexemes, it reads every fact with T >= 2. The
+// for a query of several lexemes, it reads the facts holding two of them
+// once (or, when the statistics say they are few, every fact with T >= 2
+// before any rung). The
 // query "a b" walks the cells of its two lexemes together. Any other query
 // (a phrase, three words, a key), and any that this does not settle, ranks
 // every match, found through the scope's tokens: such queries match few
@@ -280,14 +287,7 @@ func (s *Store) recallRanked(ctx context.Context, p recallParams, now time.Time)
 			return rows, err
 		}
 	case tq.minLexemes <= 1:
-		l := recallRungs(tq.lexemes, p.scope, tq.minLexemes)
-		best, done, err := r.walk(ctx, l.cells(p.scope), l.rest)
-		if done || err != nil {
-			return best, err
-		}
-		// The walk read every fact holding a lexeme twice; of the facts
-		// with T >= 2, those holding two lexemes once are left.
-		if rows, done, err := r.pairs(ctx, best); done || err != nil {
+		if rows, done, err := r.walkThenPairs(ctx, conn.Conn()); done || err != nil {
 			return rows, err
 		}
 	case both:
@@ -429,6 +429,36 @@ func (r *recallRounds) walk(ctx context.Context, cells []recallCell, rest float6
 		}
 	}
 	return rankRows(out, int(r.p.limit)), rows[0].Settled, nil
+}
+
+// walkThenPairs walks the rungs of a query with m <= 1; when the walk does
+// not settle and pairs may, it reads the facts holding two lexemes once and
+// settles on both reads. Their answer comes from two statements, so they
+// run in one read-only REPEATABLE READ transaction on conn: both see one
+// snapshot, as every other answer of recall does.
+func (r *recallRounds) walkThenPairs(ctx context.Context, conn *pgx.Conn) (rows []queries.RecallSearchRow, done bool, err error) {
+	l := recallRungs(r.tq.lexemes, r.p.scope, r.tq.minLexemes)
+	if n := len(r.tq.lexemes); n < 2 || n > recallMaxPairLexemes {
+		return r.walk(ctx, l.cells(r.p.scope), l.rest)
+	}
+	tx, err := conn.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return nil, false, err
+	}
+	defer func() {
+		if err != nil {
+			tx.Rollback(ctx)
+		} else {
+			err = tx.Commit(ctx)
+		}
+	}()
+	best, done, err := r.walk(ctx, l.cells(r.p.scope), l.rest)
+	if done || err != nil {
+		return best, done, err
+	}
+	// The walk read every fact holding a lexeme twice; of the facts with
+	// T >= 2, those holding two lexemes once are left.
+	return r.pairs(ctx, best)
 }
 
 // pairs reads every fact with T >= 2 (some lexeme twice, or two lexemes)

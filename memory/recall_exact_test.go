@@ -177,6 +177,95 @@ func TestRecallAgreesWithFullRanking(t *testing.T) {
 	check(t)
 }
 
+// TestRecallWalkAndPairsShareASnapshot holds the two statements of a walk
+// that the facts holding two lexemes once complete to one snapshot: a fact
+// of the answer that only the second statement reads is archived just
+// before that statement is sent, and the answer is still the one ranking
+// every match gave before the write.
+func TestRecallWalkAndPairsShareASnapshot(t *testing.T) {
+	rf := newRecallFixture(t)
+	ctx := context.Background()
+	seedRecallFacts(t, rf, "acme", 3000, 1)
+	rf.s.pairsFirstFacts = 0 // walk first, whatever the statistics say
+	tried := 0
+	for _, text := range recallQueries() {
+		if !strings.Contains(text, " or ") {
+			continue
+		}
+		q := RecallQuery{Scope: "acme", Query: text}
+		before := len(rf.sent.stmts)
+		want := rf.recall(t, q)
+		if !rf.sent.sentSince(before, "name: RecallWalk") || !rf.sent.readTwoOnceSince(before) {
+			continue // settled by its walk, or by something else
+		}
+		// A fact of the answer that holds no lexeme of the query twice:
+		// only the second statement reads it.
+		parsed, err := rf.s.q.RecallParse(ctx, text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tq, _ := parseTSQuery(parsed)
+		var twice recallCond
+		for l := range tq.lexemes {
+			term := make(recallTerm, len(tq.lexemes))
+			term[l] = recallSteps[0]
+			twice = append(twice, term)
+		}
+		victim := int64(0)
+		for _, r := range want {
+			var holdsTwice bool
+			if err := rf.pool.QueryRow(ctx, `SELECT strpos(search::text, ',') > 0
+				AND tenure_recall_repeats(scope, search, confidence) @@ $2::tsquery FROM entity_facts WHERE id = $1`,
+				r.Fact.ID, twice.tsquery(tq.lexemes, "acme")).Scan(&holdsTwice); err != nil {
+				t.Fatal(err)
+			}
+			if !holdsTwice {
+				victim = r.Fact.ID
+				break
+			}
+		}
+		if victim == 0 {
+			continue
+		}
+		tried++
+		var archived bool
+		rf.sent.mu.Lock()
+		rf.sent.beforeBatch = func(sql string) {
+			if archived || !strings.Contains(sql, "name: RecallPairs") {
+				return
+			}
+			archived = true
+			if _, err := rf.pool.Exec(ctx, `UPDATE entity_facts SET status = 'archived', archived_at = $2,
+				archive_reason = 'test' WHERE id = $1`, victim, rf.now); err != nil {
+				t.Error(err)
+			}
+		}
+		rf.sent.mu.Unlock()
+		got := rf.recall(t, q)
+		rf.sent.mu.Lock()
+		rf.sent.beforeBatch = nil
+		rf.sent.mu.Unlock()
+		if !archived {
+			t.Fatalf("Recall(%q) did not read the facts holding two lexemes once the second time", text)
+		}
+		if !slices.Equal(resultIDs(got), resultIDs(want)) {
+			t.Errorf("Recall(%q) with fact %d archived between its statements = %v, want the answer of one snapshot %v",
+				text, victim, resultIDs(got), resultIDs(want))
+		}
+		// Restored for the next query.
+		if _, err := rf.pool.Exec(ctx, `UPDATE entity_facts SET status = 'active', archived_at = NULL,
+			archive_reason = NULL WHERE id = $1`, victim); err != nil {
+			t.Fatal(err)
+		}
+		if tried == 5 {
+			break
+		}
+	}
+	if tried == 0 {
+		t.Fatal("no either-words query settled on the facts holding two lexemes once after its walk")
+	}
+}
+
 // checkExact holds got, the answer of Recall(q), to ranking every match: the
 // same facts in the same order with the same relevance and score.
 func (rf *recallFixture) checkExact(t *testing.T, q RecallQuery, got []RecallResult) {

@@ -48,6 +48,9 @@ func newRecallFixture(t *testing.T) *recallFixture {
 type sqlRecorder struct {
 	mu    sync.Mutex
 	stmts []pgx.TraceQueryStartData
+	// beforeBatch, when set, sees each statement of a batch before it is
+	// sent (a test's way to write between two statements of one recall).
+	beforeBatch func(sql string)
 }
 
 func (r *sqlRecorder) TraceQueryStart(ctx context.Context, _ *pgx.Conn, data pgx.TraceQueryStartData) context.Context {
@@ -61,7 +64,15 @@ func (r *sqlRecorder) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEn
 
 // Statements sent in a batch (recall's, planned once per connection) are
 // kept as well.
-func (r *sqlRecorder) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+func (r *sqlRecorder) TraceBatchStart(ctx context.Context, _ *pgx.Conn, data pgx.TraceBatchStartData) context.Context {
+	r.mu.Lock()
+	before := r.beforeBatch
+	r.mu.Unlock()
+	if before != nil {
+		for _, q := range data.Batch.QueuedQueries {
+			before(q.SQL)
+		}
+	}
 	return ctx
 }
 
