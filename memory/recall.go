@@ -191,8 +191,7 @@ func (s *Store) Recall(ctx context.Context, q RecallQuery) ([]RecallResult, erro
 // facts holding two of them, in the walk's snapshot (T <= 1 left unread).
 // The query "a b" (both of two lexemes, m = 2) walks cells of its own, over
 // tokens of the two lexemes together (see recallBothCells). Any other query
-// with m >= 2,
-// and any that none of this settles, ranks every match, found
+// with m >= 2, and any that none of this settles, ranks every match, found
 // through the scope's tokens, or through entity_facts_scope_search_idx for
 // the few queries the tokens cannot serve (a lexeme too long for a token,
 // weights or prefixes, a negation that matches facts without the query's
@@ -247,8 +246,8 @@ type recallLadder struct {
 // A query that a single lexeme may satisfy (m <= 1) walks its rungs; then,
 // for a query of several lexemes, it reads the facts holding two of them
 // once (or, when the statistics say they are few, every fact with T >= 2
-// before any rung). The
-// query "a b" walks the cells of its two lexemes together. Any other query
+// before any rung). The query "a b" walks the cells of its two lexemes
+// together. Any other query
 // (a phrase, three words, a key), and any that this does not settle, ranks
 // every match, found through the scope's tokens: such queries match few
 // facts of a scope.
@@ -283,7 +282,7 @@ func (s *Store) recallRanked(ctx context.Context, p recallParams, now time.Time)
 	switch a, b, both := tq.both(); {
 	case tq.minLexemes <= 1 && s.pairsFirst(ctx, db, tq.lexemes, p.scope):
 		// What these facts do not settle, the rungs cannot (see pairsFirst).
-		if rows, done, err := r.pairs(ctx, nil); done || err != nil {
+		if rows, done, err := r.pairs(ctx); done || err != nil {
 			return rows, err
 		}
 	case tq.minLexemes <= 1:
@@ -456,31 +455,39 @@ func (r *recallRounds) walkThenPairs(ctx context.Context, conn *pgx.Conn) (rows 
 	if done || err != nil {
 		return best, done, err
 	}
-	// The walk read every fact holding a lexeme twice; of the facts with
-	// T >= 2, those holding two lexemes once are left.
-	return r.pairs(ctx, best)
+	// The walk read every fact holding a lexeme twice (its best are in
+	// best); of the facts with T >= 2, those holding two lexemes once are
+	// left.
+	return r.settleOnPairs(ctx, nil, best)
 }
 
 // pairs reads every fact with T >= 2 (some lexeme twice, or two lexemes)
 // of a query of 2 to recallMaxPairLexemes lexemes; it returns the answer
-// and true if they settle the query, which leaves T <= 1 unread. After a
-// walk that did not settle, walked holds the best facts of all its cells,
-// which take every fact holding a lexeme twice: only the facts holding two
-// lexemes are read then.
-func (r *recallRounds) pairs(ctx context.Context, walked []queries.RecallSearchRow) ([]queries.RecallSearchRow, bool, error) {
+// and true if they settle the query, which leaves T <= 1 unread.
+func (r *recallRounds) pairs(ctx context.Context) ([]queries.RecallSearchRow, bool, error) {
+	twice := recallTwice(r.tq.lexemes, r.p.scope)
+	return r.settleOnPairs(ctx, &twice, nil)
+}
+
+// recallTwice returns the tsquery, over the repeats index's tokens, of the
+// facts of scope that hold one of lexemes at least twice.
+func recallTwice(lexemes []string, scope string) string {
+	var c recallCond
+	for l := range lexemes {
+		t := make(recallTerm, len(lexemes))
+		t[l] = recallSteps[0]
+		c = append(c, t)
+	}
+	return c.tsquery(lexemes, scope)
+}
+
+// settleOnPairs reads the facts holding two of the query's lexemes and,
+// unless repeats is nil, those with the repeats tokens, and settles the
+// query on them and on the facts read before (read: the best of every fact
+// holding a lexeme twice, when repeats is nil).
+func (r *recallRounds) settleOnPairs(ctx context.Context, repeats *string, read []queries.RecallSearchRow) ([]queries.RecallSearchRow, bool, error) {
 	if n := len(r.tq.lexemes); n < 2 || n > recallMaxPairLexemes {
 		return nil, false, nil
-	}
-	var repeats *string
-	if walked == nil {
-		var c recallCond
-		for l := range r.tq.lexemes {
-			t := make(recallTerm, len(r.tq.lexemes))
-			t[l] = recallSteps[0]
-			c = append(c, t)
-		}
-		tokens := c.tsquery(r.tq.lexemes, r.p.scope)
-		repeats = &tokens
 	}
 	rows, err := r.q.RecallPairs(ctx, queries.RecallPairsParams{
 		Now: r.now, Query: r.p.query, Repeats: repeats,
@@ -493,9 +500,9 @@ func (r *recallRounds) pairs(ctx context.Context, walked []queries.RecallSearchR
 	// Every fact left unread has T <= 1: it scores at most one cover's
 	// term, and cannot match at all when m >= 2.
 	k := int(r.p.limit)
-	scores := make(map[int64]float64, len(rows)+len(walked))
+	scores := make(map[int64]float64, len(rows)+len(read))
 	var out []queries.RecallSearchRow
-	for _, row := range walked {
+	for _, row := range read {
 		scores[row.ID] = row.Score
 		out = append(out, row)
 	}

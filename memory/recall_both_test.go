@@ -1,8 +1,10 @@
 package memory
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -239,5 +241,55 @@ func TestRecallRoutesBoth(t *testing.T) {
 		if walked == c.pairsFirst || (c.pairsFirst && !pairs) {
 			t.Errorf("Recall(%q): walked %v, read the facts with T >= 2 %v; want those facts first: %v", c.text, walked, pairs, c.pairsFirst)
 		}
+	}
+}
+
+// TestRecallRoutesWithoutStatistics holds the route to its fallback: when
+// the statistics cannot be read (here the connection's search_path hides
+// the recall indexes from the statistics query), "a b" walks and "a or b"
+// walks first, both never wrong, and the failure is logged; it is not kept,
+// so the next read on a sound connection routes by the statistics again.
+func TestRecallRoutesWithoutStatistics(t *testing.T) {
+	rf := newRecallFixture(t)
+	ctx := context.Background()
+	seedRecallFacts(t, rf, "acme", 3000, 6)
+	if _, err := rf.pool.Exec(ctx, "ANALYZE entity_facts"); err != nil {
+		t.Fatal(err)
+	}
+	var logged bytes.Buffer
+	s := NewStore(rf.pool, Options{Logger: slog.New(slog.NewTextHandler(&logged, nil))})
+	s.bothWalkMatches, s.pairsFirstFacts = 100, 100
+	parsed, err := s.q.RecallParse(ctx, "printer or recipe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tq, _ := parseTSQuery(parsed)
+	a, b := tq.lexemes[0], tq.lexemes[1]
+
+	conn, err := rf.pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := conn.Hijack()
+	defer broken.Close(ctx)
+	if _, err := broken.Exec(ctx, "SET search_path = pg_catalog"); err != nil {
+		t.Fatal(err)
+	}
+	if !s.walkBoth(ctx, broken, a, b, "acme") {
+		t.Errorf("without statistics, %q and %q did not walk", a, b)
+	}
+	if s.pairsFirst(ctx, broken, tq.lexemes, "acme") {
+		t.Errorf("without statistics, %q or %q read its facts with T >= 2 before its rungs", a, b)
+	}
+	if n := strings.Count(logged.String(), "recall: reading the token statistics"); n != 2 {
+		t.Errorf("%d warnings logged, want one for each route that could not read the statistics:\n%s", n, logged.String())
+	}
+	// The same rare words on a sound connection: ranked at once, and read
+	// through their facts with T >= 2 first.
+	if s.walkBoth(ctx, rf.pool, a, b, "acme") {
+		t.Errorf("with statistics, the rare %q and %q walked", a, b)
+	}
+	if !s.pairsFirst(ctx, rf.pool, tq.lexemes, "acme") {
+		t.Errorf("with statistics, %q or %q did not read its facts with T >= 2 first", a, b)
 	}
 }

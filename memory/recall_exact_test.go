@@ -205,18 +205,12 @@ func TestRecallWalkAndPairsShareASnapshot(t *testing.T) {
 			t.Fatal(err)
 		}
 		tq, _ := parseTSQuery(parsed)
-		var twice recallCond
-		for l := range tq.lexemes {
-			term := make(recallTerm, len(tq.lexemes))
-			term[l] = recallSteps[0]
-			twice = append(twice, term)
-		}
 		victim := int64(0)
 		for _, r := range want {
 			var holdsTwice bool
 			if err := rf.pool.QueryRow(ctx, `SELECT strpos(search::text, ',') > 0
 				AND tenure_recall_repeats(scope, search, confidence) @@ $2::tsquery FROM entity_facts WHERE id = $1`,
-				r.Fact.ID, twice.tsquery(tq.lexemes, "acme")).Scan(&holdsTwice); err != nil {
+				r.Fact.ID, recallTwice(tq.lexemes, "acme")).Scan(&holdsTwice); err != nil {
 				t.Fatal(err)
 			}
 			if !holdsTwice {

@@ -12,9 +12,9 @@ import (
 // The walk settles a query only when ten facts score above 0.1, the bound
 // of a fact holding each word once, which takes many matches: among the
 // bench's first 150 two-word Zipf queries, every pair with over 1,000
-// matches settled, and every pair that could not had fewer. A walk that does not settle costs a few milliseconds
-// on top of ranking every match, which for a few hundred matches costs as
-// much. So recall estimates the matches of a and b in the scope from the
+// matches settled, and every pair that could not had fewer. A walk that
+// does not settle costs a few milliseconds on top of ranking every match,
+// which for a few hundred matches costs as much. So recall estimates the matches of a and b in the scope from the
 // statistics of the last ANALYZE (the share of the terms index's entries
 // holding 'a scope' and 'b scope', and the scope's share of the facts, as
 // if the two words were independent) and walks only when the estimate
@@ -34,9 +34,9 @@ const recallStatsTTL = 5 * time.Minute
 
 // recallTermStatsSQL reads the statistics ANALYZE keeps of the tokens of
 // the terms and repeats indexes and of the facts' scopes (reltuples is -1
-// before the first VACUUM or ANALYZE: no statistics). It is not a generated query:
-// the statistics views are PostgreSQL's catalog, which the query compiler
-// does not model.
+// before the first VACUUM or ANALYZE: no statistics). It is not a generated
+// query: the statistics views are PostgreSQL's catalog, which the query
+// compiler does not model.
 const recallTermStatsSQL = `
 SELECT coalesce((SELECT s.most_common_elems::text::text[] FROM pg_stats s
             WHERE s.schemaname = current_schema() AND s.tablename = 'entity_facts_recall_terms_idx'), '{}'),
@@ -136,15 +136,25 @@ func (st *recallStats) bothMatches(a, b, scope string) (float64, bool) {
 	return est, true
 }
 
-// walkBoth reports whether the query "a b" in scope should walk its cells.
-// When the statistics cannot be read it walks, which is never wrong, only
-// sometimes slower.
-func (s *Store) walkBoth(ctx context.Context, db queries.DBTX, a, b, scope string) bool {
+// routeStats returns the statistics recall routes by, or nil when they
+// cannot be read: the route then takes the way that is never wrong, only
+// sometimes slower, and the failure is logged.
+func (s *Store) routeStats(ctx context.Context, db queries.DBTX) *recallStats {
 	st, err := s.recallStats(ctx, db)
 	if err != nil {
 		if ctx.Err() == nil {
 			s.logger.WarnContext(ctx, "recall: reading the token statistics", "err", err)
 		}
+		return nil
+	}
+	return st
+}
+
+// walkBoth reports whether the query "a b" in scope should walk its cells
+// (it does without statistics).
+func (s *Store) walkBoth(ctx context.Context, db queries.DBTX, a, b, scope string) bool {
+	st := s.routeStats(ctx, db)
+	if st == nil {
 		return true
 	}
 	est, ok := st.bothMatches(a, b, scope)
@@ -174,8 +184,8 @@ func (s *Store) pairsFirst(ctx context.Context, db queries.DBTX, lexemes []strin
 	if len(lexemes) < 2 || len(lexemes) > recallMaxPairLexemes {
 		return false
 	}
-	st, err := s.recallStats(ctx, db)
-	if err != nil {
+	st := s.routeStats(ctx, db)
+	if st == nil {
 		return false
 	}
 	est := 0.0
