@@ -3,6 +3,7 @@ package memory
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -434,31 +435,27 @@ func (r *recallRounds) walk(ctx context.Context, cells []recallCell, rest float6
 // not settle and pairs may, it reads the facts holding two lexemes once and
 // settles on both reads. Their answer comes from two statements, so they
 // run in one read-only REPEATABLE READ transaction on conn: both see one
-// snapshot, as every other answer of recall does.
+// snapshot, as every other answer of recall does. Its BEGIN travels with
+// the walk and its COMMIT with the read of the pairs, so that only a walk
+// that settles spends a round trip on it (the COMMIT).
 func (r *recallRounds) walkThenPairs(ctx context.Context, conn *pgx.Conn) (rows []queries.RecallSearchRow, done bool, err error) {
 	l := recallRungs(r.tq.lexemes, r.p.scope, r.tq.minLexemes)
 	if n := len(r.tq.lexemes); n < 2 || n > recallMaxPairLexemes {
 		return r.walk(ctx, l.cells(r.p.scope), l.rest)
 	}
-	tx, err := conn.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
-	if err != nil {
-		return nil, false, err
-	}
-	defer func() {
-		if err != nil {
-			tx.Rollback(ctx)
-		} else {
-			err = tx.Commit(ctx)
-		}
-	}()
-	best, done, err := r.walk(ctx, l.cells(r.p.scope), l.rest)
+	snap := pgplan.NewSnapshot(conn)
+	defer func() { err = errors.Join(err, snap.End(ctx)) }()
+	in := *r
+	in.q = queries.New(snap)
+	best, done, err := in.walk(ctx, l.cells(r.p.scope), l.rest)
 	if done || err != nil {
 		return best, done, err
 	}
 	// The walk read every fact holding a lexeme twice (its best are in
 	// best); of the facts with T >= 2, those holding two lexemes once are
 	// left.
-	return r.settleOnPairs(ctx, nil, best)
+	snap.Last()
+	return in.settleOnPairs(ctx, nil, best)
 }
 
 // pairs reads every fact with T >= 2 (some lexeme twice, or two lexemes)

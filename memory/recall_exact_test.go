@@ -234,10 +234,17 @@ func TestRecallWalkAndPairsShareASnapshot(t *testing.T) {
 				t.Error(err)
 			}
 		}
+		lone := len(rf.sent.lone)
 		rf.sent.mu.Unlock()
 		got := rf.recall(t, q)
 		rf.sent.mu.Lock()
 		rf.sent.beforeBatch = nil
+		// The transaction's BEGIN and COMMIT travel with its statements.
+		for _, sql := range rf.sent.lone[lone:] {
+			if f := strings.Fields(strings.ToLower(sql)); len(f) > 0 && (f[0] == "begin" || f[0] == "commit") {
+				t.Errorf("Recall(%q) sent %q on its own", text, sql)
+			}
+		}
 		rf.sent.mu.Unlock()
 		if !archived {
 			t.Fatalf("Recall(%q) did not read the facts holding two lexemes once the second time", text)

@@ -48,6 +48,8 @@ func newRecallFixture(t *testing.T) *recallFixture {
 type sqlRecorder struct {
 	mu    sync.Mutex
 	stmts []pgx.TraceQueryStartData
+	// lone are the statements sent on their own, not in a batch.
+	lone []string
 	// beforeBatch, when set, sees each statement of a batch before it is
 	// sent (a test's way to write between two statements of one recall).
 	beforeBatch func(sql string)
@@ -56,6 +58,7 @@ type sqlRecorder struct {
 func (r *sqlRecorder) TraceQueryStart(ctx context.Context, _ *pgx.Conn, data pgx.TraceQueryStartData) context.Context {
 	r.mu.Lock()
 	r.stmts = append(r.stmts, data)
+	r.lone = append(r.lone, data.SQL)
 	r.mu.Unlock()
 	return ctx
 }
