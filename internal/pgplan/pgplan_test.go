@@ -19,24 +19,8 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 // prepared (pgx's default, the tests' pools).
 func conns(t *testing.T) map[string]*pgx.Conn {
 	t.Helper()
-	url := pgtest.NewURL(t)
-	out := map[string]*pgx.Conn{}
-	for name, mode := range map[string]pgx.QueryExecMode{
-		"describe": pgx.QueryExecModeCacheDescribe, "prepared": pgx.QueryExecModeCacheStatement,
-	} {
-		cfg, err := pgx.ParseConfig(url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg.DefaultQueryExecMode = mode
-		conn, err := pgx.ConnectConfig(context.Background(), cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { conn.Close(context.Background()) })
-		out[name] = conn
-	}
-	return out
+	c, _ := tracedConns(t)
+	return c
 }
 
 // planCounts returns how often the statement sql was planned generic and
@@ -203,8 +187,8 @@ func (p *pipelines) TraceBatchStart(ctx context.Context, _ *pgx.Conn, d pgx.Trac
 func (p *pipelines) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
 func (p *pipelines) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
 
-// tracedConns is conns with each connection's pipelines recorded; the
-// connections reach one database.
+// tracedConns is conns with the pipelines each connection sends recorded;
+// the connections reach one database.
 func tracedConns(t *testing.T) (map[string]*pgx.Conn, map[string]*pipelines) {
 	t.Helper()
 	url := pgtest.NewURL(t)
