@@ -181,8 +181,9 @@ func (s *Store) Recall(ctx context.Context, q RecallQuery) ([]RecallResult, erro
 // 'lexeme scope' for each lexeme of a live fact.
 //
 // The reading. A rung is a tsquery over repeats tokens that takes the facts
-// whose T may reach a level and that no rung above took; a cell is a rung,
-// or the part of a low rung in some confidence bands. One statement reads
+// whose T may reach a level and that no rung above took; a cell is the high
+// rungs together (few facts), or the part of a low rung in some confidence
+// bands. One statement reads
 // the cells, the highest bound first, up to a number of rows, scores every
 // fact it reads exactly, and returns the best ones whole: when it holds k
 // facts and the k-th best score is above the bound of every cell it left
@@ -226,6 +227,7 @@ const (
 // takes can score, and whether the next rung is read by confidence band.
 type recallRung struct {
 	tokens string
+	upTo   string // the tsquery of this rung and every rung above it
 	below  float64
 	split  bool
 }
@@ -360,19 +362,20 @@ const recallBandedT = 6
 // cells returns the cells of the ladder's rungs of scope, the highest
 // bound first.
 func (l recallLadder) cells(scope string) []recallCell {
-	var cells []recallCell
-	for i, rung := range l.rungs {
-		if i == 0 || !l.rungs[i-1].split {
-			top := math.Inf(1)
-			if i > 0 {
-				top = l.rungs[i-1].below
-			}
-			cells = append(cells, recallCell{tokens: "(" + rung.tokens + ")", bound: top})
-			continue
-		}
+	// The rungs read whole, the highest ones, are one cell (each rung takes
+	// what the one above left, so they are the facts of the last one's
+	// condition): they hold few facts, and each cell a walk reads costs a
+	// step of its own.
+	whole := 1
+	for whole < len(l.rungs) && !l.rungs[whole-1].split {
+		whole++
+	}
+	cells := []recallCell{{tokens: "(" + l.rungs[whole-1].upTo + ")", bound: math.Inf(1)}}
+	// The rungs below are read by confidence band.
+	for i := whole; i < len(l.rungs); i++ {
 		for _, bands := range recallBandGroups {
 			inBands := anyBand(bands, func(band int) string { return tsqueryOperand(" " + strconv.Itoa(band) + " " + scope) })
-			cells = append(cells, recallCell{tokens: "(" + rung.tokens + ") & (" + inBands + ")",
+			cells = append(cells, recallCell{tokens: "(" + l.rungs[i].tokens + ") & (" + inBands + ")",
 				bound: l.rungs[i-1].below * float64(bands[0]) / recallBands})
 		}
 	}
@@ -602,7 +605,8 @@ func recallRungs(lexemes []string, scope string, m int) recallLadder {
 	bound := func(t int) float64 { return recallCoverBound * float64(max(0, t-max(m, 1)+1)) }
 	l := recallLadder{rungs: make([]recallRung, len(conds)), rest: -1}
 	for i, c := range conds {
-		l.rungs[i] = recallRung{tokens: c.rung(conds, i, lexemes, scope), below: bound(unread[i]), split: unread[i] <= recallBandedT}
+		l.rungs[i] = recallRung{tokens: c.rung(conds, i, lexemes, scope), upTo: c.tsquery(lexemes, scope),
+			below: bound(unread[i]), split: unread[i] <= recallBandedT}
 	}
 	if last := unread[len(unread)-1]; last >= m {
 		l.rest = bound(last)
