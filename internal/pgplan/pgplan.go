@@ -9,9 +9,10 @@
 // (recall's walk plans in about 1.5 ms and often runs in 5), gains by
 // planning once. Generic holds the setting that forces the generic plan to
 // the one statement: each execution is a pipeline of
-// `SET LOCAL plan_cache_mode = force_generic_plan` and the statement, one
-// implicit transaction that ends at its Sync, so the connection goes back to
-// the pool as it came, whether the statement succeeded or not.
+// `SELECT set_config('plan_cache_mode', 'force_generic_plan', true)` and the
+// statement, one implicit transaction that ends at its Sync, so the
+// connection goes back to the pool as it came, whether the statement
+// succeeded or not.
 //
 // Snapshot runs several such statements in one read-only REPEATABLE READ
 // transaction whose BEGIN and COMMIT travel in the pipelines of its first
@@ -35,8 +36,10 @@ type Generic struct {
 }
 
 // setGeneric forces the generic plan until the end of the statement's
-// implicit transaction.
-const setGeneric = "SET LOCAL plan_cache_mode = force_generic_plan"
+// implicit transaction. Not SET LOCAL, which does the same but also logs a
+// warning for every statement it precedes: a pipeline's implicit
+// transaction is not a transaction block.
+const setGeneric = "SELECT set_config('plan_cache_mode', 'force_generic_plan', true)"
 
 // send prepares sql on the connection (once: pgx keeps the statements it
 // prepared) and sends it after setGeneric, in one round trip, with the

@@ -188,7 +188,8 @@ func (p *pipelines) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQu
 func (p *pipelines) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
 
 // tracedConns is conns with the pipelines each connection sends recorded;
-// the connections reach one database.
+// the connections reach one database, and a test that makes the server
+// send a notice (a warning) on one fails.
 func tracedConns(t *testing.T) (map[string]*pgx.Conn, map[string]*pipelines) {
 	t.Helper()
 	url := pgtest.NewURL(t)
@@ -203,6 +204,11 @@ func tracedConns(t *testing.T) (map[string]*pgx.Conn, map[string]*pipelines) {
 		cfg.DefaultQueryExecMode = mode
 		traces[name] = &pipelines{}
 		cfg.Tracer = traces[name]
+		// Nothing here may make the server warn: a warning for every
+		// statement would fill its log.
+		cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
+			t.Errorf("%s: the server said %s: %s", name, n.Severity, n.Message)
+		}
 		conn, err := pgx.ConnectConfig(context.Background(), cfg)
 		if err != nil {
 			t.Fatal(err)
