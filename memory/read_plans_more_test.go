@@ -29,6 +29,7 @@ func planPool(t *testing.T) (*pgxpool.Pool, *statementRecorder) {
 	cfg.ConnConfig.RuntimeParams["max_parallel_workers_per_gather"] = "0"
 	rec := &statementRecorder{}
 	cfg.ConnConfig.Tracer = rec
+	pgtest.WatchWarnings(t, cfg.ConnConfig)
 	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)

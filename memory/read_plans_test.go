@@ -108,6 +108,7 @@ func TestListFactsPlansAreBounded(t *testing.T) {
 	cfg.ConnConfig.RuntimeParams["max_parallel_workers_per_gather"] = "0"
 	rec := &statementRecorder{}
 	cfg.ConnConfig.Tracer = rec
+	pgtest.WatchWarnings(t, cfg.ConnConfig)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -35,6 +35,7 @@ func newRecallFixture(t *testing.T) *recallFixture {
 	}
 	rf := &recallFixture{now: recallNow, sent: &sqlRecorder{}}
 	cfg.ConnConfig.Tracer = rf.sent
+	pgtest.WatchWarnings(t, cfg.ConnConfig)
 	rf.pool, err = pgxpool.NewWithConfig(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)

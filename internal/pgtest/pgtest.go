@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/tenurehq/tenure/migrations"
@@ -136,15 +137,45 @@ func NewPool(t testing.TB) *pgxpool.Pool {
 	return Connect(t, NewURL(t))
 }
 
-// Connect opens a pool to url that is closed when the test ends.
+// Connect opens a pool to url that is closed when the test ends; the test
+// fails if the server warns on one of its connections (WatchWarnings).
 func Connect(t testing.TB, url string) *pgxpool.Pool {
 	t.Helper()
-	pool, err := pgxpool.New(context.Background(), url)
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		t.Fatalf("pgtest: connect: %v", err)
+	}
+	WatchWarnings(t, cfg.ConnConfig)
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("pgtest: connect: %v", err)
 	}
 	t.Cleanup(pool.Close)
 	return pool
+}
+
+// WatchWarnings makes t fail, when it ends, if the server sent a warning on
+// a connection made with cfg: a warning sent for every statement of some
+// kind would fill the server's log. Call it before the connections are
+// made and their closing is registered, so that they close before the
+// warnings are counted (cleanups run last first).
+func WatchWarnings(t testing.TB, cfg *pgx.ConnConfig) {
+	var mu sync.Mutex
+	var warnings []string
+	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
+		if n.Severity == "WARNING" {
+			mu.Lock()
+			warnings = append(warnings, n.Message)
+			mu.Unlock()
+		}
+	}
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, w := range warnings {
+			t.Errorf("pgtest: the server warned: %s", w)
+		}
+	})
 }
 
 func newDatabase(t testing.TB, template string) string {
