@@ -110,7 +110,7 @@ func runBench(ctx context.Context, env *environment, args []string) error {
 		fmt.Fprintf(env.stderr, "private cluster: PostgreSQL %s, fsync off, shared_buffers %s, in %s\n", cluster.Version(),
 			settings["shared_buffers"], dir)
 	}
-	pcfg, err := poolConfig(url)
+	pcfg, err := poolConfig(url, logger)
 	if err != nil {
 		return err
 	}
@@ -245,7 +245,7 @@ func benchInPrivateCluster(ctx context.Context, env *environment, logger *slog.L
 		return bench.Report{}, err
 	}
 	defer cluster.Stop(context.WithoutCancel(ctx))
-	pcfg, err := poolConfig(cluster.URL())
+	pcfg, err := poolConfig(cluster.URL(), logger)
 	if err != nil {
 		return bench.Report{}, err
 	}

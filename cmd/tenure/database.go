@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/tenurehq/tenure/pglocal"
@@ -41,7 +43,7 @@ func openDatabase(ctx context.Context, cfg *baseConfig, getenv func(string) stri
 		db.cluster = cluster
 		url = cluster.URL()
 	}
-	pcfg, err := poolConfig(url)
+	pcfg, err := poolConfig(url, logger)
 	if err != nil {
 		db.close()
 		return nil, err
@@ -71,10 +73,16 @@ func openDatabase(ctx context.Context, cfg *baseConfig, getenv func(string) stri
 // plan_cache_mode=force_custom_plan, which would also re-plan, on every row,
 // the cached statements of triggers and foreign-key checks: that made each
 // inserted fact cost five times as much.
-func poolConfig(url string) (*pgxpool.Config, error) {
+//
+// Warnings the server sends on the pool's connections are logged to logger,
+// each distinct one once (see serverWarnings); a nil logger drops them.
+func poolConfig(url string, logger *slog.Logger) (*pgxpool.Config, error) {
 	pcfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("database: %w", err)
+	}
+	if logger != nil {
+		pcfg.ConnConfig.OnNotice = (&serverWarnings{logger: logger}).notice
 	}
 	pcfg.ConnConfig.RuntimeParams["application_name"] = "tenure"
 	pcfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheDescribe
@@ -117,5 +125,38 @@ func (db *database) close() {
 		if err := db.cluster.Stop(ctx); err != nil {
 			db.logger.Error("pglocal.stop", "err", err)
 		}
+	}
+}
+
+// serverWarnings logs the warnings PostgreSQL sends on a pool's connections,
+// each distinct one (by SQLSTATE and message) once: a statement that makes
+// the server warn at every execution shows in Tenure's log without filling
+// it (the server's own log keeps every one). It remembers at most
+// maxServerWarnings distinct warnings; later new ones are not logged.
+type serverWarnings struct {
+	logger *slog.Logger
+	mu     sync.Mutex
+	seen   map[string]bool
+}
+
+const maxServerWarnings = 100
+
+func (w *serverWarnings) notice(_ *pgconn.PgConn, n *pgconn.Notice) {
+	if n.Severity != "WARNING" {
+		return
+	}
+	key := n.Code + " " + n.Message
+	w.mu.Lock()
+	first := !w.seen[key] && len(w.seen) < maxServerWarnings
+	if first {
+		if w.seen == nil {
+			w.seen = map[string]bool{}
+		}
+		w.seen[key] = true
+	}
+	w.mu.Unlock()
+	if first {
+		w.logger.Warn("postgres warned (logged once; the server's log has every one)",
+			"sqlstate", n.Code, "message", n.Message)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -17,7 +18,7 @@ import (
 // not by walking the primary key backwards past every newer fact.
 func TestPoolReadsCategoryPageFromItsIndex(t *testing.T) {
 	ctx := context.Background()
-	pcfg, err := poolConfig(pgtest.NewURL(t))
+	pcfg, err := poolConfig(pgtest.NewURL(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,5 +54,45 @@ func TestPoolReadsCategoryPageFromItsIndex(t *testing.T) {
 	text := strings.Join(plan, "\n")
 	if !strings.Contains(text, "entity_facts_category_idx") {
 		t.Errorf("a page of decisions is not read from the category index:\n%s", text)
+	}
+}
+
+// TestPoolLogsServerWarningsOnce: a warning the server sends on the pool's
+// connections reaches Tenure's log, each distinct one once, however often the
+// statement that causes it runs; notices below a warning are not logged.
+func TestPoolLogsServerWarningsOnce(t *testing.T) {
+	ctx := context.Background()
+	var log strings.Builder
+	logger := slog.New(slog.NewTextHandler(&log, nil))
+	pcfg, err := poolConfig(pgtest.NewURL(t), logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	for range 3 {
+		// Outside a transaction block, SET LOCAL warns (SQLSTATE 25P01).
+		if _, err := pool.Exec(ctx, `SET LOCAL work_mem = '8MB'`); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := pool.Exec(ctx, `COMMIT`); err != nil { // warns 25P01 too: no transaction in progress
+			t.Fatal(err)
+		}
+		if _, err := pool.Exec(ctx, `DROP TABLE IF EXISTS no_such_table`); err != nil { // a NOTICE
+			t.Fatal(err)
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(log.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("logged %d lines, want one for each of the two distinct warnings:\n%s", len(lines), log.String())
+	}
+	for i, want := range []string{"SET LOCAL can only be used in transaction blocks", "there is no transaction in progress"} {
+		if !strings.Contains(lines[i], "level=WARN") || !strings.Contains(lines[i], "sqlstate=25P01") ||
+			!strings.Contains(lines[i], want) {
+			t.Errorf("line %d = %q, want a WARN line with sqlstate=25P01 and %q", i, lines[i], want)
+		}
 	}
 }

@@ -548,7 +548,7 @@ func TestServeRunsScheduledJobs(t *testing.T) {
 // reused for the optional-filter queries; the server's own plan cache
 // setting is left alone for triggers and foreign-key checks.
 func TestPoolPlansEachExecution(t *testing.T) {
-	pcfg, err := poolConfig(pgtest.NewURL(t))
+	pcfg, err := poolConfig(pgtest.NewURL(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,7 +49,7 @@ func runSimulate(ctx context.Context, env *environment, args []string) error {
 		defer cluster.Stop(context.WithoutCancel(ctx))
 		url = cluster.URL()
 	}
-	pcfg, err := poolConfig(url)
+	pcfg, err := poolConfig(url, logger)
 	if err != nil {
 		return err
 	}
