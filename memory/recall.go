@@ -605,23 +605,19 @@ func recallRungs(lexemes []string, scope string, m int) recallLadder {
 	bound := func(t int) float64 { return recallCoverBound * float64(max(0, t-max(m, 1)+1)) }
 	l := recallLadder{rungs: make([]recallRung, len(conds)), rest: -1}
 	for i, c := range conds {
-		l.rungs[i] = recallRung{tokens: c.rung(conds, i, lexemes, scope), upTo: c.tsquery(lexemes, scope),
-			below: bound(unread[i]), split: unread[i] <= recallBandedT}
+		// Rung i is the facts of conds[i] that conds[i-1] (and so every
+		// rung above) does not take.
+		r := recallRung{upTo: c.tsquery(lexemes, scope), below: bound(unread[i]), split: unread[i] <= recallBandedT}
+		r.tokens = r.upTo
+		if i > 0 {
+			r.tokens = "(" + r.upTo + ") & !(" + l.rungs[i-1].upTo + ")"
+		}
+		l.rungs[i] = r
 	}
 	if last := unread[len(unread)-1]; last >= m {
 		l.rest = bound(last)
 	}
 	return l
-}
-
-// rung returns the tsquery of rung i of a ladder of conditions: the facts of
-// conds[i] that conds[i-1] (and so every rung above) does not take.
-func (c recallCond) rung(conds []recallCond, i int, lexemes []string, scope string) string {
-	tokens := c.tsquery(lexemes, scope)
-	if i > 0 {
-		tokens = "(" + tokens + ") & !(" + conds[i-1].tsquery(lexemes, scope) + ")"
-	}
-	return tokens
 }
 
 // Both lexemes of a query "a b" (the tsquery 'a' & 'b', m = 2).

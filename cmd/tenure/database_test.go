@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/tenurehq/tenure/internal/pgtest"
@@ -18,15 +20,7 @@ import (
 // not by walking the primary key backwards past every newer fact.
 func TestPoolReadsCategoryPageFromItsIndex(t *testing.T) {
 	ctx := context.Background()
-	pcfg, err := poolConfig(pgtest.NewURL(t), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	pool := processPool(t, nil)
 	if _, err := pool.Exec(ctx, `INSERT INTO entities (scope, name) VALUES ('acme', 'Ann')`); err != nil {
 		t.Fatal(err)
 	}
@@ -64,15 +58,7 @@ func TestPoolLogsServerWarningsOnce(t *testing.T) {
 	ctx := context.Background()
 	var log strings.Builder
 	logger := slog.New(slog.NewTextHandler(&log, nil))
-	pcfg, err := poolConfig(pgtest.NewURL(t), logger)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	pool := processPool(t, logger)
 	for range 3 {
 		// Outside a transaction block, SET LOCAL warns (SQLSTATE 25P01).
 		if _, err := pool.Exec(ctx, `SET LOCAL work_mem = '8MB'`); err != nil {
@@ -94,5 +80,38 @@ func TestPoolLogsServerWarningsOnce(t *testing.T) {
 			!strings.Contains(lines[i], want) {
 			t.Errorf("line %d = %q, want a WARN line with sqlstate=25P01 and %q", i, lines[i], want)
 		}
+	}
+}
+
+// processPool opens a pool to a fresh database with the configuration of
+// every Tenure process (poolConfig), closed when the test ends.
+func processPool(t *testing.T, logger *slog.Logger) *pgxpool.Pool {
+	t.Helper()
+	pcfg, err := poolConfig(pgtest.NewURL(t), logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool, err := pgxpool.NewWithConfig(context.Background(), pcfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
+}
+
+// TestServerWarningsRemembersAtMostAHundred: past maxServerWarnings distinct
+// warnings, new ones are not logged, so that warnings that differ at every
+// execution (a value in the message) cannot grow the set without end.
+func TestServerWarningsRemembersAtMostAHundred(t *testing.T) {
+	var log strings.Builder
+	w := &serverWarnings{logger: slog.New(slog.NewTextHandler(&log, nil))}
+	for i := range 3 * maxServerWarnings {
+		w.notice(nil, &pgconn.Notice{Severity: "WARNING", Code: "01000", Message: fmt.Sprintf("warning %d", i%(2*maxServerWarnings))})
+	}
+	if n := strings.Count(log.String(), "\n"); n != maxServerWarnings {
+		t.Errorf("logged %d lines for %d distinct warnings, want %d", n, 2*maxServerWarnings, maxServerWarnings)
+	}
+	if len(w.seen) != maxServerWarnings {
+		t.Errorf("remembers %d warnings, want %d", len(w.seen), maxServerWarnings)
 	}
 }

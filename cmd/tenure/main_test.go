@@ -17,8 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/tenurehq/tenure/internal/pgtest"
 	"github.com/tenurehq/tenure/pglocal"
 )
@@ -548,15 +546,7 @@ func TestServeRunsScheduledJobs(t *testing.T) {
 // reused for the optional-filter queries; the server's own plan cache
 // setting is left alone for triggers and foreign-key checks.
 func TestPoolPlansEachExecution(t *testing.T) {
-	pcfg, err := poolConfig(pgtest.NewURL(t), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool, err := pgxpool.NewWithConfig(context.Background(), pcfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	pool := processPool(t, nil)
 	ctx := context.Background()
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
