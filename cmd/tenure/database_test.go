@@ -115,3 +115,32 @@ func TestServerWarningsRemembersAtMostAHundred(t *testing.T) {
 		t.Errorf("remembers %d warnings, want %d", len(w.seen), maxServerWarnings)
 	}
 }
+
+// TestPoolNeverCompilesStatements: a statement whose estimated cost passes
+// jit_above_cost is compiled to machine code at each execution on a server
+// with JIT (tens of milliseconds), as the server's default does; the
+// process's connections plan it without JIT.
+func TestPoolNeverCompilesStatements(t *testing.T) {
+	ctx := context.Background()
+	// Ten million rows, a third kept: an estimated cost: far past the default jit_above_cost.
+	const costly = `EXPLAIN SELECT count(*) FROM generate_series(1, 100000) a, generate_series(1, 100) b WHERE a + b > 3`
+	jit := func(db interface {
+		Query(context.Context, string, ...any) (pgx.Rows, error)
+	}) bool {
+		rows, err := db.Query(ctx, costly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Contains(strings.Join(plan, "\n"), "JIT:")
+	}
+	if !jit(pgtest.Connect(t, pgtest.NewURL(t))) {
+		t.Fatal("the server does not plan JIT for a costly statement with its default settings: this test needs a server with JIT (PostgreSQL's llvmjit) to show anything")
+	}
+	if jit(processPool(t, nil)) {
+		t.Error("the process's pool plans JIT compilation for a costly statement")
+	}
+}
