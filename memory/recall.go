@@ -3,6 +3,7 @@ package memory
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -136,23 +137,10 @@ func (s *Store) Recall(ctx context.Context, q RecallQuery) ([]RecallResult, erro
 		return nil, fmt.Errorf("recall: %w", err)
 	}
 	out := make([]RecallResult, len(rows))
-	var decisionFacts []int64
-	byFact := make(map[int64]int, len(rows))
 	for i, r := range rows {
 		out[i] = RecallResult{Fact: newFact(recallFactRow(r)), Relevance: r.Relevance, Score: r.Score}
-		if r.Category == CategoryDecision {
-			decisionFacts = append(decisionFacts, r.ID)
-			byFact[r.ID] = i
-		}
-	}
-	if len(decisionFacts) > 0 {
-		ds, err := s.q.DecisionsOfFacts(ctx, decisionFacts)
-		if err != nil {
-			return nil, fmt.Errorf("recall: decisions: %w", err)
-		}
-		for _, d := range ds {
-			dec := newDecision(decisionRow(d))
-			out[byFact[d.FactID]].Decision = &dec
+		if out[i].Decision, err = recallDecision(r.Decision); err != nil {
+			return nil, fmt.Errorf("recall: the decision of fact %d: %w", r.ID, err)
 		}
 	}
 	return out, nil
@@ -427,7 +415,7 @@ func (r *recallRounds) walk(ctx context.Context, cells []recallCell, rest float6
 				ExpiresAt: row.ExpiresAt, Deadline: row.Deadline, ForgetAt: row.ForgetAt,
 				Status: row.Status, ArchivedAt: row.ArchivedAt, ArchiveReason: row.ArchiveReason,
 				Source: row.Source, SourceNodeID: row.SourceNodeID, ExtractionCount: row.ExtractionCount,
-				Version: row.Version, CreatedAt: row.CreatedAt, UpdatedAt: row.UpdatedAt,
+				Version: row.Version, CreatedAt: row.CreatedAt, UpdatedAt: row.UpdatedAt, Decision: row.Decision,
 			}))
 		}
 	}
@@ -558,7 +546,7 @@ func candidateRow(r queries.RecallPairsRow) queries.RecallSearchRow {
 		ForgetAt: r.ForgetAt, Status: *r.Status, ArchivedAt: r.ArchivedAt, ArchiveReason: r.ArchiveReason,
 		Source: *r.Source, SourceNodeID: r.SourceNodeID, ExtractionCount: *r.ExtractionCount,
 		Version: *r.Version, CreatedAt: *r.CreatedAt, UpdatedAt: *r.UpdatedAt,
-		EffectiveConfidence: r.EffectiveConfidence, Relevance: r.Relevance, Score: r.Score,
+		EffectiveConfidence: r.EffectiveConfidence, Relevance: r.Relevance, Score: r.Score, Decision: r.Decision,
 	}
 }
 
@@ -1023,6 +1011,49 @@ func (p *tsqParser) operand() (*tsqNode, bool) {
 func (p *tsqParser) peek(tok string) bool {
 	p.skip()
 	return strings.HasPrefix(p.s[p.i:], tok)
+}
+
+// recallDecisionRow is the decision a recall statement returns with a fact
+// of category decision: the decisions row as JSON, with its entity's name.
+type recallDecisionRow struct {
+	ID           int64      `json:"id"`
+	FactID       int64      `json:"fact_id"`
+	Scope        string     `json:"scope"`
+	EntityID     int64      `json:"entity_id"`
+	EntityName   string     `json:"entity_name"`
+	Key          string     `json:"key"`
+	Decision     string     `json:"decision"`
+	Alternatives []string   `json:"alternatives"`
+	Reasoning    string     `json:"reasoning"`
+	DecidedBy    string     `json:"decided_by"`
+	DecidedAt    time.Time  `json:"decided_at"`
+	DoNotReopen  bool       `json:"do_not_reopen"`
+	ReopenedAt   *time.Time `json:"reopened_at"`
+	ReopenedBy   *string    `json:"reopened_by"`
+	ReopenReason *string    `json:"reopen_reason"`
+	Version      int32      `json:"version"`
+	CreatedAt    time.Time  `json:"created_at"`
+	UpdatedAt    time.Time  `json:"updated_at"`
+}
+
+// recallDecision reads the decision column of a recall statement: nil for
+// a fact that records none.
+func recallDecision(raw json.RawMessage) (*Decision, error) {
+	if raw == nil {
+		return nil, nil
+	}
+	var r recallDecisionRow
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil, err
+	}
+	// As pgx reads a timestamptz: in the process's local time.
+	for _, t := range []*time.Time{&r.DecidedAt, r.ReopenedAt, &r.CreatedAt, &r.UpdatedAt} {
+		if t != nil {
+			*t = t.Local()
+		}
+	}
+	d := newDecision(decisionRow(r))
+	return &d, nil
 }
 
 func recallFactRow(r queries.RecallSearchRow) factRow {

@@ -2,7 +2,9 @@ package memory
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -486,6 +488,82 @@ func TestRecallPlansOnce(t *testing.T) {
 	for _, name := range []string{"RecallParse", "RecallWalk", "RecallPairs", "RecallEvery", "RecallSearch"} {
 		if !ran[name] {
 			t.Errorf("%s did not run on the connection (ran: %v)", name, ran)
+		}
+	}
+}
+
+// TestRecallDecisionsWholeOnEveryRoute: whichever statement answers a recall
+// (a walk, the pairs, every match through the tokens or the search index, or
+// confidence alone), a fact that records a decision comes with the whole
+// decision, the same as GetDecision reads it, and a fact that records none
+// comes without.
+func TestRecallDecisionsWholeOnEveryRoute(t *testing.T) {
+	rf := newRecallFixture(t)
+	ctx := context.Background()
+	long := strings.Repeat("x", 260) // too long for recall's tokens
+	d, err := rf.s.RecordDecision(ctx, Human("ann@example.com"), NewDecision{
+		Scope: "acme", Entity: "backend", Key: "database",
+		Decision:     "storage postgresql storage postgresql storage postgresql storage " + long,
+		Alternatives: []string{"MySQL", "SQLite"}, Reasoning: "We already run it and it has advisory locks",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rf.s.ReopenDecision(ctx, Human("bob@example.com"), d.ID, "The new team runs MySQL"); err != nil {
+		t.Fatal(err)
+	}
+	want, err := rf.s.GetDecision(ctx, d.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantJSON, _ := json.Marshal(want)
+	// Other facts with each word twice, so that a walk and the pairs settle
+	// their queries without ranking every match.
+	for i := range 12 {
+		rf.insert(t, recallFact{entity: "backend", content: fmt.Sprintf("storage postgresql, storage postgresql: note %d", i), confidence: 0.9})
+	}
+	rf.pool.Exec(ctx, "ANALYZE entity_facts")
+	for _, tt := range []struct {
+		q          RecallQuery
+		pairsFirst bool
+		answeredBy string
+	}{
+		{RecallQuery{Scope: "acme", Query: "storage"}, false, "name: RecallWalk"},
+		{RecallQuery{Scope: "acme", Query: "storage or postgresql"}, true, "name: RecallPairs"},
+		{RecallQuery{Scope: "acme", Query: `"storage postgresql"`}, false, "name: RecallEvery"},
+		{RecallQuery{Scope: "acme", Query: "storage " + long}, false, "name: RecallSearch"},
+		{RecallQuery{Scope: "acme", Category: "decision"}, false, "name: RecallByConfidence"},
+	} {
+		rf.s.pairsFirstFacts = 0
+		if tt.pairsFirst {
+			rf.s.pairsFirstFacts = 1_000_000
+		}
+		before := len(rf.sent.stmts)
+		res := rf.recall(t, tt.q)
+		if !rf.sent.sentSince(before, tt.answeredBy) {
+			t.Errorf("Recall(%q): no statement containing %q was sent", tt.q.Query, tt.answeredBy)
+		}
+		for _, every := range []string{"name: RecallEvery", "name: RecallSearch"} {
+			if every != tt.answeredBy && rf.sent.sentSince(before, every) {
+				t.Errorf("Recall(%q) ranked every match (%s), want it answered by %s", tt.q.Query, every, tt.answeredBy)
+			}
+		}
+		found := false
+		for _, r := range res {
+			if r.Fact.ID != d.FactID {
+				if r.Decision != nil {
+					t.Errorf("Recall(%q): fact %d, which records no decision, has decision %+v", tt.q.Query, r.Fact.ID, r.Decision)
+				}
+				continue
+			}
+			found = true
+			got, _ := json.Marshal(r.Decision)
+			if string(got) != string(wantJSON) {
+				t.Errorf("Recall(%q) decision =\n%s\nwant\n%s", tt.q.Query, got, wantJSON)
+			}
+		}
+		if !found {
+			t.Errorf("Recall(%q) = %v, want the decision's fact %d among them", tt.q.Query, resultIDs(res), d.FactID)
 		}
 	}
 }

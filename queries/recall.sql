@@ -41,10 +41,15 @@ SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.du
     f.extraction_count, f.version, f.created_at, f.updated_at,
     r.effective_confidence::double precision AS effective_confidence,
     r.relevance::double precision AS relevance,
-    (r.relevance * r.effective_confidence)::double precision AS score
+    (r.relevance * r.effective_confidence)::double precision AS score,
+    -- The decision a fact of category decision records, with its entity's
+    -- name (recallDecision reads it).
+    (CASE WHEN d.id IS NOT NULL THEN to_jsonb(d) || jsonb_build_object('entity_name', de.name) END)::jsonb AS decision
 FROM ranked r
 JOIN entity_facts f ON f.id = r.id
 JOIN entities e ON e.id = f.entity_id
+LEFT JOIN decisions d ON d.fact_id = f.id AND f.category = 'decision'
+LEFT JOIN entities de ON de.id = d.entity_id
 ORDER BY score DESC, f.id DESC;
 
 -- name: RecallByConfidence :many
@@ -71,10 +76,15 @@ SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.du
     f.extraction_count, f.version, f.created_at, f.updated_at,
     r.effective_confidence::double precision AS effective_confidence,
     1::double precision AS relevance,
-    r.effective_confidence::double precision AS score
+    r.effective_confidence::double precision AS score,
+    -- The decision a fact of category decision records, with its entity's
+    -- name (recallDecision reads it).
+    (CASE WHEN d.id IS NOT NULL THEN to_jsonb(d) || jsonb_build_object('entity_name', de.name) END)::jsonb AS decision
 FROM ranked r
 JOIN entity_facts f ON f.id = r.id
 JOIN entities e ON e.id = f.entity_id
+LEFT JOIN decisions d ON d.fact_id = f.id AND f.category = 'decision'
+LEFT JOIN entities de ON de.id = d.entity_id
 ORDER BY score DESC, f.id DESC;
 
 -- name: RecallParse :one
@@ -154,11 +164,16 @@ SELECT l.cell::integer AS cells_read, l.done::boolean AS settled,
     coalesce(tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz), 0)::double precision AS effective_confidence,
     coalesce(ts_rank_cd(f.search, q), 0)::double precision AS relevance,
     coalesce(ts_rank_cd(f.search, q)
-        * tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz), 0)::double precision AS score
+        * tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz), 0)::double precision AS score,
+    -- The decision a fact of category decision records, with its entity's
+    -- name (recallDecision reads it).
+    (CASE WHEN d.id IS NOT NULL THEN to_jsonb(d) || jsonb_build_object('entity_name', de.name) END)::jsonb AS decision
 FROM last l
 CROSS JOIN websearch_to_tsquery('english', @query::text) q
 LEFT JOIN entity_facts f ON f.id = ANY(l.ids)
-LEFT JOIN entities e ON e.id = f.entity_id;
+LEFT JOIN entities e ON e.id = f.entity_id
+LEFT JOIN decisions d ON d.fact_id = f.id AND f.category = 'decision'
+LEFT JOIN entities de ON de.id = d.entity_id;
 
 -- name: RecallPairs :many
 -- RecallPairs returns the live facts of one scope that match a websearch
@@ -201,11 +216,16 @@ SELECT c.id, c.relevance, c.effective_confidence, c.score,
     f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
     f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
     f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
-    f.extraction_count, f.version, f.created_at, f.updated_at
+    f.extraction_count, f.version, f.created_at, f.updated_at,
+    -- The decision a fact of category decision records, with its entity's
+    -- name (recallDecision reads it).
+    (CASE WHEN d.id IS NOT NULL THEN to_jsonb(d) || jsonb_build_object('entity_name', de.name) END)::jsonb AS decision
 FROM c
 LEFT JOIN best b ON b.id = c.id
 LEFT JOIN entity_facts f ON f.id = b.id
-LEFT JOIN entities e ON e.id = f.entity_id;
+LEFT JOIN entities e ON e.id = f.entity_id
+LEFT JOIN decisions d ON d.fact_id = f.id AND f.category = 'decision'
+LEFT JOIN entities de ON de.id = d.entity_id;
 
 -- name: RecallEvery :many
 -- RecallEvery is RecallSearch through entity_facts_recall_terms_idx: the
@@ -247,19 +267,13 @@ SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.du
     f.extraction_count, f.version, f.created_at, f.updated_at,
     r.effective_confidence::double precision AS effective_confidence,
     r.relevance::double precision AS relevance,
-    (r.relevance * r.effective_confidence)::double precision AS score
+    (r.relevance * r.effective_confidence)::double precision AS score,
+    -- The decision a fact of category decision records, with its entity's
+    -- name (recallDecision reads it).
+    (CASE WHEN d.id IS NOT NULL THEN to_jsonb(d) || jsonb_build_object('entity_name', de.name) END)::jsonb AS decision
 FROM ranked r
 JOIN entity_facts f ON f.id = r.id
 JOIN entities e ON e.id = f.entity_id
+LEFT JOIN decisions d ON d.fact_id = f.id AND f.category = 'decision'
+LEFT JOIN entities de ON de.id = d.entity_id
 ORDER BY score DESC, f.id DESC;
-
--- name: DecisionsOfFacts :many
--- DecisionsOfFacts returns the decisions recorded by the named facts, with
--- DecisionByID's columns: recall shows a decision with its reasoning.
-SELECT d.id, d.fact_id, d.scope, d.entity_id, e.name AS entity_name, d.key, d.decision,
-    d.alternatives, d.reasoning, d.decided_by, d.decided_at, d.do_not_reopen, d.reopened_at,
-    d.reopened_by, d.reopen_reason, d.version, d.created_at, d.updated_at
-FROM decisions d
-JOIN entities e ON e.id = d.entity_id
-WHERE d.fact_id = ANY(@fact_ids::bigint[])
-ORDER BY d.fact_id;

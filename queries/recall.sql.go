@@ -7,80 +7,9 @@ package queries
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 )
-
-const decisionsOfFacts = `-- name: DecisionsOfFacts :many
-SELECT d.id, d.fact_id, d.scope, d.entity_id, e.name AS entity_name, d.key, d.decision,
-    d.alternatives, d.reasoning, d.decided_by, d.decided_at, d.do_not_reopen, d.reopened_at,
-    d.reopened_by, d.reopen_reason, d.version, d.created_at, d.updated_at
-FROM decisions d
-JOIN entities e ON e.id = d.entity_id
-WHERE d.fact_id = ANY($1::bigint[])
-ORDER BY d.fact_id
-`
-
-type DecisionsOfFactsRow struct {
-	ID           int64
-	FactID       int64
-	Scope        string
-	EntityID     int64
-	EntityName   string
-	Key          string
-	Decision     string
-	Alternatives []string
-	Reasoning    string
-	DecidedBy    string
-	DecidedAt    time.Time
-	DoNotReopen  bool
-	ReopenedAt   *time.Time
-	ReopenedBy   *string
-	ReopenReason *string
-	Version      int32
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
-}
-
-// DecisionsOfFacts returns the decisions recorded by the named facts, with
-// DecisionByID's columns: recall shows a decision with its reasoning.
-func (q *Queries) DecisionsOfFacts(ctx context.Context, factIds []int64) ([]DecisionsOfFactsRow, error) {
-	rows, err := q.db.Query(ctx, decisionsOfFacts, factIds)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []DecisionsOfFactsRow{}
-	for rows.Next() {
-		var i DecisionsOfFactsRow
-		if err := rows.Scan(
-			&i.ID,
-			&i.FactID,
-			&i.Scope,
-			&i.EntityID,
-			&i.EntityName,
-			&i.Key,
-			&i.Decision,
-			&i.Alternatives,
-			&i.Reasoning,
-			&i.DecidedBy,
-			&i.DecidedAt,
-			&i.DoNotReopen,
-			&i.ReopenedAt,
-			&i.ReopenedBy,
-			&i.ReopenReason,
-			&i.Version,
-			&i.CreatedAt,
-			&i.UpdatedAt,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
 
 const recallByConfidence = `-- name: RecallByConfidence :many
 WITH ranked AS (
@@ -103,10 +32,15 @@ SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.du
     f.extraction_count, f.version, f.created_at, f.updated_at,
     r.effective_confidence::double precision AS effective_confidence,
     1::double precision AS relevance,
-    r.effective_confidence::double precision AS score
+    r.effective_confidence::double precision AS score,
+    -- The decision a fact of category decision records, with its entity's
+    -- name (recallDecision reads it).
+    (CASE WHEN d.id IS NOT NULL THEN to_jsonb(d) || jsonb_build_object('entity_name', de.name) END)::jsonb AS decision
 FROM ranked r
 JOIN entity_facts f ON f.id = r.id
 JOIN entities e ON e.id = f.entity_id
+LEFT JOIN decisions d ON d.fact_id = f.id AND f.category = 'decision'
+LEFT JOIN entities de ON de.id = d.entity_id
 ORDER BY score DESC, f.id DESC
 `
 
@@ -146,6 +80,7 @@ type RecallByConfidenceRow struct {
 	EffectiveConfidence float64
 	Relevance           float64
 	Score               float64
+	Decision            json.RawMessage
 }
 
 // RecallByConfidence returns the live facts of one scope, the most confident
@@ -194,6 +129,7 @@ func (q *Queries) RecallByConfidence(ctx context.Context, arg RecallByConfidence
 			&i.EffectiveConfidence,
 			&i.Relevance,
 			&i.Score,
+			&i.Decision,
 		); err != nil {
 			return nil, err
 		}
@@ -241,10 +177,15 @@ SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.du
     f.extraction_count, f.version, f.created_at, f.updated_at,
     r.effective_confidence::double precision AS effective_confidence,
     r.relevance::double precision AS relevance,
-    (r.relevance * r.effective_confidence)::double precision AS score
+    (r.relevance * r.effective_confidence)::double precision AS score,
+    -- The decision a fact of category decision records, with its entity's
+    -- name (recallDecision reads it).
+    (CASE WHEN d.id IS NOT NULL THEN to_jsonb(d) || jsonb_build_object('entity_name', de.name) END)::jsonb AS decision
 FROM ranked r
 JOIN entity_facts f ON f.id = r.id
 JOIN entities e ON e.id = f.entity_id
+LEFT JOIN decisions d ON d.fact_id = f.id AND f.category = 'decision'
+LEFT JOIN entities de ON de.id = d.entity_id
 ORDER BY score DESC, f.id DESC
 `
 
@@ -286,6 +227,7 @@ type RecallEveryRow struct {
 	EffectiveConfidence float64
 	Relevance           float64
 	Score               float64
+	Decision            json.RawMessage
 }
 
 // RecallEvery is RecallSearch through entity_facts_recall_terms_idx: the
@@ -337,6 +279,7 @@ func (q *Queries) RecallEvery(ctx context.Context, arg RecallEveryParams) ([]Rec
 			&i.EffectiveConfidence,
 			&i.Relevance,
 			&i.Score,
+			&i.Decision,
 		); err != nil {
 			return nil, err
 		}
@@ -383,11 +326,16 @@ SELECT c.id, c.relevance, c.effective_confidence, c.score,
     f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
     f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
     f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
-    f.extraction_count, f.version, f.created_at, f.updated_at
+    f.extraction_count, f.version, f.created_at, f.updated_at,
+    -- The decision a fact of category decision records, with its entity's
+    -- name (recallDecision reads it).
+    (CASE WHEN d.id IS NOT NULL THEN to_jsonb(d) || jsonb_build_object('entity_name', de.name) END)::jsonb AS decision
 FROM c
 LEFT JOIN best b ON b.id = c.id
 LEFT JOIN entity_facts f ON f.id = b.id
 LEFT JOIN entities e ON e.id = f.entity_id
+LEFT JOIN decisions d ON d.fact_id = f.id AND f.category = 'decision'
+LEFT JOIN entities de ON de.id = d.entity_id
 `
 
 type RecallPairsParams struct {
@@ -429,6 +377,7 @@ type RecallPairsRow struct {
 	Version             *int32
 	CreatedAt           *time.Time
 	UpdatedAt           *time.Time
+	Decision            json.RawMessage
 }
 
 // RecallPairs returns the live facts of one scope that match a websearch
@@ -483,6 +432,7 @@ func (q *Queries) RecallPairs(ctx context.Context, arg RecallPairsParams) ([]Rec
 			&i.Version,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+			&i.Decision,
 		); err != nil {
 			return nil, err
 		}
@@ -539,10 +489,15 @@ SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.du
     f.extraction_count, f.version, f.created_at, f.updated_at,
     r.effective_confidence::double precision AS effective_confidence,
     r.relevance::double precision AS relevance,
-    (r.relevance * r.effective_confidence)::double precision AS score
+    (r.relevance * r.effective_confidence)::double precision AS score,
+    -- The decision a fact of category decision records, with its entity's
+    -- name (recallDecision reads it).
+    (CASE WHEN d.id IS NOT NULL THEN to_jsonb(d) || jsonb_build_object('entity_name', de.name) END)::jsonb AS decision
 FROM ranked r
 JOIN entity_facts f ON f.id = r.id
 JOIN entities e ON e.id = f.entity_id
+LEFT JOIN decisions d ON d.fact_id = f.id AND f.category = 'decision'
+LEFT JOIN entities de ON de.id = d.entity_id
 ORDER BY score DESC, f.id DESC
 `
 
@@ -583,6 +538,7 @@ type RecallSearchRow struct {
 	EffectiveConfidence float64
 	Relevance           float64
 	Score               float64
+	Decision            json.RawMessage
 }
 
 // Recall and the context brief: what an agent reads back from long-term
@@ -640,6 +596,7 @@ func (q *Queries) RecallSearch(ctx context.Context, arg RecallSearchParams) ([]R
 			&i.EffectiveConfidence,
 			&i.Relevance,
 			&i.Score,
+			&i.Decision,
 		); err != nil {
 			return nil, err
 		}
@@ -712,11 +669,16 @@ SELECT l.cell::integer AS cells_read, l.done::boolean AS settled,
     coalesce(tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz), 0)::double precision AS effective_confidence,
     coalesce(ts_rank_cd(f.search, q), 0)::double precision AS relevance,
     coalesce(ts_rank_cd(f.search, q)
-        * tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz), 0)::double precision AS score
+        * tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz), 0)::double precision AS score,
+    -- The decision a fact of category decision records, with its entity's
+    -- name (recallDecision reads it).
+    (CASE WHEN d.id IS NOT NULL THEN to_jsonb(d) || jsonb_build_object('entity_name', de.name) END)::jsonb AS decision
 FROM last l
 CROSS JOIN websearch_to_tsquery('english', $2::text) q
 LEFT JOIN entity_facts f ON f.id = ANY(l.ids)
 LEFT JOIN entities e ON e.id = f.entity_id
+LEFT JOIN decisions d ON d.fact_id = f.id AND f.category = 'decision'
+LEFT JOIN entities de ON de.id = d.entity_id
 `
 
 type RecallWalkParams struct {
@@ -760,6 +722,7 @@ type RecallWalkRow struct {
 	EffectiveConfidence float64
 	Relevance           float64
 	Score               float64
+	Decision            json.RawMessage
 }
 
 // RecallWalk reads recall's candidates cell by cell, in order, and stops as
@@ -821,6 +784,7 @@ func (q *Queries) RecallWalk(ctx context.Context, arg RecallWalkParams) ([]Recal
 			&i.EffectiveConfidence,
 			&i.Relevance,
 			&i.Score,
+			&i.Decision,
 		); err != nil {
 			return nil, err
 		}
