@@ -270,6 +270,9 @@ func (s *Store) recallRanked(ctx context.Context, p recallParams, now time.Time)
 		return recallSearch(ctx, q, p, now)
 	}
 	r := recallRounds{q: q, p: p, now: now, tq: tq}
+	if st := s.routeStats(ctx, db); st != nil && len(st.repeats.share) > 0 {
+		r.facts = st.repeats.listed
+	}
 	switch a, b, both := tq.both(); {
 	case tq.minLexemes <= 1 && s.pairsFirst(ctx, db, tq.lexemes, p.scope):
 		// What these facts do not settle, the rungs cannot (see pairsFirst).
@@ -320,10 +323,13 @@ func recallSearch(ctx context.Context, q *queries.Queries, p recallParams, now t
 
 // recallRounds reads the candidates of a query before it ranks every match.
 type recallRounds struct {
-	q   *queries.Queries
-	p   recallParams
-	now time.Time
-	tq  tsQuery
+	// facts estimates the facts holding a token of the repeats index; nil
+	// without statistics.
+	facts func(token string) float64
+	q     *queries.Queries
+	p     recallParams
+	now   time.Time
+	tq    tsQuery
 }
 
 // recallCell is what recall reads at once: a tsquery over the repeats
@@ -343,9 +349,16 @@ const recallBands = 10
 var recallBandGroups = [][]int{{10}, {9}, {8}, {7}, {6, 5, 4, 3, 2, 1, 0}}
 
 // recallBandedT is the largest T of the rungs whose cells are split by
-// band; rungs above it are few facts, read whole. Fewer cells keep the
-// planner's estimate of a statement low enough not to compile it.
+// band; rungs above it are few facts, read whole.
 const recallBandedT = 6
+
+// recallWholeFacts is the most facts, estimated from the statistics, that
+// the rungs read whole may hold: below recallBandedT, a rung is read whole
+// too while it and every rung above it are estimated to hold no more (see
+// recallRungs). Each cell a walk reads costs a step, about as much as ranking
+// a few dozen facts; a rung of a rare word in a confidence band is mostly
+// empty.
+const recallWholeFacts = 50
 
 // cells returns the cells of the ladder's rungs of scope, the highest
 // bound first.
@@ -430,7 +443,7 @@ func (r *recallRounds) walk(ctx context.Context, cells []recallCell, rest float6
 // the walk and its COMMIT with the read of the pairs, so that only a walk
 // that settles spends a round trip on it (the COMMIT).
 func (r *recallRounds) walkThenPairs(ctx context.Context, conn *pgx.Conn) (rows []queries.RecallSearchRow, done bool, err error) {
-	l := recallRungs(r.tq.lexemes, r.p.scope, r.tq.minLexemes)
+	l := recallRungs(r.tq.lexemes, r.p.scope, r.tq.minLexemes, r.facts)
 	if n := len(r.tq.lexemes); n < 2 || n > recallMaxPairLexemes {
 		return r.walk(ctx, l.cells(r.p.scope), l.rest)
 	}
@@ -561,7 +574,13 @@ func candidateRow(r queries.RecallPairsRow) queries.RecallSearchRow {
 // (counts between steps round down to a step, which only adds candidates).
 // A query of n > 2 lexemes has a rung for each step j: the facts where some
 // lexeme occurs at least j times; below it, T <= n × (j - 1).
-func recallRungs(lexemes []string, scope string, m int) recallLadder {
+//
+// The rungs read whole are the highest ones, in one cell: those of T above
+// recallBandedT and the next. Below, a rung is read by confidence band,
+// unless facts (an estimate of the facts holding a token, nil without
+// statistics) says that it and every rung above it hold at most
+// recallWholeFacts facts: then it joins the cell read whole.
+func recallRungs(lexemes []string, scope string, m int, facts func(token string) float64) recallLadder {
 	var conds []recallCond
 	var unread []int
 	switch len(lexemes) {
@@ -592,10 +611,16 @@ func recallRungs(lexemes []string, scope string, m int) recallLadder {
 	// A fact with T positions of the query's lexemes scores at most this.
 	bound := func(t int) float64 { return recallCoverBound * float64(max(0, t-max(m, 1)+1)) }
 	l := recallLadder{rungs: make([]recallRung, len(conds)), rest: -1}
+	upTo := 0.0 // the most facts conds[i+1] takes, estimated
 	for i, c := range conds {
+		split := unread[i] <= recallBandedT
+		if facts != nil && split && i+1 < len(conds) {
+			upTo = max(upTo, conds[i+1].facts(lexemes, scope, facts))
+			split = upTo > recallWholeFacts
+		}
 		// Rung i is the facts of conds[i] that conds[i-1] (and so every
 		// rung above) does not take.
-		r := recallRung{upTo: c.tsquery(lexemes, scope), below: bound(unread[i]), split: unread[i] <= recallBandedT}
+		r := recallRung{upTo: c.tsquery(lexemes, scope), below: bound(unread[i]), split: split}
 		r.tokens = r.upTo
 		if i > 0 {
 			r.tokens = "(" + r.upTo + ") & !(" + l.rungs[i-1].upTo + ")"
@@ -751,6 +776,22 @@ func recallLevelCond(level int) recallCond {
 		}
 	}
 	return out
+}
+
+// facts bounds the facts c takes: for each term, the facts of its rarest
+// token, by facts (an estimate of the facts holding a token).
+func (c recallCond) facts(lexemes []string, scope string, facts func(token string) float64) float64 {
+	total := 0.0
+	for _, t := range c {
+		least := math.Inf(1)
+		for l, j := range t {
+			if j > 0 {
+				least = min(least, facts(lexemes[l]+" "+strconv.Itoa(j)+" "+scope))
+			}
+		}
+		total += least
+	}
+	return total
 }
 
 // tsquery writes c over the repeats index's tokens.

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/tenurehq/tenure/queries"
 )
 
 // recallWords is the test vocabulary, the most frequent first.
@@ -113,6 +115,7 @@ func TestRecallAgreesWithFullRanking(t *testing.T) {
 	// matches; after the writes below, both are routed by the statistics.
 	rf.s.bothWalkMatches, rf.s.pairsFirstFacts = 0, 0
 	settled, bothSettled, twoOnce := 0, 0, 0
+	wholeBelow, banded := 0, 0 // walks of rungs that read rungs below recallBandedT whole, and that did not
 	check := func(t *testing.T) {
 		for _, text := range recallQueries() {
 			for _, q := range []RecallQuery{
@@ -135,11 +138,31 @@ func TestRecallAgreesWithFullRanking(t *testing.T) {
 						twoOnce++ // a walk that did not settle, then the facts holding two lexemes once
 					}
 				}
+				for _, cells := range rf.sent.walkCellsSince(before) {
+					text, err := queries.New(rf.pool).RecallParse(ctx, q.Query)
+					if err != nil {
+						t.Fatal(err)
+					}
+					tq, _ := parseTSQuery(text)
+					if _, _, both := tq.both(); both && tq.minLexemes == 2 {
+						continue // the cells of "a b"
+					}
+					if len(cells) < len(recallRungs(tq.lexemes, q.Scope, tq.minLexemes, nil).cells(q.Scope)) {
+						wholeBelow++
+					} else {
+						banded++
+					}
+				}
 				rf.checkExact(t, q, got)
 			}
 		}
 	}
 	check(t)
+	t.Logf("%d walks read rungs below T %d whole, %d by band", wholeBelow, recallBandedT, banded)
+	if wholeBelow < 50 || banded < 50 {
+		t.Errorf("%d walks read rungs below T %d whole and %d by band, want many of each (the rare words' and the common words')",
+			wholeBelow, recallBandedT, banded)
+	}
 	t.Logf("%d recalls settled on the rungs or the pairs", settled)
 	if settled < 100 {
 		t.Errorf("%d recalls settled on the repeats alone, want most of the single words and either-words", settled)
@@ -316,6 +339,22 @@ func (r *sqlRecorder) readTwoOnceSince(n int) bool {
 		}
 	}
 	return false
+}
+
+// walkCellsSince returns the cells of each walk sent after the first n
+// statements.
+func (r *sqlRecorder) walkCellsSince(n int) [][]string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out [][]string
+	for _, s := range r.stmts[n:] {
+		if strings.Contains(s.SQL, "name: RecallWalk") && len(s.Args) > 4 {
+			if cells, ok := s.Args[4].([]string); ok {
+				out = append(out, cells)
+			}
+		}
+	}
+	return out
 }
 
 // countSince counts the statements containing marker sent after the first n.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -564,6 +565,68 @@ func TestRecallDecisionsWholeOnEveryRoute(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("Recall(%q) = %v, want the decision's fact %d among them", tt.q.Query, resultIDs(res), d.FactID)
+		}
+	}
+}
+
+// TestRecallRungsReadRareWordsWhole: below recallBandedT a rung is read by
+// confidence band unless the statistics say that it and every rung above
+// it hold at most recallWholeFacts facts; the rungs read whole are always
+// the highest ones, and one cell.
+func TestRecallRungsReadRareWordsWhole(t *testing.T) {
+	// Facts holding tea at least j times, by the statistics.
+	tea := map[int]float64{2: 500, 3: 80, 4: 40, 5: 20, 6: 10, 7: 5}
+	facts := func(token string) float64 {
+		var j int
+		if _, err := fmt.Sscanf(token, "tea %d acme", &j); err != nil {
+			t.Fatalf("token %q is not one of tea's", token)
+		}
+		return tea[j]
+	}
+	// upTo is the cell of the facts of tea's step j and the steps above.
+	upTo := func(j int) string { return "(('tea " + strconv.Itoa(j) + " acme'))" }
+	for _, tt := range []struct {
+		name  string
+		facts func(string) float64
+		whole int // the lowest step read whole
+	}{
+		{"without statistics", nil, 7},
+		// Steps 7 to 4 hold 5, 10, 20 and 40 facts with the steps above;
+		// with step 3 they would hold 80.
+		{"with statistics", facts, 4},
+		{"with every token rarer than the statistics list", func(string) float64 { return 0 }, 2},
+	} {
+		cells := recallRungs([]string{"tea"}, "acme", 1, tt.facts).cells("acme")
+		banded := slices.Index(recallSteps, tt.whole) // the steps below, each in its bands
+		if cells[0].tokens != upTo(tt.whole) || len(cells) != 1+banded*len(recallBandGroups) {
+			t.Errorf("%s: %d cells, the first %s; want %d, the first %s", tt.name, len(cells), cells[0].tokens,
+				1+banded*len(recallBandGroups), upTo(tt.whole))
+		}
+	}
+	// Two lexemes: a level's facts are bounded by each term's rarest token;
+	// the rungs read whole stay the highest ones however the estimates fall.
+	without := len(recallRungs([]string{"tea", "coffee"}, "acme", 1, nil).cells("acme"))
+	for _, n := range []float64{0, 3, 10, 30, 100} {
+		l := recallRungs([]string{"tea", "coffee"}, "acme", 1, func(token string) float64 {
+			if strings.HasPrefix(token, "coffee ") {
+				return n
+			}
+			return 2 * n
+		})
+		split := false
+		for i, r := range l.rungs {
+			if split && !r.split {
+				t.Errorf("estimate %g: rung %d is read whole below a rung read by band", n, i+1)
+			}
+			split = split || r.split
+		}
+		switch cells := len(l.cells("acme")); {
+		case n == 0 && cells != 1:
+			t.Errorf("estimate 0: %d cells, want every rung of two lexemes whole, in one", cells)
+		case n == 100 && cells != without:
+			t.Errorf("estimate 100 a token: %d cells, want the %d without statistics", cells, without)
+		case cells > without:
+			t.Errorf("estimate %g: %d cells, more than the %d without statistics", n, cells, without)
 		}
 	}
 }
