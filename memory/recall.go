@@ -270,7 +270,10 @@ func (s *Store) recallRanked(ctx context.Context, p recallParams, now time.Time)
 		return recallSearch(ctx, q, p, now)
 	}
 	r := recallRounds{q: q, p: p, now: now, tq: tq}
-	if st := s.routeStats(ctx, db); st != nil && len(st.repeats.share) > 0 {
+	// A scope the statistics do not list (new since the last ANALYZE, or one
+	// of very many) walks by band: its tokens are missing from them whatever
+	// its size.
+	if st := s.routeStats(ctx, db); st != nil && len(st.repeats.share) > 0 && st.scopes[p.scope] > 0 {
 		r.facts = st.repeats.listed
 	}
 	switch a, b, both := tq.both(); {

@@ -630,3 +630,34 @@ func TestRecallRungsReadRareWordsWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestRecallWalksUnlistedScopesByBand: the statistics decide which rungs a
+// walk reads whole only in a scope they list; in a scope written since the
+// last ANALYZE (its tokens all missing from them, whatever its size) the walk
+// reads by band.
+func TestRecallWalksUnlistedScopesByBand(t *testing.T) {
+	rf := newRecallFixture(t)
+	ctx := context.Background()
+	for _, scope := range []string{"acme", "fresh"} {
+		for i := range 30 {
+			rf.insert(t, recallFact{scope: scope, content: fmt.Sprintf("tea tea and tea, note %d", i)})
+		}
+		if scope == "acme" {
+			if _, err := rf.pool.Exec(ctx, "ANALYZE entity_facts"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	banded := len(recallRungs([]string{"tea"}, "acme", 1, nil).cells("acme"))
+	for scope, wantBanded := range map[string]bool{"acme": false, "fresh": true} {
+		before := len(rf.sent.stmts)
+		rf.recall(t, RecallQuery{Scope: scope, Query: "tea"})
+		walks := rf.sent.walkCellsSince(before)
+		if len(walks) != 1 {
+			t.Fatalf("Recall(tea) in %s sent %d walks, want 1", scope, len(walks))
+		}
+		if got := len(walks[0]) == banded; got != wantBanded {
+			t.Errorf("Recall(tea) in %s walked %d cells (%d by band without statistics), want by band: %v", scope, len(walks[0]), banded, wantBanded)
+		}
+	}
+}
