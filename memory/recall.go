@@ -269,15 +269,12 @@ func (s *Store) recallRanked(ctx context.Context, p recallParams, now time.Time)
 	if !ok {
 		return recallSearch(ctx, q, p, now)
 	}
-	r := recallRounds{q: q, p: p, now: now, tq: tq}
-	// A scope the statistics do not list (new since the last ANALYZE, or one
-	// of very many) walks by band: its tokens are missing from them whatever
-	// its size.
-	if st := s.routeStats(ctx, db); st != nil && len(st.repeats.share) > 0 && st.scopes[p.scope] > 0 {
-		r.facts = st.repeats.listed
-	}
+	// The statistics are read once (or taken from the store's copy): every
+	// choice below is made on them, and a failure is logged once.
+	st := s.routeStats(ctx, db)
+	r := recallRounds{q: q, p: p, now: now, tq: tq, facts: st.wholeRungs(p.scope)}
 	switch a, b, both := tq.both(); {
-	case tq.minLexemes <= 1 && s.pairsFirst(ctx, db, tq.lexemes, p.scope):
+	case tq.minLexemes <= 1 && s.pairsFirst(st, tq.lexemes, p.scope):
 		// What these facts do not settle, the rungs cannot (see pairsFirst).
 		if rows, done, err := r.pairs(ctx); done || err != nil {
 			return rows, err
@@ -287,7 +284,7 @@ func (s *Store) recallRanked(ctx context.Context, p recallParams, now time.Time)
 			return rows, err
 		}
 	case both:
-		if !s.walkBoth(ctx, db, a, b, p.scope) {
+		if !s.walkBoth(st, a, b, p.scope) {
 			break
 		}
 		if rows, done, err := r.walk(ctx, recallBothCells(a, b, p.scope), recallCoverBound); done || err != nil {
@@ -1058,7 +1055,9 @@ func (p *tsqParser) peek(tok string) bool {
 }
 
 // recallDecisionRow is the decision a recall statement returns with a fact
-// of category decision: the decisions row as JSON, with its entity's name.
+// of category decision: the decisions row as JSON (to_jsonb's snake_case
+// keys), with its entity's name. It has decisionRow's fields in its order,
+// so the conversion to it fails to compile if the two drift apart.
 type recallDecisionRow struct {
 	ID           int64      `json:"id"`
 	FactID       int64      `json:"fact_id"`

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // nearCount is A of the query a & b in a fact whose lexemes have the given
@@ -275,10 +276,10 @@ func TestRecallRoutesWithoutStatistics(t *testing.T) {
 	if _, err := broken.Exec(ctx, "SET search_path = pg_catalog"); err != nil {
 		t.Fatal(err)
 	}
-	if !s.walkBoth(ctx, broken, a, b, "acme") {
+	if !s.walkBoth(s.routeStats(ctx, broken), a, b, "acme") {
 		t.Errorf("without statistics, %q and %q did not walk", a, b)
 	}
-	if s.pairsFirst(ctx, broken, tq.lexemes, "acme") {
+	if s.pairsFirst(s.routeStats(ctx, broken), tq.lexemes, "acme") {
 		t.Errorf("without statistics, %q or %q read its facts with T >= 2 before its rungs", a, b)
 	}
 	if n := strings.Count(logged.String(), "recall: reading the token statistics"); n != 2 {
@@ -286,10 +287,36 @@ func TestRecallRoutesWithoutStatistics(t *testing.T) {
 	}
 	// The same rare words on a sound connection: ranked at once, and read
 	// through their facts with T >= 2 first.
-	if s.walkBoth(ctx, rf.pool, a, b, "acme") {
+	if s.walkBoth(s.routeStats(ctx, rf.pool), a, b, "acme") {
 		t.Errorf("with statistics, the rare %q and %q walked", a, b)
 	}
-	if !s.pairsFirst(ctx, rf.pool, tq.lexemes, "acme") {
+	if !s.pairsFirst(s.routeStats(ctx, rf.pool), tq.lexemes, "acme") {
 		t.Errorf("with statistics, %q or %q did not read its facts with T >= 2 first", a, b)
+	}
+}
+
+// TestRecallReadsStatisticsOnce: a recall makes every choice on one read of
+// the statistics, so when they cannot be read it logs the failure once and
+// still answers as ranking every match would.
+func TestRecallReadsStatisticsOnce(t *testing.T) {
+	rf := newRecallFixture(t)
+	ctx := context.Background()
+	seedRecallFacts(t, rf, "acme", 3000, 6)
+	if _, err := rf.pool.Exec(ctx, "ANALYZE entity_facts"); err != nil {
+		t.Fatal(err)
+	}
+	// The statistics query names the terms index; recall's statements do not.
+	if _, err := rf.pool.Exec(ctx, "ALTER INDEX entity_facts_recall_terms_idx RENAME TO recall_terms_elsewhere"); err != nil {
+		t.Fatal(err)
+	}
+	var logged bytes.Buffer
+	rf.s = NewStore(rf.pool, Options{Logger: slog.New(slog.NewTextHandler(&logged, nil)), Now: func() time.Time { return rf.now }})
+	for _, text := range []string{"printer or recipe", "tea or coffee", "tea coffee", "tea"} {
+		before := strings.Count(logged.String(), "recall: reading the token statistics")
+		q := RecallQuery{Scope: "acme", Query: text}
+		rf.checkExact(t, q, rf.recall(t, q))
+		if n := strings.Count(logged.String(), "recall: reading the token statistics") - before; n != 1 {
+			t.Errorf("Recall(%q) logged %d failures to read the statistics, want 1:\n%s", text, n, logged.String())
+		}
 	}
 }

@@ -93,6 +93,17 @@ func (t *recallTokenStats) facts(token string) (float64, bool) {
 	return t.entries * t.least / 2, true
 }
 
+// wholeRungs returns what recallRungs estimates a rung's facts by, or nil
+// (every rung below recallBandedT read by band) without statistics or for a
+// scope they do not list: one written since the last ANALYZE has all its
+// tokens missing from them, whatever its size.
+func (st *recallStats) wholeRungs(scope string) func(token string) float64 {
+	if st == nil || len(st.repeats.share) == 0 || st.scopes[scope] <= 0 {
+		return nil
+	}
+	return st.repeats.listed
+}
+
 // listed estimates the entries holding token when the statistics list it,
 // and counts 0 otherwise: a token they do not list is rarer than the least
 // they do (for the repeats index, about 70 facts of a million: its
@@ -162,9 +173,8 @@ func (s *Store) routeStats(ctx context.Context, db queries.DBTX) *recallStats {
 }
 
 // walkBoth reports whether the query "a b" in scope should walk its cells
-// (it does without statistics).
-func (s *Store) walkBoth(ctx context.Context, db queries.DBTX, a, b, scope string) bool {
-	st := s.routeStats(ctx, db)
+// (it does without statistics: st nil).
+func (s *Store) walkBoth(st *recallStats, a, b, scope string) bool {
 	if st == nil {
 		return true
 	}
@@ -190,13 +200,9 @@ func (s *Store) walkBoth(ctx context.Context, db queries.DBTX, a, b, scope strin
 const recallPairsFirstFacts = 400
 
 // pairsFirst reports whether the query's facts with T >= 2 should be read
-// before its rungs (never without statistics).
-func (s *Store) pairsFirst(ctx context.Context, db queries.DBTX, lexemes []string, scope string) bool {
-	if len(lexemes) < 2 || len(lexemes) > recallMaxPairLexemes {
-		return false
-	}
-	st := s.routeStats(ctx, db)
-	if st == nil {
+// before its rungs (never without statistics: st nil).
+func (s *Store) pairsFirst(st *recallStats, lexemes []string, scope string) bool {
+	if st == nil || len(lexemes) < 2 || len(lexemes) > recallMaxPairLexemes {
 		return false
 	}
 	est := 0.0

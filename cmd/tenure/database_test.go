@@ -122,7 +122,8 @@ func TestServerWarningsRemembersAtMostAHundred(t *testing.T) {
 // process's connections plan it without JIT.
 func TestPoolNeverCompilesStatements(t *testing.T) {
 	ctx := context.Background()
-	// Ten million rows, a third kept: an estimated cost: far past the default jit_above_cost.
+	// Ten million row pairs, a third kept: an estimated cost far past the
+	// default jit_above_cost.
 	const costly = `EXPLAIN SELECT count(*) FROM generate_series(1, 100000) a, generate_series(1, 100) b WHERE a + b > 3`
 	jit := func(db interface {
 		Query(context.Context, string, ...any) (pgx.Rows, error)
