@@ -445,7 +445,7 @@ func (s *Console) factBulk(c echo.Context) error {
 	for _, raw := range slices.Concat(form["ids"], form["ids[]"]) {
 		id, err := strconv.ParseInt(strings.TrimSpace(raw), 10, 64)
 		if err != nil || id <= 0 {
-			return s.redirectWithFlash(c, back, "error", fmt.Sprintf("Nothing was changed: %q is not a fact id.", raw))
+			return s.redirectWithFlash(c, back, "error", fmt.Sprintf("Nothing was changed: %s is not a fact id.", quotedInput(raw)))
 		}
 		ids = append(ids, id)
 	}
@@ -479,7 +479,7 @@ func (s *Console) factBulk(c echo.Context) error {
 		done, unchanged = "reclassified", "already classified that way"
 	default:
 		return s.redirectWithFlash(c, back, "error",
-			fmt.Sprintf("Nothing was changed: unknown action %q; choose reclassify, archive or restore.", action))
+			fmt.Sprintf("Nothing was changed: unknown action %s; choose reclassify, archive or restore.", quotedInput(action)))
 	}
 	if err != nil {
 		var me *memory.Error
@@ -499,5 +499,5 @@ func countFacts(n int) string {
 	if n == 1 {
 		return "1 fact"
 	}
-	return strconv.Itoa(n) + " facts"
+	return thousands(n) + " facts"
 }

@@ -165,7 +165,7 @@ func (s *Console) nodeMarkers(c echo.Context) error {
 	for _, r := range raw {
 		id, err := strconv.ParseInt(strings.TrimSpace(r), 10, 64)
 		if err != nil || id <= 0 {
-			return s.redirectWithFlash(c, back, "error", fmt.Sprintf("%q is not a working row id; nothing was changed.", r))
+			return s.redirectWithFlash(c, back, "error", fmt.Sprintf("%s is not a working row id; nothing was changed.", quotedInput(r)))
 		}
 		ids = append(ids, id)
 	}
@@ -192,17 +192,17 @@ func (s *Console) nodeMarkers(c echo.Context) error {
 	var msg string
 	switch memory.Marker(marker) {
 	case memory.MarkerDurable:
-		msg = fmt.Sprintf("%d %s marked durable: the next consolidation run promotes them.", n, rows)
+		msg = fmt.Sprintf("%s %s marked durable: the next consolidation run promotes them.", thousands(n), rows)
 		if n == 1 {
 			msg = "1 row marked durable: the next consolidation run promotes it."
 		}
 	case memory.MarkerExpired:
-		msg = fmt.Sprintf("%d %s expired: the next cleanup prunes them, leaving tombstones.", n, rows)
+		msg = fmt.Sprintf("%s %s expired: the next cleanup prunes them, leaving tombstones.", thousands(n), rows)
 		if n == 1 {
 			msg = "1 row expired: the next cleanup prunes it, leaving a tombstone."
 		}
 	default:
-		msg = fmt.Sprintf("%d %s marked %s.", n, rows, marker)
+		msg = fmt.Sprintf("%s %s marked %s.", thousands(n), rows, marker)
 	}
 	return s.redirectWithFlash(c, back, "ok", msg)
 }
@@ -223,7 +223,7 @@ func (s *Console) nodeRetry(c echo.Context) error {
 	for _, r := range append(form["ids"], form["ids[]"]...) {
 		id, err := strconv.ParseInt(strings.TrimSpace(r), 10, 64)
 		if err != nil || id <= 0 {
-			return s.redirectWithFlash(c, back, "error", fmt.Sprintf("%q is not a working row id; nothing was changed.", r))
+			return s.redirectWithFlash(c, back, "error", fmt.Sprintf("%s is not a working row id; nothing was changed.", quotedInput(r)))
 		}
 		ids = append(ids, id)
 	}
@@ -241,7 +241,7 @@ func (s *Console) nodeRetry(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	msg := fmt.Sprintf("%d set-aside rows will be tried again by the next consolidation run.", n)
+	msg := fmt.Sprintf("%s set-aside rows will be tried again by the next consolidation run.", thousands(n))
 	if n == 1 {
 		msg = "1 set-aside row will be tried again by the next consolidation run."
 	}

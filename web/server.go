@@ -5,6 +5,7 @@
 package web
 
 import (
+	"crypto/rand"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -74,6 +75,9 @@ type Console struct {
 	extract     *extract.Set
 	// requestTimeout bounds each request (Config.RequestTimeout); <= 0: none.
 	requestTimeout time.Duration
+	// flashSecret signs the flash messages set where no one is signed in
+	// (helpers.go); those of a session are signed with the session's secret.
+	flashSecret []byte
 }
 
 // New builds the console.
@@ -103,6 +107,10 @@ func New(cfg Config) (*Console, error) {
 		extract:     cfg.Extract,
 
 		requestTimeout: cfg.RequestTimeout,
+		flashSecret:    make([]byte, 32),
+	}
+	if _, err := rand.Read(s.flashSecret); err != nil {
+		return nil, err
 	}
 	if s.store == nil {
 		s.store = memory.NewStore(cfg.Pool, memory.Options{Logger: cfg.Logger, Now: cfg.Now})
