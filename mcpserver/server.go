@@ -8,7 +8,10 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -16,6 +19,7 @@ import (
 	"time"
 
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tenurehq/tenure/extract"
@@ -161,7 +165,11 @@ func bounded(timeout, extractTimeout time.Duration) mcp.Middleware {
 const callerExtra = "tenure.caller"
 
 // authenticator answers 401 to requests without a live API token and passes
-// the others on with their caller in the context.
+// the others on with their caller in the context. A token that cannot be
+// checked because the database is unavailable is answered 503 with
+// Retry-After and a JSON-RPC error saying so (no method runs: the caller is
+// unknown); once a request is past it, a call the database fails is a tool
+// error saying the same (tools.toolError).
 type authenticator struct {
 	tokens  TokenAuth
 	logger  *slog.Logger
@@ -186,12 +194,11 @@ func (a *authenticator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case httpx.IsUnavailable(err):
 		a.logger.Error("mcp.authenticate", slog.String("error", err.Error()))
 		w.Header().Set("Retry-After", strconv.Itoa(httpx.RetryAfterSeconds))
-		http.Error(w, "the token could not be checked: the store is unavailable (its database is unreachable or not answering); retry in a few seconds",
-			http.StatusServiceUnavailable)
+		rpcError(w, r, http.StatusServiceUnavailable, codeUnavailable, unavailable("the token could not be checked"))
 		return
 	case err != nil:
 		a.logger.Error("mcp.authenticate", slog.String("error", err.Error()))
-		http.Error(w, "the token could not be checked; try again", http.StatusInternalServerError)
+		rpcError(w, r, http.StatusInternalServerError, jsonrpc.CodeInternalError, "the token could not be checked; try again")
 		return
 	}
 	ctx := context.WithValue(r.Context(), callerKey{}, c)
@@ -209,6 +216,89 @@ func (a *authenticator) authenticate(ctx context.Context, bearer string) (TokenI
 		defer cancel()
 	}
 	return a.tokens.Authenticate(ctx, bearer)
+}
+
+// codeUnavailable is the JSON-RPC error code of a request refused because
+// the database is unavailable: the first of the codes JSON-RPC leaves to
+// servers (-32000 to -32099).
+const codeUnavailable = -32000
+
+// unavailable is the one-line message of a request or a call that could not
+// run because the database cannot be reached or does not answer in time
+// (httpx.IsUnavailable): what could not be done, that the store is
+// unavailable, and when to retry (the Retry-After of a 503).
+func unavailable(what string) string {
+	return fmt.Sprintf("%s: the memory store is unavailable (its database is unreachable or not answering); retry after %d seconds",
+		what, httpx.RetryAfterSeconds)
+}
+
+// rpcError answers a request refused before any method runs with status and
+// a JSON-RPC error response carrying code and msg, for the request's id
+// (null when its body has none). Clients read the status; those that read
+// the body of an error status find the protocol's error there.
+func rpcError(w http.ResponseWriter, r *http.Request, status int, code int64, msg string) {
+	body := struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   rpcErrorBody    `json:"error"`
+	}{JSONRPC: "2.0", ID: requestID(r), Error: rpcErrorBody{Code: code, Message: msg}}
+	if code == codeUnavailable {
+		body.Error.Data = map[string]int{"retry_after_seconds": httpx.RetryAfterSeconds}
+	}
+	b, err := json.Marshal(body)
+	if err != nil {
+		http.Error(w, msg, status)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}
+
+type rpcErrorBody struct {
+	Code    int64  `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data,omitempty"`
+}
+
+// maxIDScan bounds how much of a refused request's body is read to find its
+// id; maxIDLen how long an id is echoed.
+const (
+	maxIDScan = 1 << 20
+	maxIDLen  = 256
+)
+
+// requestID is the id of the JSON-RPC request in r's body: a string or a
+// number, as sent; null for a body without one (a notification, a batch,
+// something that is not a JSON object), whose id a client cannot match.
+func requestID(r *http.Request) json.RawMessage {
+	null := json.RawMessage("null")
+	if r.Method != http.MethodPost || r.Body == nil {
+		return null
+	}
+	dec := json.NewDecoder(io.LimitReader(r.Body, maxIDScan))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return null
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return null
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return null
+		}
+		if key, _ := tok.(string); key != "id" {
+			continue
+		}
+		if len(v) == 0 || len(v) > maxIDLen || !(v[0] == '"' || v[0] == '-' || (v[0] >= '0' && v[0] <= '9')) {
+			return null
+		}
+		return v
+	}
+	return null
 }
 
 func unauthorized(w http.ResponseWriter, msg string) {

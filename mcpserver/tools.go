@@ -258,7 +258,7 @@ func (t *tools) toolError(tool string, c TokenInfo, err error) error {
 	}
 	if httpx.IsUnavailable(err) {
 		t.logger.Error("mcp.tool_unavailable", append(attrs, slog.String("error", err.Error()))...)
-		return fmt.Errorf("%s could not run: the memory store is unavailable (its database is unreachable or not answering); retry in a few seconds", tool)
+		return errors.New(unavailable(tool + " could not run"))
 	}
 	t.logger.Error("mcp.tool_failed", append(attrs, slog.String("error", err.Error()))...)
 	return fmt.Errorf("%s failed inside Tenure; try again later", tool)

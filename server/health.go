@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/subtle"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -28,15 +29,19 @@ func (s *Server) readyz(c echo.Context) error {
 }
 
 // MetricsHandler guards metrics with a bearer token: a request without
-// "Authorization: Bearer token" is answered 401. An empty token guards
-// nothing, for a listener that only trusted networks reach.
+// "Authorization: Bearer token" is answered 401. The scheme is read in any
+// case, as RFC 7235 has it ("bearer", "BEARER"); the token is compared in
+// constant time. An empty token guards nothing, for a listener that only
+// trusted networks reach.
 func MetricsHandler(metrics http.Handler, token string) http.Handler {
 	if token == "" {
 		return metrics
 	}
-	want := []byte("Bearer " + token)
+	want := []byte(token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
+		scheme, got, _ := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+		ok := subtle.ConstantTimeCompare([]byte(strings.TrimLeft(got, " ")), want) == 1
+		if !strings.EqualFold(scheme, "Bearer") || !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="metrics"`)
 			http.Error(w, "metrics need the bearer token set with --metrics-token (TENURE_METRICS_TOKEN)", http.StatusUnauthorized)
 			return

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/tenurehq/tenure/extract"
+	"github.com/tenurehq/tenure/internal/logdedup"
 	"github.com/tenurehq/tenure/server"
 )
 
@@ -96,13 +97,16 @@ func parseLevel(s string) (slog.Level, error) {
 }
 
 // logger builds the process logger; validate has already checked the values.
+// A burst of identical warnings or errors (every request during a database
+// outage) is written once, then counted every 10 s (logdedup).
 func (c *baseConfig) logger(w io.Writer) *slog.Logger {
 	level, _ := parseLevel(c.logLevel)
 	opts := &slog.HandlerOptions{Level: level}
+	var h slog.Handler = slog.NewTextHandler(w, opts)
 	if c.logFormat == "json" {
-		return slog.New(slog.NewJSONHandler(w, opts))
+		h = slog.NewJSONHandler(w, opts)
 	}
-	return slog.New(slog.NewTextHandler(w, opts))
+	return slog.New(logdedup.New(h, logdedup.Options{}))
 }
 
 // validateAddr checks a listen address such as 127.0.0.1:8080 or :8080.
