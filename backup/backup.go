@@ -3,7 +3,8 @@
 // server's binaries): a backup is consistent at one instant, taken while the
 // server keeps writing, and holds every table (facts, decisions, working
 // rows, tombstones, the rejection log, policies, users, tokens, the audit
-// log) and the schema version.
+// log) and the schema version. A restore reads only such backups, and only
+// their rows (see restore.go).
 package backup
 
 import (
@@ -33,6 +34,10 @@ type Options struct {
 	// same server (pg_export_snapshot): the backup shows exactly what that
 	// transaction sees. Without it, pg_dump takes its own snapshot.
 	Snapshot string
+	// Migrate brings the database at url to a version of Tenure's schema
+	// with Tenure's migrations, up or down (0 removes them): Restore makes
+	// the schema with it. Restore needs it; Dump does not.
+	Migrate func(ctx context.Context, url string, version int64) error
 }
 
 func tool(name string, o Options) (string, error) {
@@ -69,50 +74,20 @@ func Dump(ctx context.Context, url string, w io.Writer, o Options) (int64, error
 // ErrNotEmpty refuses to restore over a database that holds tables.
 var ErrNotEmpty = errors.New("the database is not empty")
 
-// Empty reports whether the database at url holds no table of its own.
-func Empty(ctx context.Context, url string) (bool, error) {
+// empty reports whether the database at url holds no table of its own.
+func empty(ctx context.Context, url string) (bool, error) {
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
-		return false, fmt.Errorf("backup: %w", err)
+		return false, err
 	}
 	defer conn.Close(ctx)
 	var n int
 	if err := conn.QueryRow(ctx,
 		`SELECT count(*) FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace
 		 WHERE c.relkind IN ('r', 'p') AND s.nspname NOT IN ('pg_catalog', 'information_schema') AND s.nspname NOT LIKE 'pg_toast%'`).Scan(&n); err != nil {
-		return false, fmt.Errorf("backup: %w", err)
+		return false, err
 	}
 	return n == 0, nil
-}
-
-// Restore reads a backup made by Dump from r into the database at url, in
-// one transaction: all of it or nothing. A database that holds tables is
-// refused with ErrNotEmpty unless force, which drops what the backup
-// recreates first.
-func Restore(ctx context.Context, url string, r io.Reader, force bool, o Options) error {
-	empty, err := Empty(ctx, url)
-	if err != nil {
-		return err
-	}
-	if !empty && !force {
-		return fmt.Errorf("backup: %w: restore into an empty one, or pass --force to replace what it holds", ErrNotEmpty)
-	}
-	bin, err := tool("pg_restore", o)
-	if err != nil {
-		return err
-	}
-	args := []string{"--no-owner", "--no-privileges", "--single-transaction", "--exit-on-error", "--dbname=" + url}
-	if !empty {
-		args = append(args, "--clean", "--if-exists")
-	}
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Stdin = &counter{r: r, progress: o.Progress}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("backup: pg_restore: %w: %s", err, strings.TrimSpace(stderr.String()))
-	}
-	return nil
 }
 
 // counter counts the bytes passing through, reporting every megabyte.

@@ -5,6 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -16,9 +20,42 @@ import (
 	"github.com/tenurehq/tenure/demo"
 	"github.com/tenurehq/tenure/internal/pgtest"
 	"github.com/tenurehq/tenure/memory"
+	"github.com/tenurehq/tenure/migrations"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// restoreOptions make the schema with Tenure's migrations.
+var restoreOptions = backup.Options{Migrate: migrateTo}
+
+// migrateTo brings the database at url to version, up or down.
+func migrateTo(ctx context.Context, url string, version int64) error {
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	m, err := migrations.New(pool, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	current, _, err := m.Version(ctx)
+	if err != nil {
+		return err
+	}
+	for current < version {
+		res, err := m.UpByOne(ctx)
+		if err != nil {
+			return err
+		}
+		current = res.Source.Version
+	}
+	if current > version {
+		_, err = m.DownTo(ctx, version)
+	}
+	return err
+}
 
 // fingerprints are, per table of the public schema, its row count and a
 // checksum of its rows' text, independent of their order.
@@ -115,8 +152,12 @@ func TestBackupDuringWritesRestores(t *testing.T) {
 		t.Fatal("no write ran during the backup")
 	}
 
+	path := filepath.Join(t.TempDir(), "tenure.dump")
+	if err := os.WriteFile(path, file.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	target := pgtest.NewEmptyURL(t)
-	if err := backup.Restore(ctx, target, bytes.NewReader(file.Bytes()), false, backup.Options{}); err != nil {
+	if err := backup.Restore(ctx, target, path, false, restoreOptions); err != nil {
 		t.Fatal(err)
 	}
 	restored, err := pgxpool.New(ctx, target)
@@ -135,14 +176,14 @@ func TestBackupDuringWritesRestores(t *testing.T) {
 	}
 
 	// The source holds data: restoring over it needs --force.
-	if err := backup.Restore(ctx, pool.Config().ConnString(), bytes.NewReader(file.Bytes()), false, backup.Options{}); !errors.Is(err, backup.ErrNotEmpty) {
+	if err := backup.Restore(ctx, pool.Config().ConnString(), path, false, restoreOptions); !errors.Is(err, backup.ErrNotEmpty) {
 		t.Errorf("Restore over a database with data = %v, want ErrNotEmpty", err)
 	}
 	// With force, the restored copy is replaced by the backup again.
 	if _, err := restored.Exec(ctx, `DELETE FROM memory_nodes`); err != nil {
 		t.Fatal(err)
 	}
-	if err := backup.Restore(ctx, target, bytes.NewReader(file.Bytes()), true, backup.Options{}); err != nil {
+	if err := backup.Restore(ctx, target, path, true, restoreOptions); err != nil {
 		t.Fatal(err)
 	}
 	if again := fingerprints(t, restored); again["memory_nodes"] != want["memory_nodes"] {

@@ -5,13 +5,17 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/tenurehq/tenure/backup"
+	"github.com/tenurehq/tenure/migrations"
 )
 
 // runBackup writes a consistent copy of the whole database to a file, while
@@ -57,7 +61,7 @@ func runRestore(ctx context.Context, env *environment, args []string) error {
 	fs := flag.NewFlagSet("restore", flag.ContinueOnError)
 	fs.SetOutput(env.stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: tenure restore FILE [--force]\n\nRestores a backup made by tenure backup into an empty database or data folder, all of it or\nnothing. A database that holds data is refused unless --force, which replaces it.\nStop the server first.")
+		fmt.Fprintln(fs.Output(), "Usage: tenure restore FILE [--force]\n\nRestores a backup made by tenure backup into an empty database or data folder, all of it or\nnothing; any other archive is refused. A database that holds data is refused unless --force,\nwhich replaces it. Stop the server first.")
 		fs.PrintDefaults()
 	}
 	cfg.register(fs, env.getenv)
@@ -71,11 +75,15 @@ func runRestore(ctx context.Context, env *environment, args []string) error {
 	if err := cfg.validate(); err != nil {
 		return err
 	}
-	f, err := os.Open(fs.Arg(0))
-	if err != nil {
+	file := fs.Arg(0)
+	if _, err := os.Stat(file); err != nil {
 		return fmt.Errorf("restore: %w", err)
 	}
-	defer f.Close()
+	// A file that is not a Tenure backup is refused before a data folder
+	// is made for it; Restore checks it again.
+	if err := backup.Check(ctx, file, backup.Options{Getenv: env.getenv}); err != nil {
+		return err
+	}
 	logger := cfg.logger(env.stderr)
 	db, err := openDatabase(ctx, &cfg, env.getenv, logger)
 	if err != nil {
@@ -83,44 +91,63 @@ func runRestore(ctx context.Context, env *environment, args []string) error {
 	}
 	defer db.close()
 	start := time.Now()
-	if err := backup.Restore(ctx, db.url(), f, *force, backup.Options{Getenv: env.getenv,
-		Progress: progressLine(env.stderr, "restore", start)}); err != nil {
+	if err := backup.Restore(ctx, db.url(), file, *force, backup.Options{Getenv: env.getenv,
+		Progress: progressLine(env.stderr, "restore", start),
+		Migrate: func(ctx context.Context, _ string, version int64) error {
+			return migrateTo(ctx, db.pool, logger, version)
+		}}); err != nil {
 		return err
 	}
-	fmt.Fprintf(env.stdout, "Restored %s in %s\n", fs.Arg(0), time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(env.stdout, "Restored %s in %s\n", file, time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// migrateTo brings the database behind pool to version of Tenure's schema,
+// up one migration at a time or down: restore makes the schema of a backup
+// so.
+func migrateTo(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger, version int64) error {
+	m, err := migrations.New(pool, logger)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	current, _, err := m.Version(ctx)
+	if err != nil {
+		return err
+	}
+	for current < version {
+		res, err := m.UpByOne(ctx)
+		if err != nil {
+			return err
+		}
+		current = res.Source.Version
+	}
+	if current > version {
+		_, err = m.DownTo(ctx, version)
+	}
+	return err
 }
 
 // writeBackup writes the backup to file through a temporary file beside
 // it, renamed into place once complete: a file of that name is always a
-// whole backup.
+// whole backup. The temporary files that killed backups of the same name
+// left are removed (backup.WriteFile).
 func writeBackup(ctx context.Context, url, file string, getenv func(string) string, progress func(int64)) (int64, error) {
-	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".partial-*")
-	if err != nil {
-		return 0, fmt.Errorf("backup: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	n, err := backup.Dump(ctx, url, tmp, backup.Options{Getenv: getenv, Progress: progress})
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return n, err
-	}
-	return n, os.Rename(tmp.Name(), file)
+	return backup.WriteFile(ctx, url, file, backup.Options{Getenv: getenv, Progress: progress})
 }
 
 // backupPrefix and backupSuffix frame the names of scheduled backups.
 const backupPrefix, backupSuffix = "tenure-", ".dump"
 
 // scheduledBackup writes a backup named by its time into dir and keeps the
-// newest keep of them.
+// newest keep of them. The temporary files of earlier scheduled backups
+// that did not finish (their process was killed) are removed.
 func scheduledBackup(ctx context.Context, url, dir string, keep int, now time.Time, getenv func(string) string) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("backup: %w", err)
+	}
+	if err := backup.RemoveStalePartials(dir, isScheduledBackup); err != nil {
+		return "", err
 	}
 	file := filepath.Join(dir, backupPrefix+now.UTC().Format("20060102T150405Z")+backupSuffix)
 	if _, err := writeBackup(ctx, url, file, getenv, nil); err != nil {
@@ -132,7 +159,7 @@ func scheduledBackup(ctx context.Context, url, dir string, keep int, now time.Ti
 	}
 	var names []string
 	for _, e := range entries {
-		if n := e.Name(); !e.IsDir() && strings.HasPrefix(n, backupPrefix) && strings.HasSuffix(n, backupSuffix) {
+		if n := e.Name(); !e.IsDir() && isScheduledBackup(n) {
 			names = append(names, n)
 		}
 	}
@@ -144,6 +171,11 @@ func scheduledBackup(ctx context.Context, url, dir string, keep int, now time.Ti
 		names = names[1:]
 	}
 	return file, nil
+}
+
+// isScheduledBackup reports whether name is that of a scheduled backup.
+func isScheduledBackup(name string) bool {
+	return strings.HasPrefix(name, backupPrefix) && strings.HasSuffix(name, backupSuffix)
 }
 
 // progressLine reports bytes copied so far on w, at most every two seconds.
