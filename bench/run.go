@@ -616,7 +616,21 @@ func brief(ctx context.Context, store *memory.Store, o Options) ([]Result, error
 // the dense vocabulary's scopes (one word in about twelve facts: the worst
 // case), then on the realistic Zipf vocabulary's (ZipfScope).
 var recallKinds = []string{"one word", "two words (both)", "a or b", "one word, long_term only", "a fact's key",
-	"Zipf vocabulary: one word", "Zipf vocabulary: two words (both)", "Zipf vocabulary: a or b"}
+	"Zipf vocabulary: one word", "Zipf vocabulary: two words (both)", "Zipf vocabulary: a or b",
+	"a question (5 to 15 words)", "Zipf vocabulary: a question (5 to 15 words)"}
+
+// question is what an agent asks, as it asks it: 5 to 15 words, some of
+// them stop words ("what", "did"), one of them "user" (in every fact of the
+// bench, as a speaker's name is in a chat), the rest drawn by word.
+func question(r *rand.Rand, word func() string) string {
+	n := 5 + r.IntN(11)
+	openers := []string{"What did", "When did", "Where does", "Why is", "How does", "Did"}
+	parts := []string{openers[r.IntN(len(openers))], "the user"}
+	for len(parts) < n-2 {
+		parts = append(parts, word())
+	}
+	return strings.Join(parts, " ") + "?"
+}
 
 // recallScopes splits the seeded scopes by vocabulary; with one scope both
 // vocabularies' queries run on it.
@@ -634,11 +648,12 @@ func recallScopes(scopes int) (dense, zipf []string) {
 	return dense, zipf
 }
 
-// recallMatchesSQL counts the live facts a recall query has to rank: every
-// fact of the scope that matches the text (and the durability filter).
+// recallMatchesSQL counts the live facts a recall query matches: every
+// fact of the scope that holds any of its words (and passes the durability
+// filter).
 const recallMatchesSQL = `SELECT count(*) FROM entity_facts
 WHERE scope = $1 AND status = 'active' AND (forget_at IS NULL OR forget_at > $4)
-  AND search @@ websearch_to_tsquery('english', $2) AND ($3::text = '' OR durability = $3)`
+  AND search @@ replace(plainto_tsquery('english', $2)::text, '&', '|')::tsquery AND ($3::text = '' OR durability = $3)`
 
 func recall(ctx context.Context, pool *pgxpool.Pool, store *memory.Store, now time.Time, o Options) ([]Result, error) {
 	fmt.Fprintln(o.Progress, "recall")
@@ -680,6 +695,11 @@ func recall(ctx context.Context, pool *pgxpool.Pool, store *memory.Store, now ti
 			case 7:
 				q.Query = zipf.word() + " or " + zipf.word()
 			}
+		case 8:
+			q.Query = question(r, word)
+		case 9:
+			q.Scope = zipfScopes[i%len(zipfScopes)]
+			q.Query = question(r, zipf.word)
 		}
 		start := time.Now()
 		if _, err := store.Recall(ctx, q); err != nil {

@@ -298,6 +298,12 @@ func (s *Store) Consolidate(ctx context.Context, opts ConsolidateOptions) (Run, 
 	r.log.Info("consolidation.done", "duration", finished.Sub(now), "report", run.Report,
 		"transient_rejected", run.TransientRejected, "expired_rejected", run.ExpiredRejected,
 		"decision_locked", run.DecisionLocked)
+	// The facts promoted changed the document frequencies recall reads;
+	// folding them now keeps the next recall's sums short. A failure loses
+	// nothing: the decay tick folds again.
+	if err := s.FoldRecallTerms(ctx); err != nil {
+		r.log.Warn("consolidation.fold_recall_terms", "error", err.Error())
+	}
 	return run, nil
 }
 

@@ -36,6 +36,11 @@ func (s *Store) Decay(ctx context.Context, actor Actor) (DecayReport, error) {
 			rep.Batches++
 		}
 		if n < decayBatch {
+			// The tick also folds the document frequencies recall reads:
+			// a failure there loses nothing, and the next tick folds.
+			if err := s.FoldRecallTerms(ctx); err != nil {
+				s.logger.Warn("decay.fold_recall_terms", "error", err.Error())
+			}
 			return rep, nil
 		}
 	}

@@ -41,28 +41,3 @@ func planText(t *testing.T, rows pgx.Rows, err error) string {
 	return strings.Join(plan, "\n")
 }
 
-// explainGeneric returns the generic plan of sql, the one recall's
-// statements run with (internal/pgplan): prepared on one connection and
-// explained with plan_cache_mode set to force it. A generic plan does not
-// depend on the parameters' values, so it is explained for NULLs.
-func explainGeneric(t *testing.T, pool *pgxpool.Pool, sql string) string {
-	t.Helper()
-	ctx := context.Background()
-	pc, err := pool.Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The setting stays with this connection: it is closed, not reused.
-	conn := pc.Hijack()
-	defer conn.Close(ctx)
-	sd, err := conn.Prepare(ctx, "explained", sql)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.Exec(ctx, "SET plan_cache_mode = force_generic_plan"); err != nil {
-		t.Fatal(err)
-	}
-	params := strings.TrimSuffix(strings.Repeat("NULL, ", len(sd.ParamOIDs)), ", ")
-	rows, err := conn.Query(ctx, "EXPLAIN EXECUTE explained("+params+")")
-	return planText(t, rows, err)
-}

@@ -359,7 +359,8 @@ func (s *Store) factAxes(ctx context.Context) ([]AxesCount, error) {
 
 // foldFactAxesLock is the first key of the two-key advisory locks a reader
 // holds while it folds a table of counts (the second key names the table:
-// foldFactAxesKey, foldPendingKey, foldConsoleKey); no other lock uses it.
+// foldFactAxesKey, foldPendingKey, foldConsoleKey, foldRecallKey); no other
+// lock uses it.
 const foldFactAxesLock = 7322
 
 // The second keys of the fold locks.
@@ -367,6 +368,7 @@ const (
 	foldFactAxesKey = 0
 	foldPendingKey  = 1
 	foldConsoleKey  = 2
+	foldRecallKey   = 3
 )
 
 // foldFactAxes folds fact_axes_counts unless another reader is folding it.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -25,13 +24,6 @@ type Store struct {
 	metrics Metrics
 	workers int // Options.ConsolidateWorkers
 
-	// stats keeps the statistics recall routes "a b" and "a or b" by;
-	// bothWalkMatches is the estimate of its matches from which it walks
-	// (tests lower it to walk on small data); pairsFirstFacts is the
-	// estimate of facts with T >= 2 below which "a or b" reads them first.
-	stats           atomic.Pointer[recallStats]
-	bothWalkMatches int
-	pairsFirstFacts int
 }
 
 // Options configure a Store.
@@ -78,7 +70,7 @@ func NewStore(pool *pgxpool.Pool, opts Options) *Store {
 		opts.ConsolidateWorkers = defaultWorkers
 	}
 	return &Store{pool: pool, q: queries.New(pool), logger: opts.Logger, now: opts.Now, metrics: opts.Metrics,
-		workers: opts.ConsolidateWorkers, bothWalkMatches: recallBothWalkMatches, pairsFirstFacts: recallPairsFirstFacts}
+		workers: opts.ConsolidateWorkers}
 }
 
 // Now returns the store's current time, truncated to microseconds as

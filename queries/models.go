@@ -159,9 +159,9 @@ type EntityFact struct {
 	Version         int32
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
-	Search          interface{}
 	DecayHalfLife   *float64
 	DecayFrom       *time.Time
+	Search          interface{}
 }
 
 type FactAxesCount struct {
@@ -207,6 +207,14 @@ type PendingNodeCount struct {
 	Scope  string
 	Marker string
 	Nodes  int64
+}
+
+type RecallTerm struct {
+	Scope   string
+	Lexeme  string
+	Facts   int64
+	Lexemes int64
+	Folded  bool
 }
 
 type ReviewItem struct {

@@ -11,6 +11,31 @@ import (
 	"time"
 )
 
+const foldRecallTerms = `-- name: FoldRecallTerms :exec
+WITH touched AS (
+    SELECT DISTINCT t.scope, t.lexeme FROM recall_terms t WHERE NOT t.folded
+), gone AS (
+    DELETE FROM recall_terms t
+    USING touched
+    WHERE t.scope = touched.scope AND t.lexeme = touched.lexeme
+    RETURNING t.scope, t.lexeme, t.facts, t.lexemes
+)
+INSERT INTO recall_terms (scope, lexeme, facts, lexemes, folded)
+SELECT g.scope, g.lexeme, sum(g.facts)::bigint, sum(g.lexemes)::bigint, true
+FROM gone g
+GROUP BY g.scope, g.lexeme
+HAVING sum(g.facts) <> 0 OR sum(g.lexemes) <> 0
+`
+
+// FoldRecallTerms replaces the rows of recall_terms on every (scope, lexeme)
+// written since the last fold by one row with their sum, dropping those at
+// zero. A concurrent writer's rows are not seen and stay as they are, so the
+// sums never change.
+func (q *Queries) FoldRecallTerms(ctx context.Context) error {
+	_, err := q.db.Exec(ctx, foldRecallTerms)
+	return err
+}
+
 const recallByConfidence = `-- name: RecallByConfidence :many
 WITH ranked AS (
     SELECT f.id,
@@ -141,66 +166,110 @@ func (q *Queries) RecallByConfidence(ctx context.Context, arg RecallByConfidence
 	return items, nil
 }
 
-const recallEvery = `-- name: RecallEvery :many
-WITH ranked AS (
-    SELECT m.id, m.effective_confidence, m.relevance
-    FROM (
-        SELECT c.id,
-            tenure_decayed(c.confidence, c.decay_from, c.decay_half_life, $1::timestamptz) AS effective_confidence,
-            ts_rank_cd(c.search, q) AS relevance
-        FROM websearch_to_tsquery('english', $2::text) q
-        CROSS JOIN (
-            SELECT f.id, f.scope, f.entity_id, f.category, f.durability, f.search, f.confidence,
-                f.decay_from, f.decay_half_life, f.forget_at
-            FROM entity_facts f
-            WHERE tenure_recall_terms(f.scope, f.search) @@ ($3::text)::tsquery
-              AND f.status = 'active'
-            OFFSET 0
-        ) c
-        WHERE c.scope = $4::text
-          AND c.search @@ q
-          AND (c.forget_at IS NULL OR c.forget_at > $1::timestamptz)
-          AND ($5::text IS NULL OR c.entity_id = (
-              SELECT x.id FROM entities x WHERE x.scope = $4::text AND x.name = $5::text))
-          AND ($6::text IS NULL OR c.category = $6::text)
-          AND ($7::text IS NULL OR c.durability = $7::text)
-        -- OFFSET 0 keeps this a subquery, so each score is computed once per
-        -- match rather than again for the sort key.
-        OFFSET 0
-    ) m
-    ORDER BY m.relevance * m.effective_confidence DESC, m.id DESC
-    LIMIT $8
-)
+const recallCandidates = `-- name: RecallCandidates :many
+SELECT f.id,
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz)::double precision AS effective_confidence,
+    length(f.search)::integer AS length,
+    ts_filter(setweight(f.search, 'A', $2::text[]), '{a}')::text AS terms
+FROM entity_facts f
+WHERE f.scope = $3::text
+  AND f.status = 'active'
+  AND f.search @@ ($4::text)::tsquery
+  AND ($5::text IS NULL OR f.search @@ ($5::text)::tsquery)
+  AND (f.forget_at IS NULL OR f.forget_at > $1::timestamptz)
+  AND ($6::text IS NULL OR f.entity_id = (
+      SELECT x.id FROM entities x WHERE x.scope = $3::text AND x.name = $6::text))
+  AND ($7::text IS NULL OR f.category = $7::text)
+  AND ($8::text IS NULL OR f.durability = $8::text)
+  AND (NOT $9::boolean OR f.id >= coalesce((
+      SELECT n.id FROM entity_facts n
+      WHERE n.scope = $3::text AND n.status = 'active'
+      ORDER BY n.id DESC OFFSET $10::integer LIMIT 1), 0))
+`
+
+type RecallCandidatesParams struct {
+	Now         time.Time
+	Lexemes     []string
+	Scope       string
+	Match       string
+	Required    *string
+	Entity      *string
+	Category    *string
+	Durability  *string
+	NewestFirst bool
+	Newest      int32
+}
+
+type RecallCandidatesRow struct {
+	ID                  int64
+	EffectiveConfidence float64
+	Length              int32
+	Terms               string
+}
+
+// RecallCandidates returns the live facts of one scope that hold any lexeme
+// of the tsquery match and satisfy required (when given) and the filters:
+// for each, its effective confidence at @now, its length in lexemes and the
+// positions of the question's lexemes in it (its search vector cut to
+// them), which is all recall ranks by. With newest_first it reads only its
+// matches among the scope's newest facts, as many as newest says (a question of common words);
+// otherwise every one, through entity_facts_scope_search_idx.
+func (q *Queries) RecallCandidates(ctx context.Context, arg RecallCandidatesParams) ([]RecallCandidatesRow, error) {
+	rows, err := q.db.Query(ctx, recallCandidates,
+		arg.Now,
+		arg.Lexemes,
+		arg.Scope,
+		arg.Match,
+		arg.Required,
+		arg.Entity,
+		arg.Category,
+		arg.Durability,
+		arg.NewestFirst,
+		arg.Newest,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []RecallCandidatesRow{}
+	for rows.Next() {
+		var i RecallCandidatesRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.EffectiveConfidence,
+			&i.Length,
+			&i.Terms,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const recallFacts = `-- name: RecallFacts :many
 SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
     f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
     f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
     f.extraction_count, f.version, f.created_at, f.updated_at,
-    r.effective_confidence::double precision AS effective_confidence,
-    r.relevance::double precision AS relevance,
-    (r.relevance * r.effective_confidence)::double precision AS score,
-    -- The decision a fact of category decision records, with its entity's
-    -- name (recallDecision reads it).
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz)::double precision AS effective_confidence,
     (CASE WHEN d.id IS NOT NULL THEN to_jsonb(d) || jsonb_build_object('entity_name', de.name) END)::jsonb AS decision
-FROM ranked r
-JOIN entity_facts f ON f.id = r.id
+FROM entity_facts f
 JOIN entities e ON e.id = f.entity_id
 LEFT JOIN decisions d ON d.fact_id = f.id AND f.category = 'decision'
 LEFT JOIN entities de ON de.id = d.entity_id
-ORDER BY score DESC, f.id DESC
+WHERE f.id = ANY($2::bigint[]) AND f.status = 'active'
 `
 
-type RecallEveryParams struct {
-	Now        time.Time
-	Query      string
-	Scoped     string
-	Scope      string
-	Entity     *string
-	Category   *string
-	Durability *string
-	MaxRows    int32
+type RecallFactsParams struct {
+	Now time.Time
+	Ids []int64
 }
 
-type RecallEveryRow struct {
+type RecallFactsRow struct {
 	ID                  int64
 	Scope               string
 	EntityID            int64
@@ -225,33 +294,21 @@ type RecallEveryRow struct {
 	CreatedAt           time.Time
 	UpdatedAt           time.Time
 	EffectiveConfidence float64
-	Relevance           float64
-	Score               float64
 	Decision            json.RawMessage
 }
 
-// RecallEvery is RecallSearch through entity_facts_recall_terms_idx: the
-// facts of the scope that have the tokens of scoped (the websearch query
-// with each lexeme made the scope's token; phrases and negations are
-// checked on the row), ranked every one, the best max_rows read whole.
-func (q *Queries) RecallEvery(ctx context.Context, arg RecallEveryParams) ([]RecallEveryRow, error) {
-	rows, err := q.db.Query(ctx, recallEvery,
-		arg.Now,
-		arg.Query,
-		arg.Scoped,
-		arg.Scope,
-		arg.Entity,
-		arg.Category,
-		arg.Durability,
-		arg.MaxRows,
-	)
+// RecallFacts reads the facts recall chose, whole, with their entity's name
+// and, for a fact of category decision, its decision (recallDecision reads
+// it). Facts archived since they were ranked are left out.
+func (q *Queries) RecallFacts(ctx context.Context, arg RecallFactsParams) ([]RecallFactsRow, error) {
+	rows, err := q.db.Query(ctx, recallFacts, arg.Now, arg.Ids)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []RecallEveryRow{}
+	items := []RecallFactsRow{}
 	for rows.Next() {
-		var i RecallEveryRow
+		var i RecallFactsRow
 		if err := rows.Scan(
 			&i.ID,
 			&i.Scope,
@@ -277,8 +334,6 @@ func (q *Queries) RecallEvery(ctx context.Context, arg RecallEveryParams) ([]Rec
 			&i.CreatedAt,
 			&i.UpdatedAt,
 			&i.EffectiveConfidence,
-			&i.Relevance,
-			&i.Score,
 			&i.Decision,
 		); err != nil {
 			return nil, err
@@ -291,254 +346,57 @@ func (q *Queries) RecallEvery(ctx context.Context, arg RecallEveryParams) ([]Rec
 	return items, nil
 }
 
-const recallPairs = `-- name: RecallPairs :many
-WITH c AS MATERIALIZED (
-    SELECT m.id,
-        ts_rank_cd(m.search, q)::double precision AS relevance,
-        tenure_decayed(m.confidence, m.decay_from, m.decay_half_life, $1::timestamptz) AS effective_confidence,
-        (ts_rank_cd(m.search, q)
-            * tenure_decayed(m.confidence, m.decay_from, m.decay_half_life, $1::timestamptz))::double precision AS score
-    FROM websearch_to_tsquery('english', $2::text) q
-    CROSS JOIN (
-        SELECT f.id, f.scope, f.entity_id, f.category, f.durability, f.search, f.confidence,
-            f.decay_from, f.decay_half_life, f.forget_at
-        FROM entity_facts f
-        WHERE f.status = 'active'
-          AND ((tenure_recall_repeats(f.scope, f.search, f.confidence) @@ ($3::text)::tsquery
-                AND strpos(f.search::text, ',') > 0)
-               OR tenure_recall_terms(f.scope, f.search) @@ ($4::text)::tsquery)
-        -- OFFSET 0: the tokens are the way in, the query is checked on each
-        -- row.
-        OFFSET 0
-    ) m
-    WHERE m.scope = $5::text
-      AND m.search @@ q
-      AND (m.forget_at IS NULL OR m.forget_at > $1::timestamptz)
-      AND ($6::text IS NULL OR m.entity_id = (
-          SELECT x.id FROM entities x WHERE x.scope = $5::text AND x.name = $6::text))
-      AND ($7::text IS NULL OR m.category = $7::text)
-      AND ($8::text IS NULL OR m.durability = $8::text)
-),
-best AS (
-    SELECT DISTINCT c.id, c.score FROM c ORDER BY c.score DESC, c.id DESC LIMIT $9
+const recallWords = `-- name: RecallWords :one
+
+WITH asked AS (
+    SELECT DISTINCT w AS lexeme
+    FROM unnest(tsvector_to_array(to_tsvector('english', $3::text))) w
+), counts AS (
+    SELECT w.lexeme, coalesce(sum(t.facts), 0)::bigint AS facts, count(t.lexeme) AS parts
+    FROM asked w
+    LEFT JOIN recall_terms t ON t.scope = $4::text AND t.lexeme = w.lexeme
+    GROUP BY w.lexeme
+), totals AS (
+    SELECT coalesce(sum(t.facts), 0)::bigint AS facts, coalesce(sum(t.lexemes), 0)::bigint AS lexemes,
+        count(*) AS parts
+    FROM recall_terms t
+    WHERE t.scope = $4::text AND t.lexeme = ''
 )
-SELECT c.id, c.relevance, c.effective_confidence, c.score,
-    f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
-    f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
-    f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
-    f.extraction_count, f.version, f.created_at, f.updated_at,
-    -- The decision a fact of category decision records, with its entity's
-    -- name (recallDecision reads it).
-    (CASE WHEN d.id IS NOT NULL THEN to_jsonb(d) || jsonb_build_object('entity_name', de.name) END)::jsonb AS decision
-FROM c
-LEFT JOIN best b ON b.id = c.id
-LEFT JOIN entity_facts f ON f.id = b.id
-LEFT JOIN entities e ON e.id = f.entity_id
-LEFT JOIN decisions d ON d.fact_id = f.id AND f.category = 'decision'
-LEFT JOIN entities de ON de.id = d.entity_id
+SELECT
+    coalesce((SELECT array_agg(c.lexeme ORDER BY c.lexeme) FROM counts c), '{}')::text[] AS lexemes,
+    coalesce((SELECT array_agg(c.facts ORDER BY c.lexeme) FROM counts c), '{}')::bigint[] AS lexeme_facts,
+    totals.facts AS facts,
+    totals.lexemes AS lexemes_total,
+    greatest(totals.parts, coalesce((SELECT max(c.parts) FROM counts c), 0))::bigint AS parts,
+    coalesce((
+        SELECT string_agg(r.q, ' & ')
+        FROM (
+            SELECT '(' || phraseto_tsquery('english', p)::text || ')' AS q
+            FROM unnest($1::text[]) p
+            WHERE to_tsvector('english', p) <> ''::tsvector
+            UNION ALL
+            SELECT '!(' || plainto_tsquery('english', n)::text || ')'
+            FROM unnest($2::text[]) n
+            WHERE to_tsvector('english', n) <> ''::tsvector
+        ) r
+    ), '')::text AS required
+FROM totals
 `
 
-type RecallPairsParams struct {
-	Now        time.Time
-	Query      string
-	Repeats    *string
-	Pairs      string
-	Scope      string
-	Entity     *string
-	Category   *string
-	Durability *string
-	BestRows   int32
+type RecallWordsParams struct {
+	Phrases   []string
+	Negations []string
+	Words     string
+	Scope     string
 }
 
-type RecallPairsRow struct {
-	ID                  int64
-	Relevance           float64
-	EffectiveConfidence float64
-	Score               float64
-	Scope               *string
-	EntityID            *int64
-	EntityName          *string
-	Key                 *string
-	Content             *string
-	Durability          *string
-	Category            *string
-	Confidence          *float64
-	Importance          *float64
-	ConfirmedAt         *time.Time
-	ExpiresAt           *time.Time
-	Deadline            *time.Time
-	ForgetAt            *time.Time
-	Status              *string
-	ArchivedAt          *time.Time
-	ArchiveReason       *string
-	Source              *string
-	SourceNodeID        *int64
-	ExtractionCount     *int32
-	Version             *int32
-	CreatedAt           *time.Time
-	UpdatedAt           *time.Time
-	Decision            json.RawMessage
-}
-
-// RecallPairs returns the live facts of one scope that match a websearch
-// query and have one of the repeats tokens (repeats, on
-// entity_facts_recall_repeats_idx; none when NULL) or two of its lexemes
-// (pairs, on entity_facts_recall_terms_idx), with RecallSearch's filters, their
-// relevance, effective confidence at @now and score; the best_rows best (by
-// score, then id, the highest first) come with RecallSearch's other columns.
-func (q *Queries) RecallPairs(ctx context.Context, arg RecallPairsParams) ([]RecallPairsRow, error) {
-	rows, err := q.db.Query(ctx, recallPairs,
-		arg.Now,
-		arg.Query,
-		arg.Repeats,
-		arg.Pairs,
-		arg.Scope,
-		arg.Entity,
-		arg.Category,
-		arg.Durability,
-		arg.BestRows,
-	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []RecallPairsRow{}
-	for rows.Next() {
-		var i RecallPairsRow
-		if err := rows.Scan(
-			&i.ID,
-			&i.Relevance,
-			&i.EffectiveConfidence,
-			&i.Score,
-			&i.Scope,
-			&i.EntityID,
-			&i.EntityName,
-			&i.Key,
-			&i.Content,
-			&i.Durability,
-			&i.Category,
-			&i.Confidence,
-			&i.Importance,
-			&i.ConfirmedAt,
-			&i.ExpiresAt,
-			&i.Deadline,
-			&i.ForgetAt,
-			&i.Status,
-			&i.ArchivedAt,
-			&i.ArchiveReason,
-			&i.Source,
-			&i.SourceNodeID,
-			&i.ExtractionCount,
-			&i.Version,
-			&i.CreatedAt,
-			&i.UpdatedAt,
-			&i.Decision,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const recallParse = `-- name: RecallParse :one
-SELECT websearch_to_tsquery('english', $1::text)::text AS tsquery
-`
-
-// RecallParse returns the tsquery of a websearch query as text, which recall
-// reads to learn the query's lexemes and operators.
-func (q *Queries) RecallParse(ctx context.Context, query string) (string, error) {
-	row := q.db.QueryRow(ctx, recallParse, query)
-	var tsquery string
-	err := row.Scan(&tsquery)
-	return tsquery, err
-}
-
-const recallSearch = `-- name: RecallSearch :many
-
-WITH ranked AS (
-    SELECT m.id, m.effective_confidence, m.relevance
-    FROM (
-        SELECT f.id,
-            tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz) AS effective_confidence,
-            ts_rank_cd(f.search, q) AS relevance
-        -- The query is parsed once, in FROM: written inline, websearch_to_tsquery
-        -- (a stable function) could be evaluated again for every matching row.
-        FROM websearch_to_tsquery('english', $2::text) q
-        JOIN entity_facts f ON f.search @@ q
-        WHERE f.scope = $3::text
-          AND f.status = 'active'
-          AND (f.forget_at IS NULL OR f.forget_at > $1::timestamptz)
-          AND ($4::text IS NULL OR f.entity_id = (
-              SELECT x.id FROM entities x WHERE x.scope = $3::text AND x.name = $4::text))
-          AND ($5::text IS NULL OR f.category = $5::text)
-          AND ($6::text IS NULL OR f.durability = $6::text)
-        -- OFFSET 0 keeps this a subquery, so each score is computed once per
-        -- match rather than again for the sort key.
-        OFFSET 0
-    ) m
-    ORDER BY m.relevance * m.effective_confidence DESC, m.id DESC
-    LIMIT $7
-)
-SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
-    f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
-    f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
-    f.extraction_count, f.version, f.created_at, f.updated_at,
-    r.effective_confidence::double precision AS effective_confidence,
-    r.relevance::double precision AS relevance,
-    (r.relevance * r.effective_confidence)::double precision AS score,
-    -- The decision a fact of category decision records, with its entity's
-    -- name (recallDecision reads it).
-    (CASE WHEN d.id IS NOT NULL THEN to_jsonb(d) || jsonb_build_object('entity_name', de.name) END)::jsonb AS decision
-FROM ranked r
-JOIN entity_facts f ON f.id = r.id
-JOIN entities e ON e.id = f.entity_id
-LEFT JOIN decisions d ON d.fact_id = f.id AND f.category = 'decision'
-LEFT JOIN entities de ON de.id = d.entity_id
-ORDER BY score DESC, f.id DESC
-`
-
-type RecallSearchParams struct {
-	Now        time.Time
-	Query      string
-	Scope      string
-	Entity     *string
-	Category   *string
-	Durability *string
-	MaxRows    int32
-}
-
-type RecallSearchRow struct {
-	ID                  int64
-	Scope               string
-	EntityID            int64
-	EntityName          string
-	Key                 string
-	Content             string
-	Durability          string
-	Category            string
-	Confidence          float64
-	Importance          float64
-	ConfirmedAt         time.Time
-	ExpiresAt           *time.Time
-	Deadline            *time.Time
-	ForgetAt            *time.Time
-	Status              string
-	ArchivedAt          *time.Time
-	ArchiveReason       *string
-	Source              string
-	SourceNodeID        *int64
-	ExtractionCount     int32
-	Version             int32
-	CreatedAt           time.Time
-	UpdatedAt           time.Time
-	EffectiveConfidence float64
-	Relevance           float64
-	Score               float64
-	Decision            json.RawMessage
+type RecallWordsRow struct {
+	Lexemes      []string
+	LexemeFacts  []int64
+	Facts        int64
+	LexemesTotal int64
+	Parts        int64
+	Required     string
 }
 
 // Recall and the context brief: what an agent reads back from long-term
@@ -546,252 +404,28 @@ type RecallSearchRow struct {
 // facts whose forget_at has passed (decay archives those at its next tick, so
 // they are already forgotten; this also keeps every fact's effective
 // confidence at or above its policy's floor).
-// RecallSearch returns the live facts of one scope that match a websearch
-// query, best first: relevance (ts_rank_cd) times effective confidence at
-// @now. The match goes through entity_facts_scope_search_idx. Filters are
-// optional. Every match is scored from a narrow row (the wide columns of
-// thousands of matches cost more than their scores); only the best max_rows
-// are read whole.
-func (q *Queries) RecallSearch(ctx context.Context, arg RecallSearchParams) ([]RecallSearchRow, error) {
-	rows, err := q.db.Query(ctx, recallSearch,
-		arg.Now,
-		arg.Query,
+// RecallWords reads what recall needs to rank a question: the distinct
+// lexemes of its free words, how many live facts of the scope hold each
+// (BM25's document frequency, from recall_terms), how many live facts the
+// scope has and how many lexemes they hold in all, the most rows any of
+// those sums read (FoldRecallTerms folds them), and the tsquery that the
+// question's phrases and negated words make, empty when none (a phrase or word
+// of stop words alone is left out, as websearch_to_tsquery does).
+func (q *Queries) RecallWords(ctx context.Context, arg RecallWordsParams) (RecallWordsRow, error) {
+	row := q.db.QueryRow(ctx, recallWords,
+		arg.Phrases,
+		arg.Negations,
+		arg.Words,
 		arg.Scope,
-		arg.Entity,
-		arg.Category,
-		arg.Durability,
-		arg.MaxRows,
 	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []RecallSearchRow{}
-	for rows.Next() {
-		var i RecallSearchRow
-		if err := rows.Scan(
-			&i.ID,
-			&i.Scope,
-			&i.EntityID,
-			&i.EntityName,
-			&i.Key,
-			&i.Content,
-			&i.Durability,
-			&i.Category,
-			&i.Confidence,
-			&i.Importance,
-			&i.ConfirmedAt,
-			&i.ExpiresAt,
-			&i.Deadline,
-			&i.ForgetAt,
-			&i.Status,
-			&i.ArchivedAt,
-			&i.ArchiveReason,
-			&i.Source,
-			&i.SourceNodeID,
-			&i.ExtractionCount,
-			&i.Version,
-			&i.CreatedAt,
-			&i.UpdatedAt,
-			&i.EffectiveConfidence,
-			&i.Relevance,
-			&i.Score,
-			&i.Decision,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const recallWalk = `-- name: RecallWalk :many
-WITH RECURSIVE walk (cell, ids, scores, done) AS (
-    SELECT 0, '{}'::bigint[], '{}'::double precision[], false
-  UNION ALL
-    SELECT w.cell + 1, t.ids, t.scores,
-        ($3::double precision[])[w.cell + 1] < 0
-            OR (cardinality(t.scores) >= $4::integer
-                AND t.scores[$4::integer] > ($3::double precision[])[w.cell + 1])
-    FROM walk w
-    CROSS JOIN LATERAL (
-        SELECT coalesce(array_agg(b.id ORDER BY b.score DESC, b.id DESC), '{}')::bigint[] AS ids,
-            coalesce(array_agg(b.score ORDER BY b.score DESC, b.id DESC), '{}')::double precision[] AS scores
-        FROM (
-            SELECT u.id, u.score
-            FROM (
-                SELECT w.ids[g.i] AS id, w.scores[g.i] AS score
-                FROM generate_subscripts(w.ids, 1) AS g(i)
-                UNION
-                SELECT m.id,
-                    (ts_rank_cd(m.search, q)
-                        * tenure_decayed(m.confidence, m.decay_from, m.decay_half_life, $1::timestamptz))::double precision
-                FROM websearch_to_tsquery('english', $2::text) q
-                CROSS JOIN (
-                    SELECT f.id, f.scope, f.entity_id, f.category, f.durability, f.search, f.confidence,
-                        f.decay_from, f.decay_half_life, f.forget_at
-                    FROM entity_facts f
-                    WHERE tenure_recall_repeats(f.scope, f.search, f.confidence)
-                          @@ ($5::text[])[w.cell + 1]::tsquery
-                      AND f.status = 'active'
-                      AND strpos(f.search::text, ',') > 0
-                    -- OFFSET 0 keeps the cell's tokens the only way in: the
-                    -- text match is checked on each candidate row, not
-                    -- intersected with the search index's thousands of
-                    -- matches.
-                    OFFSET 0
-                ) m
-                WHERE m.scope = $6::text
-                  AND m.search @@ q
-                  AND (m.forget_at IS NULL OR m.forget_at > $1::timestamptz)
-                  AND ($7::text IS NULL OR m.entity_id = (
-                      SELECT x.id FROM entities x WHERE x.scope = $6::text AND x.name = $7::text))
-                  AND ($8::text IS NULL OR m.category = $8::text)
-                  AND ($9::text IS NULL OR m.durability = $9::text)
-            ) u
-            ORDER BY u.score DESC, u.id DESC
-            LIMIT $4::integer
-        ) b
-    ) t
-    WHERE NOT w.done AND w.cell < cardinality($5::text[])
-),
-last AS (
-    SELECT w.cell, w.done, w.ids FROM walk w ORDER BY w.cell DESC LIMIT 1
-)
-SELECT l.cell::integer AS cells_read, l.done::boolean AS settled,
-    f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
-    f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
-    f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
-    f.extraction_count, f.version, f.created_at, f.updated_at,
-    coalesce(tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz), 0)::double precision AS effective_confidence,
-    coalesce(ts_rank_cd(f.search, q), 0)::double precision AS relevance,
-    coalesce(ts_rank_cd(f.search, q)
-        * tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz), 0)::double precision AS score,
-    -- The decision a fact of category decision records, with its entity's
-    -- name (recallDecision reads it).
-    (CASE WHEN d.id IS NOT NULL THEN to_jsonb(d) || jsonb_build_object('entity_name', de.name) END)::jsonb AS decision
-FROM last l
-CROSS JOIN websearch_to_tsquery('english', $2::text) q
-LEFT JOIN entity_facts f ON f.id = ANY(l.ids)
-LEFT JOIN entities e ON e.id = f.entity_id
-LEFT JOIN decisions d ON d.fact_id = f.id AND f.category = 'decision'
-LEFT JOIN entities de ON de.id = d.entity_id
-`
-
-type RecallWalkParams struct {
-	Now        time.Time
-	Query      string
-	Stops      []float64
-	BestRows   int32
-	Cells      []string
-	Scope      string
-	Entity     *string
-	Category   *string
-	Durability *string
-}
-
-type RecallWalkRow struct {
-	CellsRead           int32
-	Settled             bool
-	ID                  *int64
-	Scope               *string
-	EntityID            *int64
-	EntityName          *string
-	Key                 *string
-	Content             *string
-	Durability          *string
-	Category            *string
-	Confidence          *float64
-	Importance          *float64
-	ConfirmedAt         *time.Time
-	ExpiresAt           *time.Time
-	Deadline            *time.Time
-	ForgetAt            *time.Time
-	Status              *string
-	ArchivedAt          *time.Time
-	ArchiveReason       *string
-	Source              *string
-	SourceNodeID        *int64
-	ExtractionCount     *int32
-	Version             *int32
-	CreatedAt           *time.Time
-	UpdatedAt           *time.Time
-	EffectiveConfidence float64
-	Relevance           float64
-	Score               float64
-	Decision            json.RawMessage
-}
-
-// RecallWalk reads recall's candidates cell by cell, in order, and stops as
-// soon as they settle the query. Cell i is the tsquery cells[i] over the
-// tokens of entity_facts_recall_repeats_idx: the live facts of one scope
-// that have its tokens and match the websearch query, with RecallSearch's
-// filters. The
-// walk keeps the best best_rows facts read (by score, then id, the highest
-// first); after cell i no fact left unread scores more than stops[i] (or
-// can match, when it is negative), so it stops when the best_rows-th best
-// beats it. It returns how many cells it read, whether that settled the
-// query, and the best facts with RecallSearch's columns (none, as one row
-// of NULLs, when it read no match).
-func (q *Queries) RecallWalk(ctx context.Context, arg RecallWalkParams) ([]RecallWalkRow, error) {
-	rows, err := q.db.Query(ctx, recallWalk,
-		arg.Now,
-		arg.Query,
-		arg.Stops,
-		arg.BestRows,
-		arg.Cells,
-		arg.Scope,
-		arg.Entity,
-		arg.Category,
-		arg.Durability,
+	var i RecallWordsRow
+	err := row.Scan(
+		&i.Lexemes,
+		&i.LexemeFacts,
+		&i.Facts,
+		&i.LexemesTotal,
+		&i.Parts,
+		&i.Required,
 	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []RecallWalkRow{}
-	for rows.Next() {
-		var i RecallWalkRow
-		if err := rows.Scan(
-			&i.CellsRead,
-			&i.Settled,
-			&i.ID,
-			&i.Scope,
-			&i.EntityID,
-			&i.EntityName,
-			&i.Key,
-			&i.Content,
-			&i.Durability,
-			&i.Category,
-			&i.Confidence,
-			&i.Importance,
-			&i.ConfirmedAt,
-			&i.ExpiresAt,
-			&i.Deadline,
-			&i.ForgetAt,
-			&i.Status,
-			&i.ArchivedAt,
-			&i.ArchiveReason,
-			&i.Source,
-			&i.SourceNodeID,
-			&i.ExtractionCount,
-			&i.Version,
-			&i.CreatedAt,
-			&i.UpdatedAt,
-			&i.EffectiveConfidence,
-			&i.Relevance,
-			&i.Score,
-			&i.Decision,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
+	return i, err
 }

@@ -99,10 +99,9 @@ func poolConfig(url string, logger *slog.Logger) (*pgxpool.Config, error) {
 	pcfg.ConnConfig.RuntimeParams["max_parallel_workers_per_gather"] = "0"
 	// Nor is any statement of Tenure's long enough to repay compiling it to
 	// machine code, which PostgreSQL does (where its server has JIT) for a
-	// plan whose estimated cost passes jit_above_cost, at every execution.
-	// Recall's generic plans estimate blind, and after one ANALYZE the walk
-	// of "a or b" crossed that line at a million facts: 53 ms of JIT on a
-	// statement that ran in 5.
+	// plan whose estimated cost passes jit_above_cost, at every execution:
+	// one recall statement crossed that line at a million facts once, and
+	// spent 53 ms compiling what ran in 5.
 	pcfg.ConnConfig.RuntimeParams["jit"] = "off"
 	// A consolidation run holds up to four connections (its lock, its read
 	// ahead, and two parts of a batch promoted at once); the pool keeps room
