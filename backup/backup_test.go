@@ -23,7 +23,20 @@ import (
 	"github.com/tenurehq/tenure/migrations"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+// A child process of TestKilledBackupsLeaveNoPartialBehind writes a backup
+// of the database at writeChildURL to writeChildFile.
+const writeChildURL, writeChildFile = "TENURE_TEST_BACKUP_CHILD_URL", "TENURE_TEST_BACKUP_CHILD_FILE"
+
+func TestMain(m *testing.M) {
+	if url := os.Getenv(writeChildURL); url != "" {
+		if _, err := backup.WriteFile(context.Background(), url, os.Getenv(writeChildFile), backup.Options{}); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	pgtest.Main(m)
+}
 
 // restoreOptions make the schema with Tenure's migrations.
 var restoreOptions = backup.Options{Migrate: migrateTo}
@@ -166,6 +179,9 @@ func TestBackupDuringWritesRestores(t *testing.T) {
 	}
 	defer restored.Close()
 	got := fingerprints(t, restored)
+	if n := restoredRoles(t, restored); n != 0 {
+		t.Errorf("%d roles of the restore are left", n)
+	}
 	if len(got) != len(want) || len(want) < 15 {
 		t.Errorf("restored %d tables, backed up %d", len(got), len(want))
 	}

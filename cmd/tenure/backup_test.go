@@ -39,6 +39,9 @@ func TestBackupRestoreCommands(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error()+stderr, "not empty") || !strings.Contains(err.Error()+stderr, "--force") {
 		t.Errorf("restore over data = %v %q, want a refusal naming --force", err, stderr)
 	}
+	if err != nil && (!strings.HasPrefix(err.Error(), "restore: ") || strings.Contains(err.Error(), "backup:")) {
+		t.Errorf("the restore command's refusal %q does not name restore", err)
+	}
 	if _, stderr, err := runCmd(t, map[string]string{"DATABASE_URL": dst}, "", "restore", "--force", file); err != nil {
 		t.Errorf("restore --force = %v %q", err, stderr)
 	}
@@ -47,13 +50,40 @@ func TestBackupRestoreCommands(t *testing.T) {
 	}
 }
 
+// TestRestoreCommandRefusesAForeignDump: tenure restore of a backup of a
+// database that is not Tenure's is refused, naming its table, before a
+// data folder is made for it.
+func TestRestoreCommandRefusesAForeignDump(t *testing.T) {
+	src := pgtest.NewEmptyURL(t)
+	if _, err := pgtest.Connect(t, src).Exec(context.Background(), `CREATE TABLE orders (id int PRIMARY KEY)`); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "orders.dump")
+	if _, stderr, err := runCmd(t, map[string]string{"DATABASE_URL": src}, "", "backup", file); err != nil {
+		t.Fatalf("backup = %v %q", err, stderr)
+	}
+	dataDir := filepath.Join(t.TempDir(), "data")
+	_, stderr, err := runCmd(t, nil, "", "restore", "--data-dir", dataDir, file)
+	if err == nil || !strings.HasPrefix(err.Error(), "restore: ") || !strings.Contains(err.Error(), "not a Tenure backup") ||
+		!strings.Contains(err.Error(), "TABLE public orders") {
+		t.Fatalf("restore of a foreign dump = %v %q, want a refusal naming TABLE public orders", err, stderr)
+	}
+	if _, err := os.Stat(dataDir); err == nil {
+		t.Error("a data folder was made for the refused backup")
+	}
+}
+
 // TestScheduledBackupKeepsTheNewest: each scheduled backup is named by its
-// time and only the newest keep stay; other files in the folder are left.
+// time and only the newest keep stay; the temporary file of an earlier
+// scheduled backup that was killed is removed; other files in the folder
+// are left.
 func TestScheduledBackupKeepsTheNewest(t *testing.T) {
 	url := pgtest.NewURL(t)
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o644); err != nil {
-		t.Fatal(err)
+	for _, name := range []string{"notes.txt", ".notes.txt.partial-1", ".tenure-20261130T000000Z.dump.partial-12345"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("mine"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	start := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	for i := range 3 {
@@ -73,7 +103,7 @@ func TestScheduledBackupKeepsTheNewest(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	want := []string{"notes.txt", "tenure-20261201T010000Z.dump", "tenure-20261201T020000Z.dump"}
+	want := []string{".notes.txt.partial-1", "notes.txt", "tenure-20261201T010000Z.dump", "tenure-20261201T020000Z.dump"}
 	if !slices.Equal(names, want) {
 		t.Errorf("folder holds %v, want %v", names, want)
 	}
