@@ -47,13 +47,18 @@ func decodeBody(c echo.Context, limit int64, dst any) error {
 // decoding would silently turn into U+FFFD), a NUL or another control
 // character than tab, newline and carriage return in any string or object
 // key, and free-form values (metadata, properties) nested deeper than
-// memory.MaxJSONDepth or larger than memory.MaxJSONSize. Each is a 400 naming
-// the field, such as nodes[2].metadata.tags[0].
+// memory.MaxJSONDepth or larger than memory.MaxJSONSize; then every time and
+// bounded number against memory's bounds (memory.CheckBounds: a deadline in
+// the year 9999, a confidence of 5e-324). Each is a 400 naming the field,
+// such as nodes[2].metadata.tags[0].
 func decodeRequest(body []byte, dst any) error {
 	if err := decodeJSON(body, dst); err != nil {
 		return err
 	}
-	return checkText(body, dst)
+	if err := checkText(body, dst); err != nil {
+		return err
+	}
+	return memory.CheckBounds(dst)
 }
 
 // checkText checks the text of a body that decoded into dst.
@@ -113,6 +118,12 @@ func explainBody(body []byte, dst any) error {
 	if _, ok := v.(map[string]any); !ok {
 		return memory.Invalidf("", "the request body must be a JSON object, not %s", describe(v))
 	}
+	// A number its Go type cannot hold (a ttl of 2147483648, a confidence
+	// of 1e400) is refused with its field's bound, as the engine refuses one
+	// the type holds.
+	if err := memory.CheckNumbers(v); err != nil {
+		return err
+	}
 	if err := checkShape(v, reflect.TypeOf(dst).Elem(), ""); err != nil {
 		return err
 	}
@@ -164,6 +175,10 @@ func (n *nullable[T]) UnmarshalJSON(b []byte) error {
 }
 
 func (n *nullable[T]) elemType() reflect.Type { return reflect.TypeFor[T]() }
+
+// OptionalValue is the value memory.CheckBounds checks: none when the field
+// is absent or null.
+func (n nullable[T]) OptionalValue() (any, bool) { return n.Value, n.Set && !n.Null }
 
 var (
 	timeType     = reflect.TypeFor[time.Time]()

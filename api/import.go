@@ -182,6 +182,10 @@ func parseImportLine(n int, raw []byte) memory.ImportLine {
 		l.Err = memory.Invalidf("", "a line must be a JSON object (one fact), not %s", describe(v))
 		return l
 	}
+	if err := memory.CheckNumbers(v); err != nil {
+		l.Err = err
+		return l
+	}
 	if err := checkShape(v, importLineType, ""); err != nil {
 		l.Err = err
 		return l

@@ -168,7 +168,7 @@ func TestRequestBodies(t *testing.T) {
 		{"not an object", `["x"]`, "", "must be a JSON object, not an array"},
 		{"empty", ``, "", "the request body is empty"},
 		{"wrong type", `{"content": 12}`, "content", "must be a string, not the number 12"},
-		{"fraction for a whole number", `{"content": "x", "ttl_seconds": 1.5}`, "ttl_seconds", "must be a whole number"},
+		{"fraction for a whole number", `{"content": "x", "ttl_seconds": 1.5}`, "ttl_seconds", "use a whole number of seconds from 1 to 31536000"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,7 +1,9 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 
@@ -15,10 +17,9 @@ import (
 // Bounds the engine enforces but does not export; the tests check each
 // against the engine's refusals so that they cannot drift.
 const (
-	maxRecallLimit    = 100             // memory's maxRecallLimit
-	maxDecisionsLimit = 500             // memory's maxDecisionsPage
-	maxTTLSeconds     = 365 * 24 * 3600 // memory's maxTTL: one year
-	maxContentLength  = 10000           // memory's limit on a row's content
+	maxRecallLimit    = 100   // memory's maxRecallLimit
+	maxDecisionsLimit = 500   // memory's maxDecisionsPage
+	maxContentLength  = 10000 // memory's limit on a row's content
 )
 
 // toolExamples are the arguments of one realistic call of each tool, listed
@@ -145,7 +146,7 @@ func inputSchemas() (map[string]*jsonschema.Schema, error) {
 func rowSchema(s *jsonschema.Schema, markers, durabilities []any) {
 	setEnum(s, "durability", markers)
 	setRange(s, "importance", 0.0, 1.0)
-	setRange(s, "ttl_seconds", 1, maxTTLSeconds)
+	setRange(s, "ttl_seconds", memory.TTLBound.Min(), memory.TTLBound.Max())
 	if p := s.Properties["content"]; p != nil {
 		p.MaxLength = intp(maxContentLength)
 	}
@@ -162,8 +163,9 @@ func rowSchema(s *jsonschema.Schema, markers, durabilities []any) {
 	p.Properties["fact_durability"] = &jsonschema.Schema{Type: "string", Enum: durabilities,
 		Description: "the durability of the fact this row becomes (how long it persists), not the row's marker"}
 	p.Properties["confidence"] = &jsonschema.Schema{Type: "number", Minimum: floatp(0), Maximum: floatp(1),
-		Description: "how sure the fact is, 0 to 1"}
-	p.Properties["deadline"] = &jsonschema.Schema{Type: "string", Format: "date-time", Description: "an RFC 3339 time: when an obligation is due"}
+		Description: "how sure the fact is: 0, or from 0.001 to 1"}
+	p.Properties["deadline"] = &jsonschema.Schema{Type: "string", Format: "date-time",
+		Description: "an RFC 3339 time from 1970-01-01T00:00:00Z to 9000-01-01T00:00:00Z: when an obligation is due"}
 }
 
 // setEnum makes property name of s one of values.
@@ -242,3 +244,34 @@ var listedSchemas = sync.OnceValue(func() map[string]*jsonschema.Schema {
 	}
 	return s
 })
+
+// boundNumbers refuses a tool call whose arguments hold a number outside its
+// bound (memory.CheckNumbers), before the SDK decodes them into the tool's
+// input: a number the input's Go type cannot hold (a ttl_seconds of
+// 2147483648, an importance of 1e400) is then refused with the engine's own
+// sentence, naming the argument, as one the type holds is refused by the
+// engine, not with the SDK's schema validation message.
+func (t *tools) boundNumbers(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		call, ok := req.(*mcp.CallToolRequest)
+		if !ok || call.Params == nil || len(call.Params.Arguments) == 0 {
+			return next(ctx, method, req)
+		}
+		dec := json.NewDecoder(bytes.NewReader(call.Params.Arguments))
+		dec.UseNumber()
+		var args any
+		if dec.Decode(&args) != nil {
+			return next(ctx, method, req) // the SDK says what is wrong
+		}
+		err := memory.CheckNumbers(args)
+		if err == nil {
+			return next(ctx, method, req)
+		}
+		c, cerr := callerOf(call)
+		if cerr != nil {
+			return nil, cerr
+		}
+		err = t.toolError(call.Params.Name, c, err)
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}, nil
+	}
+}

@@ -93,7 +93,7 @@ func annotations(title string, readOnly, destructive, idempotent, openWorld bool
 // register adds the tools to s: all of them, or for reader tokens only those
 // that read.
 func (t *tools) register(s *mcp.Server, reader bool) {
-	s.AddReceivingMiddleware(advertise(listedSchemas()))
+	s.AddReceivingMiddleware(advertise(listedSchemas()), t.boundNumbers)
 	if !reader {
 		addTool(t, s, &mcp.Tool{
 			Name:  toolRemember,
@@ -270,9 +270,9 @@ type rememberRow struct {
 	Content    string         `json:"content,omitempty" jsonschema:"the text to remember (at most 10000 characters)"`
 	Durability string         `json:"durability,omitempty" jsonschema:"the working row's marker, not the fact's durability (that is properties.fact_durability): durable (default: may become a fact), transient (true now, wrong soon: never promoted) or expired (retired: never promoted, deleted at the next cleanup)"`
 	Metadata   map[string]any `json:"metadata,omitempty" jsonschema:"free-form metadata kept with the row; metadata.durability may carry the marker too (the durability argument wins)"`
-	Importance *float64       `json:"importance,omitempty" jsonschema:"how much the row matters now, 0 to 1 (default 0.5); not durability"`
-	TTLSeconds *int32         `json:"ttl_seconds,omitempty" jsonschema:"prune the row once it is this many seconds old (1 to 31536000)"`
-	Properties map[string]any `json:"properties,omitempty" jsonschema:"guidance for consolidation: entity, key, category, fact_durability (permanent, long_term, short_term, ephemeral), confidence (0 to 1), deadline (RFC 3339), alternatives, reasoning, decided_by"`
+	Importance *float64       `json:"importance,omitempty" jsonschema:"how much the row matters now: 0, or from 0.001 to 1 (default 0.5); not durability"`
+	TTLSeconds *int32         `json:"ttl_seconds,omitempty" jsonschema:"prune the row once it is this many seconds old: 1 to 31536000 (365 days)"`
+	Properties map[string]any `json:"properties,omitempty" jsonschema:"guidance for consolidation: entity, key, category, fact_durability (permanent, long_term, short_term, ephemeral), confidence (0, or from 0.001 to 1), deadline (RFC 3339, from 1970 to 9000), alternatives, reasoning, decided_by"`
 }
 
 type rememberInput struct {
@@ -458,6 +458,10 @@ func (t *tools) recordDecision(ctx context.Context, c TokenInfo, in recordDecisi
 		var err error
 		if decidedAt, err = time.Parse(time.RFC3339, s); err != nil {
 			return nil, memory.Decision{}, memory.Invalidf("decided_at", "invalid time %q: use RFC 3339, such as 2026-05-01T09:00:00Z", in.DecidedAt)
+		}
+		// Before the engine reads a zero time (0001-01-01) as "now".
+		if err := memory.CheckTime("decided_at", decidedAt); err != nil {
+			return nil, memory.Decision{}, err
 		}
 	}
 	d, err := t.store.RecordDecision(ctx, memory.Token(c.Name), memory.NewDecision{

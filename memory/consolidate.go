@@ -1547,7 +1547,7 @@ func planNode(row queries.PeekPendingNodesRow, now time.Time) plan {
 			p.entity = defaultEntity
 		}
 	}
-	if c, ok := props["confidence"].(float64); ok && c >= 0 && c <= 1 {
+	if c, ok := props["confidence"].(float64); ok && UnitBound.Contains(c) {
 		p.confidence = c
 	}
 	category, durability := str("category"), str("fact_durability")
@@ -1587,6 +1587,7 @@ func planNode(row queries.PeekPendingNodesRow, now time.Time) plan {
 	} else if c.Deadline != nil && p.category == CategoryObligation {
 		p.deadline = c.Deadline.UTC().Format(time.RFC3339)
 	}
+	p.deadline = rowDeadline(p.deadline)
 	p.decision = p.category == CategoryDecision
 	if p.decision {
 		p.alternatives = stringList(props["alternatives"])

@@ -176,6 +176,9 @@ func parseDecidedBy(s string) (string, error) {
 }
 
 func checkDecidedAt(t, now time.Time) error {
+	if err := CheckTime("decided_at", t); err != nil {
+		return err
+	}
 	if t.After(now) {
 		return Invalidf("decided_at", "decided_at %s is in the future: record a decision once it is made", t.UTC().Format(time.RFC3339))
 	}

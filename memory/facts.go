@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -230,12 +229,9 @@ func parseEntityKind(s string) (string, error) {
 	return s, nil
 }
 
-// parseUnit validates a value that must lie in [0, 1].
+// parseUnit validates a confidence or an importance (UnitBound).
 func parseUnit(field string, v float64) error {
-	if math.IsNaN(v) || v < 0 || v > 1 {
-		return Invalidf(field, "%s %v is out of range: it must be between 0 and 1", field, v)
-	}
-	return nil
+	return UnitBound.Check(field, v)
 }
 
 func parseReason(s string) (string, error) {
@@ -388,7 +384,13 @@ func (in NewFact) validate(actor Actor, now time.Time) (NewFact, error) {
 }
 
 func checkExpiresAt(t *time.Time, now time.Time) error {
-	if t != nil && !t.After(now) {
+	if t == nil {
+		return nil
+	}
+	if err := CheckTime("expires_at", *t); err != nil {
+		return err
+	}
+	if !t.After(now) {
 		return Invalidf("expires_at", "expires_at %s is not in the future: a fact that has already expired would be archived at once", t.UTC().Format(time.RFC3339))
 	}
 	return nil
@@ -401,8 +403,8 @@ func checkDeadline(t *time.Time, category string) error {
 	if t == nil {
 		return nil
 	}
-	if t.IsZero() {
-		return Invalidf("deadline", "the deadline is not a valid time")
+	if err := CheckTime("deadline", *t); err != nil {
+		return err
 	}
 	if category != CategoryObligation {
 		return Invalidf("deadline", "a deadline applies only to obligations (category obligation), not to %s; use expires_at to end a fact at a given time", category)
@@ -672,8 +674,10 @@ func (ch FactChanges) validate(now time.Time) (FactChanges, error) {
 	if ch.Deadline != nil && ch.ClearDeadline {
 		return ch, Invalidf("deadline", "set a deadline or clear it, not both")
 	}
-	if ch.Deadline != nil && ch.Deadline.IsZero() {
-		return ch, Invalidf("deadline", "the deadline is not a valid time")
+	if ch.Deadline != nil {
+		if err := CheckTime("deadline", *ch.Deadline); err != nil {
+			return ch, err
+		}
 	}
 	if ch.ExpiresAt != nil && ch.ClearExpiresAt {
 		return ch, Invalidf("expires_at", "set expires_at or clear it, not both")
@@ -692,6 +696,9 @@ func (ch FactChanges) validate(now time.Time) (FactChanges, error) {
 // becomes a decision here. A change of confidence re-confirms the fact. An
 // edit that changes nothing returns the fact as it is, writing nothing.
 func (s *Store) UpdateFact(ctx context.Context, actor Actor, id int64, version int32, ch FactChanges, reason string) (Fact, error) {
+	if err := VersionBound.Check("version", float64(version)); err != nil {
+		return Fact{}, err
+	}
 	now := s.Now()
 	ch, err := ch.validate(now)
 	if err != nil {

@@ -226,10 +226,10 @@ func TestCreateFactValidation(t *testing.T) {
 		{"bad key", reviewer, base(func(in *NewFact) { in.Key = "Lives In" }), "key", []string{`"Lives In"`, "up to 64 lowercase"}},
 		{"empty content", reviewer, base(func(in *NewFact) { in.Content = " \n " }), "content", []string{"content is empty"}},
 		{"long content", reviewer, base(func(in *NewFact) { in.Content = strings.Repeat("é", 10001) }), "content", []string{"10001 characters", "at most 10000"}},
-		{"confidence above 1", reviewer, base(func(in *NewFact) { in.Confidence = pointerTo(1.5) }), "confidence", []string{"1.5", "between 0 and 1"}},
-		{"confidence below 0", reviewer, base(func(in *NewFact) { in.Confidence = pointerTo(-0.1) }), "confidence", []string{"between 0 and 1"}},
-		{"confidence NaN", reviewer, base(func(in *NewFact) { in.Confidence = pointerTo(math.NaN()) }), "confidence", []string{"between 0 and 1"}},
-		{"importance", reviewer, base(func(in *NewFact) { in.Importance = pointerTo(2.0) }), "importance", []string{"between 0 and 1"}},
+		{"confidence above 1", reviewer, base(func(in *NewFact) { in.Confidence = pointerTo(1.5) }), "confidence", []string{"1.5", "0, or a number from 0.001 to 1"}},
+		{"confidence below 0", reviewer, base(func(in *NewFact) { in.Confidence = pointerTo(-0.1) }), "confidence", []string{"0, or a number from 0.001 to 1"}},
+		{"confidence NaN", reviewer, base(func(in *NewFact) { in.Confidence = pointerTo(math.NaN()) }), "confidence", []string{"0, or a number from 0.001 to 1"}},
+		{"importance", reviewer, base(func(in *NewFact) { in.Importance = pointerTo(2.0) }), "importance", []string{"0, or a number from 0.001 to 1"}},
 		{"durability", reviewer, base(func(in *NewFact) { in.Durability = "forever" }), "durability", []string{`"forever"`, "permanent, long_term, short_term, ephemeral"}},
 		{"category", reviewer, base(func(in *NewFact) { in.Category = "Mood!" }), "category", []string{`"Mood!"`, "lowercase slug"}},
 		{"category decision", reviewer, base(func(in *NewFact) { in.Category = CategoryDecision }), "category", []string{"record a decision"}},
@@ -609,7 +609,7 @@ func TestReinforceFact(t *testing.T) {
 			got.Confidence, got.Durability, got.Category, got.ExtractionCount, want)
 	}
 	_, err = fx.s.ReinforceFact(ctx, bot, f.ID, 1.2)
-	wantError(t, "ReinforceFact(1.2)", err, CodeInvalid, "between 0 and 1")
+	wantError(t, "ReinforceFact(1.2)", err, CodeInvalid, "0, or a number from 0.001 to 1")
 	if _, err := fx.s.ArchiveFacts(ctx, reviewer, []int64{f.ID}, ""); err != nil {
 		t.Fatal(err)
 	}

@@ -42,9 +42,6 @@ func ParseMarker(s string) (Marker, error) {
 // MaxPushBatch is the most rows one push may carry.
 const MaxPushBatch = 1000
 
-// maxTTL bounds an explicit ttl.
-const maxTTL = 365 * 24 * 3600
-
 // NewNode is one working row to push.
 type NewNode struct {
 	Content string
@@ -284,11 +281,13 @@ func validateNodeFields(n NewNode) error {
 	if l := utf8.RuneCountInString(content); l > 10000 {
 		return Invalidf("content", "content is %d characters long: at most 10000 are allowed", l)
 	}
-	if n.Importance != nil && (*n.Importance < 0 || *n.Importance > 1) {
-		return Invalidf("importance", "importance %v is out of range: use a number from 0 to 1", *n.Importance)
+	if n.Importance != nil {
+		if err := UnitBound.Check("importance", *n.Importance); err != nil {
+			return err
+		}
 	}
-	if n.TTLSeconds != nil && (*n.TTLSeconds <= 0 || *n.TTLSeconds > maxTTL) {
-		return Invalidf("ttl_seconds", "ttl_seconds %d is out of range: use 1 to %d seconds (one year)", *n.TTLSeconds, maxTTL)
+	if n.TTLSeconds != nil {
+		return TTLBound.Check("ttl_seconds", float64(*n.TTLSeconds))
 	}
 	return nil
 }
@@ -376,8 +375,12 @@ func validateGuidance(props map[string]any) error {
 	if v, ok, err := str("deadline"); err != nil {
 		return err
 	} else if ok {
-		if _, err := time.Parse(time.RFC3339, v); err != nil {
+		t, err := time.Parse(time.RFC3339, v)
+		if err != nil {
 			return Invalidf("properties.deadline", "invalid deadline %q: use an RFC 3339 time such as 2026-12-31T17:00:00Z", v)
+		}
+		if err := CheckTime("properties.deadline", t); err != nil {
+			return err
 		}
 	}
 	for _, key := range []string{"reasoning", "decided_by"} {
@@ -387,8 +390,11 @@ func validateGuidance(props map[string]any) error {
 	}
 	if v, ok := props["confidence"]; ok {
 		c, isNumber := v.(float64)
-		if !isNumber || c < 0 || c > 1 {
-			return Invalidf("properties.confidence", "properties.confidence must be a number from 0 to 1")
+		if !isNumber {
+			return Invalidf("properties.confidence", "properties.confidence must be a number: %s", UnitBound.Allowed())
+		}
+		if err := UnitBound.Check("properties.confidence", c); err != nil {
+			return err
 		}
 	}
 	if v, ok := props["alternatives"]; ok {
@@ -529,7 +535,10 @@ type RowAxes struct {
 }
 
 // Properties returns the row's properties: category and fact_durability
-// always, the others when said (deadline in RFC 3339, UTC).
+// always, the others when said (deadline in RFC 3339, UTC). What a
+// classifier reads in a text is moved into the bounds a writer is held to
+// (a confidence into UnitBound, a deadline into [MinTime, MaxTime]), so that
+// the rows it becomes are never refused for it.
 func (a RowAxes) Properties() map[string]any {
 	props := map[string]any{"category": a.Category, "fact_durability": a.Durability}
 	if a.Entity != "" {
@@ -538,11 +547,11 @@ func (a RowAxes) Properties() map[string]any {
 	if a.Key != "" {
 		props["key"] = a.Key
 	}
-	if a.Confidence > 0 {
-		props["confidence"] = a.Confidence
+	if c := clampUnit(a.Confidence); c > 0 {
+		props["confidence"] = c
 	}
 	if a.Deadline != nil {
-		props["deadline"] = a.Deadline.UTC().Format(time.RFC3339)
+		props["deadline"] = ClampTime(*a.Deadline).UTC().Format(time.RFC3339)
 	}
 	if len(a.Alternatives) > 0 {
 		props["alternatives"] = a.Alternatives

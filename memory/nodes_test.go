@@ -70,7 +70,7 @@ func TestPushRefusesBadInput(t *testing.T) {
 		{"non-string metadata marker", []NewNode{{Content: "a", Metadata: map[string]any{"durability": 3.0}}}, "metadata.durability", "must be a string"},
 		{"marker in properties", []NewNode{{Content: "a", Properties: map[string]any{"durability": "durable"}}}, "properties.durability", "durability argument"},
 		{"empty content", []NewNode{{Content: "  "}}, "content", "content is empty"},
-		{"importance range", []NewNode{{Content: "a", Importance: pointerTo(1.5)}}, "importance", "from 0 to 1"},
+		{"importance range", []NewNode{{Content: "a", Importance: pointerTo(1.5)}}, "importance", "0, or a number from 0.001 to 1"},
 		{"ttl range", []NewNode{{Content: "a", TTLSeconds: pointerTo(int32(0))}}, "ttl_seconds", "out of range"},
 		{"bad fact durability", []NewNode{{Content: "a", Properties: map[string]any{"fact_durability": "forever"}}}, "properties.fact_durability", "permanent, long_term, short_term, ephemeral"},
 		{"bad category", []NewNode{{Content: "a", Properties: map[string]any{"category": "Mood!"}}}, "properties.category", "lowercase slug"},

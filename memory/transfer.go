@@ -332,6 +332,17 @@ func prepareImport(f TransferFact, now time.Time) (TransferFact, bool, []error) 
 	f.CreatedAt = firstTime(f.CreatedAt, f.ConfirmedAt)
 	f.UpdatedAt = firstTime(f.UpdatedAt, f.CreatedAt)
 	f.ExpiresAt, f.Deadline, f.ArchivedAt = micro(f.ExpiresAt), micro(f.Deadline), micro(f.ArchivedAt)
+	for _, t := range []struct {
+		field string
+		at    *time.Time
+	}{
+		{"confirmed_at", f.ConfirmedAt}, {"expires_at", f.ExpiresAt}, {"deadline", f.Deadline},
+		{"archived_at", f.ArchivedAt}, {"created_at", f.CreatedAt}, {"updated_at", f.UpdatedAt},
+	} {
+		if t.at != nil {
+			check(CheckTime(t.field, *t.at))
+		}
+	}
 
 	if f.Status == "" {
 		f.Status = string(StatusActive)
@@ -355,9 +366,7 @@ func prepareImport(f TransferFact, now time.Time) (TransferFact, bool, []error) 
 	if f.ExtractionCount == nil {
 		f.ExtractionCount = pointerTo(int32(1))
 	}
-	if *f.ExtractionCount < 1 {
-		check(Invalidf("extraction_count", "extraction_count %d is out of range: a fact has been seen at least once", *f.ExtractionCount))
-	}
+	check(CountBound.Check("extraction_count", float64(*f.ExtractionCount)))
 
 	switch {
 	case f.Category == CategoryDecision && f.Decision == nil:
@@ -401,6 +410,17 @@ func prepareImport(f TransferFact, now time.Time) (TransferFact, bool, []error) 
 		}
 		d.CreatedAt = firstTime(d.CreatedAt, f.CreatedAt)
 		d.UpdatedAt = firstTime(d.UpdatedAt, d.CreatedAt)
+		for _, t := range []struct {
+			field string
+			at    *time.Time
+		}{
+			{"decision.decided_at", d.DecidedAt}, {"decision.reopened_at", d.ReopenedAt},
+			{"decision.created_at", d.CreatedAt}, {"decision.updated_at", d.UpdatedAt},
+		} {
+			if t.at != nil {
+				check(CheckTime(t.field, *t.at))
+			}
+		}
 		f.Decision = &d
 	}
 	return f, kindGiven, errs

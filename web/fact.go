@@ -131,12 +131,17 @@ func factChangesFrom(form pages.FactForm, cur memory.Fact) (memory.FactChanges, 
 	ch.Category = &category
 	shown := factFormOf(cur)
 	if form.Confidence == "" {
-		return ch, memory.Invalidf("confidence", "the confidence is empty: give a number between 0 and 1, such as 0.8")
+		return ch, memory.Invalidf("confidence", "the confidence is empty: %s, such as 0.8", memory.UnitBound.Allowed())
 	}
 	if form.Confidence != shown.Confidence {
 		v, err := strconv.ParseFloat(form.Confidence, 64)
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return ch, memory.Invalidf("confidence", "%q is not a number: give a confidence between 0 and 1, such as 0.8", form.Confidence)
+		switch {
+		case errors.Is(err, strconv.ErrRange):
+			// A number too large for a float (1e400): refused with the
+			// bound, as the engine refuses one a float holds.
+			return ch, memory.CheckNumber("confidence", "confidence", form.Confidence)
+		case err != nil || math.IsNaN(v) || math.IsInf(v, 0):
+			return ch, memory.Invalidf("confidence", "%q is not a number: %s, such as 0.8", form.Confidence, memory.UnitBound.Allowed())
 		}
 		ch.Confidence = &v
 	}
