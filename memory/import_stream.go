@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"strconv"
@@ -651,4 +652,64 @@ func stagingRow(row []any, line int, f TransferFact, kindGiven bool) []any {
 			d.ReopenedAt, d.ReopenedBy, d.ReopenReason, *d.CreatedAt, *d.UpdatedAt)
 	}
 	return append(row, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil)
+}
+
+// PushStreamOptions tune a PushStream.
+type PushStreamOptions struct {
+	// DryRun validates every batch and computes its notes, then rolls back:
+	// nothing is written.
+	DryRun bool
+	// Pushed, when set, is told each batch's index and result once the
+	// batch is written (not yet committed); an error it returns stops the
+	// push, and nothing is written.
+	Pushed func(i int, r PushResult) error
+}
+
+// PushStream is PushAll over a sequence of batches, for an import too large
+// to hold: the batches are read one at a time and each is checked and
+// written as it comes, all in one transaction, so that every row of every
+// batch is written or none, and only the batch in hand is held in memory.
+// Each batch is held to a push's rules and noted as PushAll notes it; a
+// refused batch is named as PushAll names it (batches[3].nodes[12].content).
+// An error of the sequence stops the push and is returned as it is;
+// nothing is written.
+func (s *Store) PushStream(ctx context.Context, actor Actor, batches iter.Seq2[PushBatch, error], opts PushStreamOptions) error {
+	errDryRun := errors.New("dry run")
+	err := s.tx(ctx, func(q *queries.Queries, tx pgx.Tx) error {
+		i := 0
+		for b, err := range batches {
+			if err != nil {
+				return err
+			}
+			params, err := s.pushParams(b.Scope, b.Nodes)
+			if err != nil {
+				return prefixField(err, fmt.Sprintf("batches[%d]", i))
+			}
+			notes, err := s.pushNotes(ctx, q, b.Scope, b.Nodes)
+			if err != nil {
+				return err
+			}
+			r := PushResult{Notes: append([]PushNote{}, notes...)}
+			if r.IDs, err = s.writeNodes(ctx, q, actor, params); err != nil {
+				return fmt.Errorf("batch %d: %w", i, err)
+			}
+			if opts.Pushed != nil {
+				if err := opts.Pushed(i, r); err != nil {
+					return err
+				}
+			}
+			i++
+		}
+		if i == 0 {
+			return Invalidf("batches", "nothing to push: give at least one batch of rows")
+		}
+		if opts.DryRun {
+			return errDryRun
+		}
+		return nil
+	})
+	if errors.Is(err, errDryRun) {
+		return nil
+	}
+	return err
 }

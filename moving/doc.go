@@ -11,9 +11,12 @@
 //     file, so they are written all or nothing, with the same checks, the
 //     same data_type mapping, decisions locked and the same report.
 //   - Mem0's memories are loose sentences: each becomes a working row,
-//     classified on both axes by the offline classifier, pushed through
-//     memory.Store.PushNoted, and left to consolidation, whose gates decide
-//     what becomes a fact.
+//     classified on both axes by the offline classifier, pushed with the
+//     others in one transaction through memory.Store.PushStream, and left to
+//     consolidation, whose gates decide what becomes a fact. The file is
+//     read, planned and pushed one memory at a time (StreamMem0,
+//     PlanMem0Stream, ImportMem0Stream), so that memory stays flat whatever
+//     its size.
 //
 // The package reads the NOVA database itself (it is not Tenure's); it
 // never reads or writes Tenure's tables but through memory.

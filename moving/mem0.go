@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"regexp"
 	"slices"
 	"strconv"
@@ -70,85 +71,138 @@ func (m Mem0Memory) label() string {
 // holds the memories (its other keys, such as relations, are ignored), or a
 // bare list of memories. Malformed JSON, an item that is not a memory, a
 // memory without text or with a field of the wrong type is an error
-// naming the item (results[3]) and what is wrong.
+// naming the item (results[3]) and what is wrong. It holds every memory:
+// StreamMem0 reads one at a time.
 func ReadMem0(r io.Reader) ([]Mem0Memory, error) {
-	dec := json.NewDecoder(bufio.NewReaderSize(r, 64<<10))
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, mem0SyntaxError(dec, "", err)
-	}
-	var raws []json.RawMessage
-	prefix := ""
-	switch tok {
-	case json.Delim('['):
-		if raws, err = readMem0List(dec, ""); err != nil {
+	var out []Mem0Memory
+	for m, err := range StreamMem0(r) {
+		if err != nil {
 			return nil, err
 		}
-	case json.Delim('{'):
-		prefix = "results"
-		found := false
-		for dec.More() {
-			key, err := dec.Token()
-			if err != nil {
-				return nil, mem0SyntaxError(dec, "", err)
-			}
-			if key != "results" {
-				var skip json.RawMessage
-				if err := dec.Decode(&skip); err != nil {
-					return nil, mem0SyntaxError(dec, fmt.Sprint(key), err)
-				}
-				continue
-			}
-			found = true
-			open, err := dec.Token()
-			if err != nil {
-				return nil, mem0SyntaxError(dec, "results", err)
-			}
-			if open != json.Delim('[') {
-				return nil, fmt.Errorf("results must be the list of memories Mem0's get_all returns, not %s", tokenKind(open))
-			}
-			if raws, err = readMem0List(dec, "results"); err != nil {
-				return nil, err
-			}
-		}
-		if _, err := dec.Token(); err != nil {
-			return nil, mem0SyntaxError(dec, "", err)
-		}
-		if !found {
-			return nil, errors.New(`the object has no results list: give the JSON of Mem0's get_all ({"results": [...]}) or a list of memories`)
-		}
-	default:
-		return nil, fmt.Errorf(`the file holds %s: give the JSON of Mem0's get_all ({"results": [...]}) or a list of memories`, tokenKind(tok))
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("more JSON follows the memories at byte %d: give one get_all answer per file", dec.InputOffset())
-	}
-	if len(raws) == 0 {
-		return nil, errors.New("the file holds no memories: the list is empty")
-	}
-	out := make([]Mem0Memory, len(raws))
-	for i, raw := range raws {
-		if out[i], err = parseMem0(fmt.Sprintf("%s[%d]", prefix, i), raw); err != nil {
-			return nil, err
-		}
+		out = append(out, m)
 	}
 	return out, nil
 }
 
-// readMem0List reads the items of a list whose '[' was read, up to its ']'.
-func readMem0List(dec *json.Decoder, prefix string) ([]json.RawMessage, error) {
-	var raws []json.RawMessage
-	for i := 0; dec.More(); i++ {
+// errStopped ends a read whose consumer stopped asking for memories.
+var errStopped = errors.New("stopped")
+
+// StreamMem0 reads the JSON of Mem0's get_all as ReadMem0 does, one memory
+// at a time: each item of the list is decoded, checked and handed on before
+// the next is read, so that memory holds one item, whatever the size of the
+// file. The first problem, in the order of the file, ends the sequence: it
+// is yielded as the error, with the memories before it already handed on.
+// A file whose end is broken (truncated, or followed by more JSON) thus
+// yields its good memories first, then the error.
+func StreamMem0(r io.Reader) iter.Seq2[Mem0Memory, error] {
+	return func(yield func(Mem0Memory, error) bool) {
+		if err := streamMem0(r, yield); err != nil && err != errStopped {
+			yield(Mem0Memory{}, err)
+		}
+	}
+}
+
+func streamMem0(r io.Reader, yield func(Mem0Memory, error) bool) error {
+	dec := json.NewDecoder(bufio.NewReaderSize(r, 64<<10))
+	tok, err := dec.Token()
+	if err != nil {
+		return mem0SyntaxError(dec, "", err)
+	}
+	n := 0
+	switch tok {
+	case json.Delim('['):
+		if n, err = streamMem0List(dec, "", yield); err != nil {
+			return err
+		}
+	case json.Delim('{'):
+		found := false
+		for dec.More() {
+			key, err := dec.Token()
+			if err != nil {
+				return mem0SyntaxError(dec, "", err)
+			}
+			if key != "results" {
+				if err := skipJSON(dec); err != nil {
+					return mem0SyntaxError(dec, fmt.Sprint(key), err)
+				}
+				continue
+			}
+			if found {
+				return errors.New("the object holds two results lists: give one get_all answer per file")
+			}
+			found = true
+			open, err := dec.Token()
+			if err != nil {
+				return mem0SyntaxError(dec, "results", err)
+			}
+			if open != json.Delim('[') {
+				return fmt.Errorf("results must be the list of memories Mem0's get_all returns, not %s", tokenKind(open))
+			}
+			if n, err = streamMem0List(dec, "results", yield); err != nil {
+				return err
+			}
+		}
+		if _, err := dec.Token(); err != nil {
+			return mem0SyntaxError(dec, "", err)
+		}
+		if !found {
+			return errors.New(`the object has no results list: give the JSON of Mem0's get_all ({"results": [...]}) or a list of memories`)
+		}
+	default:
+		return fmt.Errorf(`the file holds %s: give the JSON of Mem0's get_all ({"results": [...]}) or a list of memories`, tokenKind(tok))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("more JSON follows the memories at byte %d: give one get_all answer per file", dec.InputOffset())
+	}
+	if n == 0 {
+		return errors.New("the file holds no memories: the list is empty")
+	}
+	return nil
+}
+
+// streamMem0List reads the items of a list whose '[' was read, up to its
+// ']', handing each memory to yield, and says how many there were.
+func streamMem0List(dec *json.Decoder, prefix string, yield func(Mem0Memory, error) bool) (int, error) {
+	i := 0
+	for ; dec.More(); i++ {
+		path := fmt.Sprintf("%s[%d]", prefix, i)
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
-			return nil, mem0SyntaxError(dec, fmt.Sprintf("%s[%d]", prefix, i), err)
+			return i, mem0SyntaxError(dec, path, err)
 		}
-		raws = append(raws, raw)
+		m, err := parseMem0(path, raw)
+		if err != nil {
+			return i, err
+		}
+		if !yield(m, nil) {
+			return i, errStopped
+		}
 	}
 	if _, err := dec.Token(); err != nil {
-		return nil, mem0SyntaxError(dec, prefix, err)
+		return i, mem0SyntaxError(dec, prefix, err)
 	}
-	return raws, nil
+	return i, nil
+}
+
+// skipJSON reads past one value, token by token, so that a large value
+// beside the memories (relations) is never held whole.
+func skipJSON(dec *json.Decoder) error {
+	depth := 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch tok {
+		case json.Delim('['), json.Delim('{'):
+			depth++
+		case json.Delim(']'), json.Delim('}'):
+			depth--
+		}
+		if depth == 0 {
+			return nil
+		}
+	}
 }
 
 // mem0SyntaxError says where the JSON broke: in which item, at which byte.
@@ -303,8 +357,12 @@ type Mem0Options struct {
 	// DryRun reads and classifies everything and reports what would be
 	// pushed, pushing nothing.
 	DryRun bool
-	// Progress, when set, is told how many of the rows were pushed.
+	// Progress, when set, is told after each batch how many rows were
+	// pushed, and of how many: Total, or -1 when Total is not given.
 	Progress func(done, total int)
+	// Total, when above zero, is how many memories the input holds (a first
+	// pass over the file counted them), for Progress.
+	Total int
 }
 
 // Mem0Row is one memory as it is pushed: its scope, its classification
@@ -351,6 +409,80 @@ func ScopeForUser(userID string) (string, error) {
 // reason of the database. now is the time of the import; a memory's
 // relative dates ("tomorrow") are read from its created_at.
 func PlanMem0(mems []Mem0Memory, opts Mem0Options, now time.Time) ([]Mem0Row, error) {
+	p, err := newMem0Planner(opts, now)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]Mem0Row, len(mems))
+	for i, m := range mems {
+		if rows[i], err = p.plan(m); err != nil {
+			return nil, err
+		}
+	}
+	return rows, nil
+}
+
+// PlanMem0Stream is PlanMem0 over a stream of memories (StreamMem0): each
+// is planned as it comes and handed on. The first error, of the options,
+// of the stream or of a memory, ends the sequence.
+func PlanMem0Stream(mems iter.Seq2[Mem0Memory, error], opts Mem0Options, now time.Time) iter.Seq2[Mem0Row, error] {
+	return func(yield func(Mem0Row, error) bool) {
+		p, err := newMem0Planner(opts, now)
+		if err != nil {
+			yield(Mem0Row{}, err)
+			return
+		}
+		for m, err := range mems {
+			var r Mem0Row
+			if err == nil {
+				r, err = p.plan(m)
+			}
+			if !yield(r, err) || err != nil {
+				return
+			}
+		}
+	}
+}
+
+// CheckMem0 checks a stream of memories (StreamMem0) as PlanMem0Stream
+// plans them, without classifying them: it refuses what the plan refuses,
+// in the same words, at a fraction of the cost (the classifier is most of
+// a plan's work), so that a file can be checked whole before an import
+// opens a database. Each memory is handed on once checked; the first
+// error ends the sequence.
+func CheckMem0(mems iter.Seq2[Mem0Memory, error], opts Mem0Options) iter.Seq2[Mem0Memory, error] {
+	return func(yield func(Mem0Memory, error) bool) {
+		p, err := newMem0Planner(opts, time.Time{})
+		if err != nil {
+			yield(Mem0Memory{}, err)
+			return
+		}
+		p.checkOnly = true
+		for m, err := range mems {
+			if err == nil {
+				_, err = p.plan(m)
+			}
+			if !yield(m, err) || err != nil {
+				return
+			}
+		}
+	}
+}
+
+// mem0Planner plans memories one at a time, remembering which user id each
+// scope it gave was made of.
+type mem0Planner struct {
+	scope   string
+	perUser bool
+	now     time.Time
+	owners  map[string]string // scope → the user id it was made of
+	scopes  map[string]string // user id → its scope
+	// checkOnly checks each memory (checkMem0 and its metadata) without
+	// classifying it or building its row.
+	checkOnly bool
+}
+
+func newMem0Planner(opts Mem0Options, now time.Time) (*mem0Planner, error) {
 	scope := strings.TrimSpace(opts.Scope)
 	switch {
 	case scope != "" && opts.ScopePerUser:
@@ -362,41 +494,50 @@ func PlanMem0(mems []Mem0Memory, opts Mem0Options, now time.Time) ([]Mem0Row, er
 			return nil, err
 		}
 	}
-	owners := map[string]string{} // scope → the user id it was made of
-	rows := make([]Mem0Row, len(mems))
-	for i, m := range mems {
-		r := Mem0Row{Memory: m, Scope: scope}
-		if opts.ScopePerUser {
-			if m.UserID == "" {
-				return nil, fmt.Errorf("%s has no user_id: --scope-per-user puts each user's memories in the user's scope; import memories of agents or runs alone with --scope", m.label())
-			}
-			s, err := ScopeForUser(m.UserID)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", m.label(), err)
-			}
-			if other, ok := owners[s]; ok && other != m.UserID {
-				return nil, fmt.Errorf("user_ids %q and %q both make scope %s: --scope-per-user cannot keep them apart; import them with --scope", other, m.UserID, s)
-			}
-			owners[s] = m.UserID
-			r.Scope = s
+	return &mem0Planner{scope: scope, perUser: opts.ScopePerUser, now: now, owners: map[string]string{}, scopes: map[string]string{}}, nil
+}
+
+// plan gives one memory its scope, then classifies it and builds its row
+// (or, checkOnly, checks it).
+func (p *mem0Planner) plan(m Mem0Memory) (Mem0Row, error) {
+	r := Mem0Row{Memory: m, Scope: p.scope}
+	if p.perUser {
+		if m.UserID == "" {
+			return r, fmt.Errorf("%s has no user_id: --scope-per-user puts each user's memories in the user's scope; import memories of agents or runs alone with --scope", m.label())
 		}
-		if err := classifyMem0(&r, now); err != nil {
-			return nil, fmt.Errorf("%s: %w", m.label(), err)
+		s, ok := p.scopes[m.UserID]
+		if !ok {
+			var err error
+			if s, err = ScopeForUser(m.UserID); err != nil {
+				return r, fmt.Errorf("%s: %w", m.label(), err)
+			}
+			if other, ok := p.owners[s]; ok {
+				return r, fmt.Errorf("user_ids %q and %q both make scope %s: --scope-per-user cannot keep them apart; import them with --scope", other, m.UserID, s)
+			}
+			p.owners[s], p.scopes[m.UserID] = m.UserID, s
 		}
-		rows[i] = r
+		r.Scope = s
 	}
-	return rows, nil
+	var err error
+	if p.checkOnly {
+		if _, _, err = checkMem0(m); err == nil {
+			err = memory.CheckJSON("metadata", mem0Metadata(m, ""))
+		}
+	} else {
+		err = classifyMem0(&r, p.now)
+	}
+	if err != nil {
+		return r, fmt.Errorf("%s: %w", m.label(), err)
+	}
+	return r, nil
 }
 
 // classifyMem0 gives r its axes, marker and working row.
 func classifyMem0(r *Mem0Row, now time.Time) error {
 	m := r.Memory
-	text := strings.TrimSpace(m.Text)
-	if err := memory.CheckText("memory", text); err != nil {
+	text, entity, err := checkMem0(m)
+	if err != nil {
 		return err
-	}
-	if n := utf8.RuneCountInString(text); n > mem0MaxText {
-		return fmt.Errorf("the memory is %d characters long: a working row holds at most %d", n, mem0MaxText)
 	}
 	said := now
 	if m.CreatedAt != nil {
@@ -419,16 +560,44 @@ func classifyMem0(r *Mem0Row, now time.Time) error {
 		}
 	}
 
-	entity := m.UserID
+	props := memory.RowAxes{Entity: entity, Key: r.Key, Category: r.Category, Durability: string(r.Durability),
+		Deadline: c.Deadline, Alternatives: c.Alternatives, Reasoning: c.Reasoning}.Properties()
+	meta := mem0Metadata(m, r.Reason)
+	if err := memory.CheckJSON("metadata", meta); err != nil {
+		return err
+	}
+	r.Node = memory.NewNode{Content: text, Metadata: meta, Properties: props}
+	if r.Marker != memory.MarkerDurable {
+		r.Node.Durability = string(r.Marker)
+	}
+	return nil
+}
+
+// checkMem0 checks what a memory's row can be refused for besides its
+// classification: its text and its owner, the entity the row names. It
+// returns both.
+func checkMem0(m Mem0Memory) (text, entity string, err error) {
+	text = strings.TrimSpace(m.Text)
+	if err := memory.CheckText("memory", text); err != nil {
+		return "", "", err
+	}
+	if n := utf8.RuneCountInString(text); n > mem0MaxText {
+		return "", "", fmt.Errorf("the memory is %d characters long: a working row holds at most %d", n, mem0MaxText)
+	}
+	entity = m.UserID
 	if entity == "" {
 		entity = m.AgentID
 	}
 	if n := utf8.RuneCountInString(entity); n > mem0MaxEntity {
-		return fmt.Errorf("its owner %q is %d characters long: an entity name is at most %d", entity, n, mem0MaxEntity)
+		return "", "", fmt.Errorf("its owner %q is %d characters long: an entity name is at most %d", entity, n, mem0MaxEntity)
 	}
-	props := memory.RowAxes{Entity: entity, Key: r.Key, Category: r.Category, Durability: string(r.Durability),
-		Deadline: c.Deadline, Alternatives: c.Alternatives, Reasoning: c.Reasoning}.Properties()
-	meta := map[string]any{"source": "mem0", "classified_by": "offline", "reason": r.Reason}
+	return text, entity, nil
+}
+
+// mem0Metadata is the metadata of a memory's row: where it came from, why
+// it was classified as it was, and Mem0's fields.
+func mem0Metadata(m Mem0Memory, reason string) map[string]any {
+	meta := map[string]any{"source": "mem0", "classified_by": "offline", "reason": reason}
 	for k, v := range map[string]string{"mem0_id": m.ID, "user_id": m.UserID, "agent_id": m.AgentID, "run_id": m.RunID} {
 		if v != "" {
 			meta[k] = v
@@ -446,20 +615,13 @@ func classifyMem0(r *Mem0Row, now time.Time) error {
 	if m.UpdatedAt != nil {
 		meta["mem0_updated_at"] = m.UpdatedAt.Format(time.RFC3339Nano)
 	}
-	if err := memory.CheckJSON("metadata", meta); err != nil {
-		return err
-	}
-	r.Node = memory.NewNode{Content: text, Metadata: meta, Properties: props}
-	if r.Marker != memory.MarkerDurable {
-		r.Node.Durability = string(r.Marker)
-	}
-	return nil
+	return meta
 }
 
 // Pusher is the engine's push door, as a Mem0 import uses it; a
 // *memory.Store is one.
 type Pusher interface {
-	PushAll(ctx context.Context, actor memory.Actor, batches []memory.PushBatch, opts memory.PushAllOptions) ([]memory.PushResult, error)
+	PushStream(ctx context.Context, actor memory.Actor, batches iter.Seq2[memory.PushBatch, error], opts memory.PushStreamOptions) error
 }
 
 // Mem0Report is what a Mem0 import pushed (or, in a dry run, would push)
@@ -487,65 +649,140 @@ type Mem0Report struct {
 	Atomicity string `json:"atomicity"`
 }
 
-// ImportMem0 pushes rows (from PlanMem0) through p, in batches of at most
-// memory.MaxPushBatch rows of one scope, all in one transaction: every row
-// is written or none, and no consolidation run sees part of the import. A
-// dry run checks and notes every row as the push would, then writes
-// nothing.
+// ImportMem0 pushes rows (from PlanMem0) through p, as ImportMem0Stream
+// pushes a stream of them.
 func ImportMem0(ctx context.Context, p Pusher, actor memory.Actor, rows []Mem0Row, opts Mem0Options) (Mem0Report, error) {
 	if len(rows) == 0 {
-		return Mem0Report{}, errors.New("no memories to push: the file holds none")
+		return Mem0Report{}, errNoMemories
 	}
-	rep := Mem0Report{DryRun: opts.DryRun, Memories: len(rows), Scopes: map[string]int{},
-		ByDurability: map[string]int{}, ByCategory: map[string]int{}, ByMarker: map[string]int{}, Notes: map[string]int{}}
-	// Batches by scope, in the order scopes first appear.
-	var order []string
-	byScope := map[string][]int{}
-	for i, r := range rows {
-		if _, ok := byScope[r.Scope]; !ok {
-			order = append(order, r.Scope)
-		}
-		byScope[r.Scope] = append(byScope[r.Scope], i)
-		rep.Scopes[r.Scope]++
-		rep.ByDurability[string(r.Durability)]++
-		rep.ByCategory[r.Category]++
-		rep.ByMarker[string(r.Marker)]++
-	}
-	var batches [][]int
-	var push []memory.PushBatch
-	for _, s := range order {
-		for chunk := range slices.Chunk(byScope[s], memory.MaxPushBatch) {
-			batches = append(batches, chunk)
-			b := memory.PushBatch{Scope: s, Nodes: make([]memory.NewNode, len(chunk))}
-			for i, ri := range chunk {
-				b.Nodes[i] = rows[ri].Node
+	opts.Total = len(rows)
+	return ImportMem0Stream(ctx, p, actor, func(yield func(Mem0Row, error) bool) {
+		for _, r := range rows {
+			if !yield(r, nil) {
+				return
 			}
-			push = append(push, b)
+		}
+	}, opts)
+}
+
+var errNoMemories = errors.New("no memories to push: the file holds none")
+
+// mem0MaxHeld is the most rows an import holds while it gathers batches:
+// rows wait in a batch of their scope until it is full (memory.MaxPushBatch
+// rows) or the file ends, and when more than this many wait, across
+// scopes, the fullest batch goes early.
+const mem0MaxHeld = 10 * memory.MaxPushBatch
+
+// ImportMem0Stream pushes rows (from PlanMem0Stream) through p as they come,
+// in batches of at most memory.MaxPushBatch rows of one scope, all in one
+// transaction: every row is written or none, and no consolidation run sees
+// part of the import. A batch goes when it is full, so that at most a few
+// thousand rows are held whatever the size of the file; rows of one scope
+// keep their order. A dry run checks and notes every row as the push
+// would, then writes nothing. An error of the stream (a memory the reader
+// or the plan refuses) ends the import, and nothing is written.
+func ImportMem0Stream(ctx context.Context, p Pusher, actor memory.Actor, rows iter.Seq2[Mem0Row, error], opts Mem0Options) (Mem0Report, error) {
+	rep := Mem0Report{DryRun: opts.DryRun, Scopes: map[string]int{},
+		ByDurability: map[string]int{}, ByCategory: map[string]int{}, ByMarker: map[string]int{}, Notes: map[string]int{}}
+	var (
+		order   []string                 // scopes with rows waiting, in the order they began waiting
+		waiting = map[string][]Mem0Row{} // by scope
+		held    int                      // rows waiting
+		sent    []Mem0Row                // the rows of the batch last handed on
+		srcErr  error                    // the stream's error
+		pushed  int                      // rows written, not yet committed
+	)
+	send := func(scope string, yield func(memory.PushBatch, error) bool) bool {
+		batch := waiting[scope]
+		delete(waiting, scope)
+		order = slices.DeleteFunc(order, func(s string) bool { return s == scope })
+		held -= len(batch)
+		sent = batch
+		rep.Batches++
+		b := memory.PushBatch{Scope: scope, Nodes: make([]memory.NewNode, len(batch))}
+		for i, r := range batch {
+			b.Nodes[i] = r.Node
+		}
+		return yield(b, nil)
+	}
+	batches := func(yield func(memory.PushBatch, error) bool) {
+		for r, err := range rows {
+			if err != nil {
+				srcErr = err
+				yield(memory.PushBatch{}, err)
+				return
+			}
+			rep.Memories++
+			rep.Scopes[r.Scope]++
+			rep.ByDurability[string(r.Durability)]++
+			rep.ByCategory[r.Category]++
+			rep.ByMarker[string(r.Marker)]++
+			if _, ok := waiting[r.Scope]; !ok {
+				order = append(order, r.Scope)
+			}
+			waiting[r.Scope] = append(waiting[r.Scope], r)
+			held++
+			switch {
+			case len(waiting[r.Scope]) == memory.MaxPushBatch:
+				if !send(r.Scope, yield) {
+					return
+				}
+			case held > mem0MaxHeld:
+				fullest := order[0]
+				for _, s := range order {
+					if len(waiting[s]) > len(waiting[fullest]) {
+						fullest = s
+					}
+				}
+				if !send(fullest, yield) {
+					return
+				}
+			}
+		}
+		for len(order) > 0 {
+			if !send(order[0], yield) {
+				return
+			}
 		}
 	}
-	rep.Batches = len(batches)
+	err := p.PushStream(ctx, actor, batches, memory.PushStreamOptions{DryRun: opts.DryRun,
+		Pushed: func(i int, r memory.PushResult) error {
+			for _, n := range r.Notes {
+				rep.Notes[n.Code]++
+			}
+			pushed += len(r.IDs)
+			if opts.Progress != nil {
+				total := -1
+				if opts.Total > 0 {
+					total = max(opts.Total, rep.Memories)
+				}
+				opts.Progress(pushed, total)
+			}
+			return nil
+		}})
 	rep.Atomicity = "one batch, one transaction: all or nothing"
-	if len(batches) > 1 {
+	if rep.Batches > 1 {
 		rep.Atomicity = fmt.Sprintf("%d batches of at most %d rows of one scope, in one transaction: all or nothing",
-			len(batches), memory.MaxPushBatch)
+			rep.Batches, memory.MaxPushBatch)
 	}
-	res, err := p.PushAll(ctx, actor, push, memory.PushAllOptions{DryRun: opts.DryRun, Progress: opts.Progress})
+	if srcErr != nil {
+		return rep, fmt.Errorf("%w; nothing was written", srcErr)
+	}
 	if err != nil {
-		return rep, fmt.Errorf("%w; nothing was written", pushError(err, rows, batches))
-	}
-	for _, r := range res {
-		for _, n := range r.Notes {
-			rep.Notes[n.Code]++
+		if e := memory.AsError(err); e != nil && e.Field == "batches" && rep.Batches == 0 {
+			return rep, errNoMemories
 		}
-		rep.Rows += len(r.IDs)
+		return rep, fmt.Errorf("%w; nothing was written", pushError(err, sent, rep.Batches-1))
 	}
+	rep.Rows = pushed
 	return rep, nil
 }
 
 var batchField = regexp.MustCompile(`^batches\[(\d+)\](?:\.nodes\[(\d+)\])?`)
 
-// pushError names the memory behind a row the engine refused.
-func pushError(err error, rows []Mem0Row, batches [][]int) error {
+// pushError names the memory behind a row the engine refused: a row of
+// batch, the batch handed on last, whose index is last.
+func pushError(err error, batch []Mem0Row, last int) error {
 	e := memory.AsError(err)
 	if e == nil {
 		return err
@@ -554,11 +791,9 @@ func pushError(err error, rows []Mem0Row, batches [][]int) error {
 	if m == nil {
 		return err
 	}
-	bi, _ := strconv.Atoi(m[1])
-	if bi >= len(batches) {
+	if bi, _ := strconv.Atoi(m[1]); bi != last {
 		return err
 	}
-	batch := batches[bi]
 	i := 0
 	if m[2] != "" {
 		i, _ = strconv.Atoi(m[2])
@@ -568,5 +803,5 @@ func pushError(err error, rows []Mem0Row, batches [][]int) error {
 	if i >= len(batch) {
 		return err
 	}
-	return fmt.Errorf("%s: %w", rows[batch[i]].Memory.label(), err)
+	return fmt.Errorf("%s: %w", batch[i].Memory.label(), err)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"maps"
 	"slices"
 	"strings"
@@ -310,6 +311,8 @@ func TestMem0MalformedInput(t *testing.T) {
 		{"bad user id", `{"results": [{"memory": "Likes tea", "user_id": {"name": "alex"}}]}`, "results[0]: user_id must be text, not an object"},
 		{"truncated", `{"results": [{"memory": "Likes tea"}, {"memory": "Likes`, "results[1]: not valid JSON"},
 		{"trailing JSON", `{"results": [{"memory": "Likes tea"}]} {}`, "more JSON follows the memories"},
+		{"two results", `{"results": [{"memory": "Likes tea"}], "relations": [], "results": [{"memory": "Likes coffee"}]}`, "the object holds two results lists"},
+		{"broken relations", `{"relations": [{"source": "alex", "target": }], "results": [{"memory": "Likes tea"}]}`, "relations: not valid JSON"},
 		{"empty file", ``, "not valid JSON: the file ends before the JSON is complete"},
 		{"NUL in text", `{"results": [{"memory": "Likes\u0000tea"}]}`, "results[0]"},
 		{"too long", `{"results": [{"id": "f", "memory": "` + long + `"}]}`, ""},
@@ -326,6 +329,14 @@ func TestMem0MalformedInput(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error = %q, want it to contain %q", err, tt.want)
+			}
+			// The check a file is given before an import refuses it alike.
+			var checked error
+			for _, err := range CheckMem0(StreamMem0(strings.NewReader(tt.doc)), Mem0Options{Scope: "acme"}) {
+				checked = err
+			}
+			if checked == nil || checked.Error() != err.Error() {
+				t.Errorf("CheckMem0 = %v, want %q", checked, err)
 			}
 		})
 	}
@@ -344,12 +355,20 @@ type breakingPusher struct {
 	batch, row int
 }
 
-func (f *breakingPusher) PushAll(ctx context.Context, actor memory.Actor, batches []memory.PushBatch, opts memory.PushAllOptions) ([]memory.PushResult, error) {
-	nodes := slices.Clone(batches[f.batch].Nodes)
-	nodes[f.row].Content = "  "
-	batches = slices.Clone(batches)
-	batches[f.batch].Nodes = nodes
-	return f.Store.PushAll(ctx, actor, batches, opts)
+func (f *breakingPusher) PushStream(ctx context.Context, actor memory.Actor, batches iter.Seq2[memory.PushBatch, error], opts memory.PushStreamOptions) error {
+	return f.Store.PushStream(ctx, actor, func(yield func(memory.PushBatch, error) bool) {
+		i := 0
+		for b, err := range batches {
+			if i == f.batch {
+				b.Nodes = slices.Clone(b.Nodes)
+				b.Nodes[f.row].Content = "  "
+			}
+			i++
+			if !yield(b, err) {
+				return
+			}
+		}
+	}, opts)
 }
 
 // TestMem0ImportIsAllOrNothing: 1,500 memories go in two batches of one

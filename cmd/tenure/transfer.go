@@ -259,31 +259,47 @@ func novaProgress(prog *progress, total int) func(memory.ImportProgress) {
 }
 
 // importMem0 pushes the memories of a Mem0 get_all file (- for standard
-// input) as working rows.
+// input) as working rows, reading the file one memory at a time. A file is
+// read twice: first, with no database, to check and count every memory
+// (moving.CheckMem0), so that a file that cannot be imported is refused
+// before one is opened and the push knows its total; then to classify and
+// push them. Standard input is read once, as it is pushed: a memory it
+// refuses rolls the push back.
 func importMem0(ctx context.Context, env *environment, cfg *baseConfig, file string, opts moving.Mem0Options, asJSON bool) error {
-	in, _, closeIn, err := openInput(env, file)
+	in, size, closeIn, err := openInput(env, file)
 	if err != nil {
 		return err
 	}
 	defer closeIn()
-	mems, err := moving.ReadMem0(in)
-	if err != nil {
-		return fmt.Errorf("import %s from mem0: %w", file, err)
-	}
-	// The plan needs no database: a file that cannot be imported is refused
-	// before one is opened.
-	rows, err := moving.PlanMem0(mems, opts, time.Now().UTC())
-	if err != nil {
-		return fmt.Errorf("import %s from mem0: %w", file, err)
+	now := time.Now().UTC()
+	prog := newProgress(env, "import", asJSON)
+	defer prog.finish()
+	if seeker, ok := in.(io.Seeker); ok && size >= 0 {
+		read := &countingReader{r: in}
+		n := 0
+		for _, err := range moving.CheckMem0(moving.StreamMem0(read), opts) {
+			if err != nil {
+				prog.finish()
+				return fmt.Errorf("import %s from mem0: %w", file, err)
+			}
+			if n++; n%mem0ProgressEvery == 0 {
+				prog.set("read", "bytes", read.n, max(size, read.n), map[string]int64{"memories": int64(n)})
+			}
+		}
+		prog.set("read", "bytes", read.n, max(size, read.n), map[string]int64{"memories": int64(n)})
+		if _, err := seeker.Seek(0, io.SeekStart); err != nil {
+			return fmt.Errorf("import %s from mem0: %w", file, err)
+		}
+		opts.Total = n
 	}
 	db, store, err := openStore(ctx, env, cfg, 0)
 	if err != nil {
 		return err
 	}
 	defer db.close()
-	prog := newProgress(env, "import", asJSON)
 	opts.Progress = func(done, total int) { prog.set("push", "rows", int64(done), int64(total), nil) }
-	report, err := moving.ImportMem0(ctx, store, memory.System(memory.SourceImport), rows, opts)
+	rows := moving.PlanMem0Stream(moving.StreamMem0(in), opts, now)
+	report, err := moving.ImportMem0Stream(ctx, store, memory.System(memory.SourceImport), rows, opts)
 	prog.finish()
 	if err != nil {
 		return fmt.Errorf("import %s from mem0: %w", file, err)
@@ -294,6 +310,10 @@ func importMem0(ctx context.Context, env *environment, cfg *baseConfig, file str
 	printMem0Report(env.stdout, report)
 	return nil
 }
+
+// mem0ProgressEvery is how many memories the first read of a Mem0 file
+// checks between two progress reports.
+const mem0ProgressEvery = 10000
 
 // openInput opens the file to import, or standard input for "-", and
 // tells its size when it is a regular file (-1 otherwise).

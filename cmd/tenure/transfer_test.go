@@ -336,3 +336,59 @@ func TestImportIntoAnEmptyStoreRebuildsIndexes(t *testing.T) {
 		t.Errorf("entity_facts has %d valid indexes after the import, %d before", after, before)
 	}
 }
+
+// TestImportMem0ChecksFileFirst: a Mem0 file is checked whole before a
+// database is opened (with none reachable, the file's fault is what is
+// told), and its rows are counted for the push's progress; from standard
+// input, read once as it is pushed, a bad memory after good ones leaves
+// nothing written.
+func TestImportMem0ChecksFileFirst(t *testing.T) {
+	bad := writeFile(t, "bad.json", `{"results": [{"id": "m1", "memory": "Likes tea", "user_id": "alex"}, {"id": "m2", "memory": 7}]}`)
+	nowhere := map[string]string{"DATABASE_URL": "postgres://tenure@127.0.0.1:1/none?connect_timeout=2"}
+	_, _, err := runCmd(t, nowhere, "", "import", "--from", "mem0", "--scope", "acme", bad)
+	if err == nil || exitCode(err) != 1 || !strings.Contains(err.Error(), "results[1]: memory must be the memory's text, not a number") {
+		t.Errorf("import of a bad file with no database = %v, want the file refused first", err)
+	}
+
+	url := pgtest.NewURL(t)
+	env := map[string]string{"DATABASE_URL": url}
+	var doc strings.Builder
+	doc.WriteString(`[`)
+	for i := range 1500 {
+		fmt.Fprintf(&doc, `{"id": "m%d", "memory": "Likes tea number %d", "user_id": "alex"},`, i, i)
+	}
+	good := doc.String()[:doc.Len()-1] + `]`
+	_, stderr, err := runCmd(t, env, "", "import", "--from", "mem0", "--scope", "acme", "--json", writeFile(t, "good.json", good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var phases []string
+	var last struct {
+		Phase          string
+		Done, Memories int
+		Total          *int
+		Unit           string
+	}
+	for _, line := range strings.Split(strings.TrimSpace(stderr), "\n") {
+		if err := json.Unmarshal([]byte(line), &last); err != nil {
+			t.Fatalf("progress line %q: %v", line, err)
+		}
+		if len(phases) == 0 || phases[len(phases)-1] != last.Phase {
+			phases = append(phases, last.Phase)
+		}
+	}
+	if strings.Join(phases, " ") != "read push" || last.Done != 1500 || last.Total == nil || *last.Total != 1500 ||
+		last.Unit != "rows" || last.Memories != 1500 {
+		t.Errorf("progress = %q, want the read, then the push of 1,500 of 1,500 rows", stderr)
+	}
+
+	doc.WriteString(`{"id": "m-last", "memory": ""}]`)
+	_, _, err = runCmd(t, env, doc.String(), "import", "--from", "mem0", "--scope", "other", "-")
+	if err == nil || exitCode(err) != 1 || !strings.Contains(err.Error(), "[1500] (Mem0 id m-last): the memory has no text") ||
+		!strings.Contains(err.Error(), "nothing was written") {
+		t.Errorf("import of a bad standard input = %v", err)
+	}
+	if n := countRows(t, url, `SELECT count(*) FROM memory_nodes WHERE scope = 'other'`); n != 0 {
+		t.Errorf("a refused standard input wrote %d rows (its first batch was pushed before the bad memory was read)", n)
+	}
+}
