@@ -66,13 +66,16 @@ func runBench(ctx context.Context, env *environment, args []string) error {
 	if len(args) > 0 && args[0] == "curve" {
 		return runBenchCurve(ctx, env, args[1:])
 	}
+	if len(args) > 0 && args[0] == "conversation" {
+		return runBenchConversation(ctx, env, args[1:])
+	}
 	var sizes benchFlags
 	var requests, batches int
 	var asJSON bool
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(env.stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: tenure bench [flags]     measure every workload against its baseline\n       tenure bench seed [flags] fill the database at DATABASE_URL or --data-dir\n       tenure bench curve [flags] run the workloads at several store sizes; write a table and an SVG plot\n\nWithout DATABASE_URL, bench starts a throw-away private cluster (fsync off) in a temporary folder.\nWith DATABASE_URL, the database must be empty: bench migrates it and writes into it.")
+		fmt.Fprintln(fs.Output(), "Usage: tenure bench [flags]     measure every workload against its baseline\n       tenure bench seed [flags] fill the database at DATABASE_URL or --data-dir\n       tenure bench curve [flags] run the workloads at several store sizes; write a table and an SVG plot\n       tenure bench conversation [flags] recall on generated multi-session chats, against BM25 and a PostgreSQL OR\n\nWithout DATABASE_URL, bench starts a throw-away private cluster (fsync off) in a temporary folder.\nWith DATABASE_URL, the database must be empty: bench migrates it and writes into it.")
 		fs.PrintDefaults()
 	}
 	sizes.register(fs, 1000000, 125000)
@@ -278,4 +281,101 @@ func writeCurve(dir string, points []bench.CurvePoint) error {
 		}
 	}
 	return nil
+}
+
+// runBenchConversation runs the conversation recall workload ("bench
+// conversation") in a throw-away private cluster, or in the empty database
+// at DATABASE_URL, and prints its Markdown table (or JSON).
+func runBenchConversation(ctx context.Context, env *environment, args []string) error {
+	var o bench.CorpusOptions
+	fs := flag.NewFlagSet("bench conversation", flag.ContinueOnError)
+	fs.SetOutput(env.stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "Usage: tenure bench conversation [--conversations 10] [--questions 150] [--seed 1] [--json] [--out DIR] [--corpus FILE]\n\n"+
+			"Generates long multi-session chats (friends, support, coding, incident, personal) and questions about them, pushes\n"+
+			"every turn as a working row, consolidates, and asks each question of Recall, of BM25 over the turns and of one\n"+
+			"PostgreSQL OR statement over a table of the turns; prints recall at 5, 10 and 25 by kind of question, and latency.\n"+
+			"Without DATABASE_URL it starts a throw-away private cluster; with it, the database must be empty.")
+		fs.PrintDefaults()
+	}
+	fs.IntVar(&o.Conversations, "conversations", 10, "conversations to generate, the domains in turn")
+	fs.IntVar(&o.Questions, "questions", 150, "questions per conversation (about; fewer where the facts run out)")
+	fs.Int64Var(&o.Seed, "seed", 1, "random seed of the corpus")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	corpusFile := fs.String("corpus", "", "also write the generated corpus (turns, sessions, questions) as JSON to this file")
+	out := fs.String("out", "", "also write the report as conversation.md and conversation.json into this folder")
+	databaseURL := fs.String("database-url", envOr(env.getenv, "DATABASE_URL", ""), "PostgreSQL URL of an empty database (env DATABASE_URL); empty starts a private cluster")
+	if err := parseFlags(fs, args, 0); err != nil {
+		return err
+	}
+	if o.Conversations < 1 || o.Conversations > 100 || o.Questions < 10 || o.Seed == 0 {
+		return usagef("bench conversation: use --conversations 1..100, --questions ≥ 10 and a --seed other than 0")
+	}
+	if *corpusFile != "" {
+		raw, err := json.MarshalIndent(bench.GenerateCorpus(o), "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(*corpusFile, raw, 0o644); err != nil {
+			return err
+		}
+	}
+	logger := (&baseConfig{logLevel: "warn", logFormat: "text"}).logger(env.stderr)
+	url := *databaseURL
+	if url == "" {
+		dir, err := os.MkdirTemp("", "tenure-bench-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		os.Chmod(dir, 0o755)
+		cluster, err := pglocal.Start(ctx, pglocal.Options{DataDir: dir + "/pg", Ephemeral: true, Logger: logger, Getenv: env.getenv,
+			Settings: privateClusterSettings()})
+		if err != nil {
+			return err
+		}
+		defer cluster.Stop(context.WithoutCancel(ctx))
+		url = cluster.URL()
+		fmt.Fprintf(env.stderr, "private cluster: PostgreSQL %s, fsync off, in %s\n", cluster.Version(), dir)
+	}
+	pcfg, err := poolConfig(url, logger)
+	if err != nil {
+		return err
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	defer pool.Close()
+	if err := migrations.Up(ctx, pool, logger); err != nil {
+		return err
+	}
+	start := time.Now()
+	rep, err := bench.RunConversation(ctx, pool, bench.ConversationOptions{Corpus: o, Logger: logger, Progress: env.stderr})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stderr, "bench conversation finished in %s\n", time.Since(start).Round(time.Second))
+	if *out != "" {
+		var md strings.Builder
+		if err := bench.WriteConversationTable(&md, rep); err != nil {
+			return err
+		}
+		raw, err := json.MarshalIndent(rep, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(*out, 0o755); err != nil {
+			return err
+		}
+		for name, data := range map[string][]byte{"conversation.md": []byte(md.String()), "conversation.json": raw} {
+			if err := os.WriteFile(filepath.Join(*out, name), data, 0o644); err != nil {
+				return err
+			}
+		}
+	}
+	if *asJSON {
+		return printJSON(env.stdout, rep)
+	}
+	return bench.WriteConversationTable(env.stdout, rep)
 }
