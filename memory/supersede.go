@@ -6,19 +6,26 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/tenurehq/tenure/memory/classify"
 	"github.com/tenurehq/tenure/queries"
 )
 
 // Supersession: a newer fact of a category that supersedes (state, mood,
-// identity, preference and routine by default, whose keys name one thing:
-// occupation, drink, work_schedule; a setting per category) or any
-// short-term or ephemeral fact archives the older facts of such kinds on the
-// same scope, entity and key that say something else, with the reason
-// "superseded by fact N" (one that says the same is merged instead). Facts
-// of categories that accumulate (observation, obligation by default) stay
-// side by side;
-// decisions are replaced through the decision log. Every writer of facts
-// applies it: consolidation, the API, import and the console.
+// identity, preference and routine by default; a setting per category) or
+// any short-term or ephemeral fact archives the older facts of such kinds on
+// the same scope, entity and key that say something else, with the reason
+// "superseded by fact N" (one that says the same is merged instead). A fact
+// is archived only by one that states a new value of the same attribute, so
+// the key must name one (occupation, drink, replication_lag, mood): a
+// generic key, which names a category or a catch-all (status, routine,
+// likes, obligation, note: classify.GenericKeys), never supersedes and is
+// never superseded. Facts of categories that accumulate (observation,
+// obligation by default) stay side by side; decisions are replaced through
+// the decision log. Every writer of facts applies it: consolidation, the
+// API, import and the console.
+
+// genericKeys are the keys supersession leaves alone.
+var genericKeys = classify.GenericKeys()
 
 // Superseded is a fact archived because a newer one on its key replaced it.
 type Superseded struct {
@@ -34,7 +41,7 @@ func (s *Store) supersede(ctx context.Context, q *queries.Queries, actor Actor, 
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	rows, err := q.SupersedeFacts(ctx, queries.SupersedeFactsParams{Ids: ids, Now: now})
+	rows, err := q.SupersedeFacts(ctx, queries.SupersedeFactsParams{Ids: ids, GenericKeys: genericKeys, Now: now})
 	if err != nil {
 		return nil, fmt.Errorf("supersede: %w", err)
 	}

@@ -6,9 +6,13 @@
 -- superseding kind that says something else, with reason "superseded by
 -- fact N". It returns each archived fact with the fact that superseded it.
 -- A superseding kind is what tenure_supersedes says, read here from
--- category_settings once for the statement rather than once per fact. Each
--- key is read once, through entity_facts_entity_key_content_idx, and only
--- when it holds another active fact: most keys a batch writes hold one.
+-- category_settings once for the statement rather than once per fact. A
+-- generic key (generic_keys: status, routine, likes...; classify.GenericKeys)
+-- names a category or a catch-all, not an attribute: its facts never
+-- supersede and are never superseded (the other facts on a key share its
+-- key). Each key is read once, through entity_facts_entity_key_content_idx,
+-- and only when it holds another active fact: most keys a batch writes hold
+-- one.
 WITH settings AS MATERIALIZED (
     SELECT s.category FROM category_settings s WHERE s.supersedes
 ),
@@ -16,6 +20,7 @@ touched AS (
     SELECT DISTINCT f.entity_id, f.key
     FROM entity_facts f
     WHERE f.id = ANY(@ids::bigint[]) AND f.status = 'active' AND f.key <> ''
+      AND f.key <> ALL(coalesce(@generic_keys::text[], '{}'))
       AND f.category <> 'decision'
       AND (f.durability IN ('short_term', 'ephemeral') OR f.category IN (SELECT category FROM settings))
 ),

@@ -170,6 +170,7 @@ touched AS (
     SELECT DISTINCT f.entity_id, f.key
     FROM entity_facts f
     WHERE f.id = ANY($1::bigint[]) AND f.status = 'active' AND f.key <> ''
+      AND f.key <> ALL(coalesce($2::text[], '{}'))
       AND f.category <> 'decision'
       AND (f.durability IN ('short_term', 'ephemeral') OR f.category IN (SELECT category FROM settings))
 ),
@@ -205,9 +206,9 @@ losers AS (
 ),
 archived AS (
     UPDATE entity_facts f
-    SET status = 'archived', archived_at = $2::timestamptz,
+    SET status = 'archived', archived_at = $3::timestamptz,
         archive_reason = 'superseded by fact ' || x.winner_id,
-        version = f.version + 1, updated_at = $2::timestamptz
+        version = f.version + 1, updated_at = $3::timestamptz
     FROM losers x
     WHERE f.id = x.id AND f.status = 'active'
     RETURNING f.id, f.scope, f.content, x.winner_id
@@ -216,8 +217,9 @@ SELECT id, scope, content, winner_id FROM archived ORDER BY id
 `
 
 type SupersedeFactsParams struct {
-	Ids []int64
-	Now time.Time
+	Ids         []int64
+	GenericKeys []string
+	Now         time.Time
 }
 
 type SupersedeFactsRow struct {
@@ -234,11 +236,15 @@ type SupersedeFactsRow struct {
 // superseding kind that says something else, with reason "superseded by
 // fact N". It returns each archived fact with the fact that superseded it.
 // A superseding kind is what tenure_supersedes says, read here from
-// category_settings once for the statement rather than once per fact. Each
-// key is read once, through entity_facts_entity_key_content_idx, and only
-// when it holds another active fact: most keys a batch writes hold one.
+// category_settings once for the statement rather than once per fact. A
+// generic key (generic_keys: status, routine, likes...; classify.GenericKeys)
+// names a category or a catch-all, not an attribute: its facts never
+// supersede and are never superseded (the other facts on a key share its
+// key). Each key is read once, through entity_facts_entity_key_content_idx,
+// and only when it holds another active fact: most keys a batch writes hold
+// one.
 func (q *Queries) SupersedeFacts(ctx context.Context, arg SupersedeFactsParams) ([]SupersedeFactsRow, error) {
-	rows, err := q.db.Query(ctx, supersedeFacts, arg.Ids, arg.Now)
+	rows, err := q.db.Query(ctx, supersedeFacts, arg.Ids, arg.GenericKeys, arg.Now)
 	if err != nil {
 		return nil, err
 	}

@@ -376,12 +376,18 @@ func TestClassifyDeterministic(t *testing.T) {
 	}
 }
 
-// The classifier reads only a bounded prefix of very long texts.
+// The classifier reads only a bounded prefix of very long texts, which
+// its beginning decides. A long text is no bare statement: it is never a
+// mood, however it begins.
 func TestClassifyLongText(t *testing.T) {
-	long := "Feeling stressed today. " + strings.Repeat("Lorem ipsum dolor sit amet. ", 10000)
-	c := Classify(long, testNow)
-	if c.Category != CategoryMood {
-		t.Errorf("Classify(long text) = (%s, %s), want (ephemeral, mood)", c.Durability, c.Category)
+	filler := strings.Repeat("Lorem ipsum dolor sit amet. ", 10000)
+	c := Classify("We decided to use pnpm, not npm. "+filler, testNow)
+	if c.Category != CategoryDecision {
+		t.Errorf("Classify(long text) = (%s, %s), want (permanent, decision)", c.Durability, c.Category)
+	}
+	c = Classify("Feeling stressed today. "+filler, testNow)
+	if c.Category == CategoryMood || IsGenericKey(c.Key) {
+		t.Errorf("Classify(long text) = (%s, %s, %q), want no mood and no generic key", c.Durability, c.Category, c.Key)
 	}
 }
 

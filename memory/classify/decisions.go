@@ -122,6 +122,11 @@ func (t *text) decision() (Classification, bool) {
 		case strings.HasPrefix(verb, "go with") || strings.HasPrefix(verb, "going with") || strings.HasPrefix(verb, "stick"):
 			found = atStart || t.collective(a, false) || hasContrast
 		default:
+			var prev [1]string
+			if wordsBefore(s, a, prev[:]) == 1 && (prev[0] == "got" || prev[0] == "get" || prev[0] == "gets" ||
+				prev[0] == "getting") {
+				continue // "I got picked for the workshop": chosen, not choosing
+			}
 			found = t.collective(a, false) && !t.negated(a, 2)
 			neg := strings.HasPrefix(verb, "won't ") || strings.HasPrefix(verb, "will ") ||
 				strings.HasPrefix(verb, "never ") || strings.HasPrefix(verb, "don't ") || strings.HasPrefix(verb, "do not ")

@@ -60,6 +60,17 @@
 // p99_latency, drink, deploy_day..., the same for the paraphrases of one
 // fact, so that supersession and merging find their pairs.
 //
+// Bare statements. Only a bare statement, one clause of at most 12 words
+// ("I'm so tired today", "replication lag is 4 s"), is a mood or a state,
+// and only a bare statement carries a key that supersedes: a chat turn that
+// says several things and mentions a feeling in passing is what else it
+// states, often an observation, and keeps a key only where facts
+// accumulate (an observation's) or where the key is its own (a
+// decision's). A mood's key is mood only when the statement is the feeling
+// and little else. Generic keys (status, routine, likes, obligation...:
+// GenericKeys) name a category rather than an attribute; a fact on one
+// never supersedes and is never superseded (keys.go).
+//
 // Matching works on a normalised copy of the text: lowercase, curly quotes
 // and apostrophes made straight, dashes turned into commas, whitespace
 // collapsed. Words match whole: "mood" does not match inside "moody" ("moody"

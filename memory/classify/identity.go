@@ -100,8 +100,12 @@ func (t *text) identity() (Classification, bool) {
 					return Classification{}, false
 				}
 				key := "occupation"
-				if w == "person" || w == "type" || w == "introvert" || w == "extrovert" || w == "ambivert" {
+				switch w {
+				case "person", "type", "introvert", "extrovert", "ambivert":
 					key = "personality"
+				case "parent", "parents", "mother", "father", "mom", "mum", "dad", "grandmother", "grandfather",
+					"grandparent", "grandparents", "moms", "mums", "dads", "mothers", "fathers":
+					key = "" // a relation, not a job: "he's a great dad"
 				}
 				return id(key, a, e)
 			}

@@ -39,13 +39,16 @@ func (t *text) habitual(a, b int) bool {
 	return moodAfterGuardRe.MatchString(t.norm[b:])
 }
 
+// mood classifies a bare statement of a feeling. A text that says more
+// ("Hey Calvin, been ages! I got picked for a car mod workshop, so
+// excited") mentions a feeling in passing: it is what else it states.
 func (t *text) mood() (Classification, bool) {
 	s := t.norm
-	if !t.has(fMood) {
+	if !t.has(fMood) || !t.bare() {
 		return Classification{}, false
 	}
 	mood := func(label string, a, b int) (Classification, bool) {
-		return Classification{Durability: Ephemeral, Category: CategoryMood, Key: "mood",
+		return Classification{Durability: Ephemeral, Category: CategoryMood, Key: t.moodKey(a, b),
 			Reason: label + " " + t.quote(a, b)}, true
 	}
 	for from, tries := 0, 0; from < len(s) && tries < maxTries; tries++ {
@@ -95,4 +98,53 @@ func (t *text) mood() (Classification, bool) {
 		}
 	}
 	return Classification{}, false
+}
+
+// moodKey is the key of a mood whose phrase is norm[a:b]: mood, the
+// entity's mood of the moment, when the statement is the feeling and little
+// else ("I'm so tired today", "Mood: grumpy", "I hate mornings"); none when
+// it says what the feeling is about ("so excited for the cooking class next
+// weekend", "angry when the bot asked for the order number again"), whose
+// feeling it is ("glad you're feeling better", "my sister is so stressed"),
+// or asks ("are you nervous?"): those are no value of the entity's mood, and
+// the next mood does not replace them.
+func (t *text) moodKey(a, b int) string {
+	if strings.HasSuffix(strings.TrimRight(t.norm, " !.\"'"), "?") {
+		return ""
+	}
+	var before [4]string
+	n := wordsBefore(t.norm, a, before[:])
+	for _, w := range before[:n] {
+		switch w {
+		case "you", "you're", "youre", "your", "u", "ur", "my", "his", "her", "our", "their":
+			return ""
+		}
+	}
+	rest := strings.ReplaceAll(t.norm[b:], "at the moment", "")
+	var words []string
+	eachWord(rest, func(w string) bool {
+		switch w {
+		case "today", "tonight", "now", "right", "again", "anymore", "lately", "still", "too", "so", "very",
+			"really", "honestly", "totally", "though", "atm", "currently", "recently", "this", "morning",
+			"afternoon", "evening", "week", "weekend", "all", "day", "a", "bit", "little", "lot", "just", "haha",
+			"lol", "tbh", "rn":
+		default:
+			if w[0] < 0x80 {
+				words = append(words, w)
+			}
+		}
+		return len(words) < 2
+	})
+	switch {
+	case len(words) == 0:
+		return "mood"
+	case len(words) == 1:
+		switch words[0] {
+		case "about", "for", "with", "of", "at", "that", "because", "since", "when", "after", "before", "over",
+			"by", "to", "as", "if", "whenever", "how", "what", "on", "in", "from":
+			return ""
+		}
+		return "mood"
+	}
+	return ""
 }

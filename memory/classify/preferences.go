@@ -47,6 +47,9 @@ func (t *text) preferenceObject() string {
 		})
 		return slug(strings.Join(parts, "_"))
 	}
+	if next, _ := nextWord(s, m[1]); next == "your" {
+		return "" // "I love your painting!" praises; it is no taste to keep
+	}
 	words := objectWords(s, m[1], 3)
 	if strings.HasPrefix(marker, "favou") {
 		if len(words) == 0 {
@@ -83,6 +86,10 @@ func objectWords(s string, pos, n int) []string {
 			if len(out) == 0 {
 				continue
 			}
+			if w == "to" && len(out) == 1 && isMotion(out[0]) {
+				out = out[:0] // "going to the coffee shop": the object is where
+				continue
+			}
 			if w == "to" || w == "be" || w == "being" {
 				return out
 			}
@@ -112,4 +119,14 @@ func objectWords(s string, pos, n int) []string {
 		out = out[:len(out)-1]
 	}
 	return out
+}
+
+// isMotion reports whether w is a verb of going somewhere, whose object is
+// where ("going to the coffee shop").
+func isMotion(w string) bool {
+	switch w {
+	case "going", "getting", "heading", "travelling", "traveling", "driving", "walking", "coming", "moving", "flying":
+		return true
+	}
+	return false
 }

@@ -57,8 +57,13 @@ var availabilityRe = regexp.MustCompile(`\b(?:on a call|on the phone|in a meetin
 
 var locationRe = regexp.MustCompile(`\b(?:is|am|are|'s|'m|'re) (?:currently |now |still )?in ([a-z]+)`)
 
+// state classifies a status line: a bare statement of a condition. A text
+// that says more is what else it states.
 func (t *text) state(past bool) (Classification, bool) {
 	s := t.norm
+	if !t.bare() {
+		return Classification{}, false
+	}
 	state := func(d Durability, label string, a, b int, key string) (Classification, bool) {
 		return Classification{Durability: d, Category: CategoryState, Key: key, Reason: label + " " + t.quote(a, b)}, true
 	}
@@ -145,9 +150,10 @@ var conditionRe = regexp.MustCompile(`\b(?:high|higher|elevated|spiking|spiked|s
 // normal, or (for a metric) is high or spiking, with no reading to say so:
 // an ephemeral state on the key of the state it resolves (the metric's, or
 // status; health for a person who recovered from an illness). What is told
-// as past ("was resolved yesterday") is a record, not a state.
+// as past ("was resolved yesterday") is a record, not a state, and so is a
+// text that says more than a bare statement.
 func (t *text) resolved(past bool) (Classification, bool) {
-	if past {
+	if past || !t.bare() {
 		return Classification{}, false
 	}
 	s := t.norm

@@ -21,6 +21,8 @@ type text struct {
 	dateDone bool // the date below has been looked for
 	dateOK   bool
 	date     date
+	bareDone bool // isBare has been worked out (bare)
+	isBare   bool
 }
 
 // find is re.FindStringIndex on the text when it holds a trigger of f.

@@ -193,7 +193,8 @@ func wordFlags(w string) flags {
 	// the past
 	case "was", "were", "did", "had", "ago", "yesterday", "last", "happened", "shipped", "released", "launched",
 		"completed", "finished", "sent", "paid", "filed", "submitted", "delivered", "presented", "attended", "joined",
-		"started", "began", "took", "met", "lived", "used", "earlier", "previously", "formerly":
+		"started", "began", "took", "met", "lived", "used", "earlier", "previously", "formerly", "renewed", "complained",
+		"reported", "mentioned", "cancelled", "canceled", "upgraded", "downgraded":
 		return fPast
 	// present and bounded states, readings
 	case "moment", "atm", "present", "currently", "eta", "progress", "underway", "way", "ongoing",
