@@ -123,6 +123,7 @@ func Run(ctx context.Context, pool *pgxpool.Pool, o Options) (Report, error) {
 		func() ([]Result, error) { return recall(ctx, pool, store, now, o) },
 		func() ([]Result, error) { return brief(ctx, store, o) },
 		func() ([]Result, error) { return push(ctx, pool, store, now, o) },
+		func() ([]Result, error) { return pending(ctx, pool, store, now, o) },
 	}
 	for _, step := range steps {
 		res, err := step()
@@ -338,7 +339,7 @@ LIMIT $2`
 // FROM would make it a nested loop over every pair.
 const copyFactsTermsSQL = `WITH src AS MATERIALIZED (
     SELECT scope, entity_id, key, content, durability, category, confidence, importance, deadline,
-        source, source_node_id
+        source, source_node_id, search
     FROM entity_facts
     WHERE source = 'consolidation' AND status = 'active'
     ORDER BY id DESC
@@ -351,9 +352,9 @@ terms AS MATERIALIZED (
 )
 INSERT INTO entity_facts (scope, entity_id, key, content, durability, category, confidence,
     importance, confirmed_at, deadline, source, source_node_id, created_at, updated_at,
-    decay_half_life, decay_from, forget_at)
+    decay_half_life, decay_from, forget_at, search)
 SELECT f.scope, f.entity_id, f.key, f.content, f.durability, f.category, f.confidence, f.importance, $1,
-    f.deadline, f.source, f.source_node_id, $1, $1, t.half_life, t.decay_from, t.forget_at
+    f.deadline, f.source, f.source_node_id, $1, $1, t.half_life, t.decay_from, t.forget_at, f.search
 FROM src f
 JOIN terms t ON t.durability = f.durability AND t.category = f.category AND t.confidence = f.confidence
     AND coalesce(t.deadline, '-infinity') = coalesce(f.deadline, '-infinity')`
@@ -399,6 +400,12 @@ ORDER BY 1`)
 		parts = append(parts, factPart{name: "the same without " + g, ddl: []string{"DROP INDEX " + g}, sql: copyFactsTermsSQL})
 	}
 	parts = append(parts,
+		// The search vector is the trigger's (the copy's own is given too,
+		// for the part without triggers).
+		factPart{name: "the same without the search trigger (entity name, key, content)",
+			ddl: []string{"ALTER TABLE entity_facts DISABLE TRIGGER entity_facts_search"}, sql: copyFactsTermsSQL},
+		factPart{name: "the same without recall's document frequencies (recall_terms triggers)",
+			ddl: []string{"ALTER TABLE entity_facts DISABLE TRIGGER recall_terms_insert"}, sql: copyFactsTermsSQL},
 		factPart{name: fmt.Sprintf("the same without the %d B-tree indexes but the primary key", len(btree)), ddl: btree, sql: copyFactsTermsSQL},
 		factPart{name: "the same without the foreign key to entities", ddl: []string{dropFK}, sql: copyFactsTermsSQL},
 		factPart{name: "heap and primary key only (no other index, foreign key or trigger)",
