@@ -50,11 +50,17 @@ func TestBoundsNamedAtTheEdge(t *testing.T) {
 		{"edit from a version past int32", "PATCH", fmt.Sprintf("/facts/%d", fact.ID), `{"version": 2147483648, "importance": 0.5}`, "version", "from 1 to 2147483647"},
 		{"edit importance underflowing", "PATCH", fmt.Sprintf("/facts/%d", fact.ID), `{"version": 1, "importance": 1e-10}`, "importance", unit},
 		{"decision at Go's zero", "POST", "/decisions", `{"entity": "Ann", "key": "db", "decision": "PG", "reasoning": "r", "decided_at": "0001-01-01T00:00:00Z"}`, "decided_at", when},
+		{"brief since in the year 10000 in UTC", "GET", "/context?format=json&since=9999-12-31T23%3A59%3A59-23%3A59", "", "since", when},
+		{"brief since before 1970", "GET", "/context?since=1969-12-31T23%3A59%3A59Z", "", "since", when},
 		{"decision in 1969", "POST", "/decisions", `{"entity": "Ann", "key": "db", "decision": "PG", "reasoning": "r", "decided_at": "1969-12-31T23:59:59.999Z"}`, "decided_at", when},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := f.call(t, tt.method, "/api/v1/scopes/home"+tt.path, token, tt.body).wantError(t, http.StatusBadRequest, "invalid")
+			var body any
+			if tt.body != "" {
+				body = tt.body
+			}
+			e := f.call(t, tt.method, "/api/v1/scopes/home"+tt.path, token, body).wantError(t, http.StatusBadRequest, "invalid")
 			if e.Error.Field != tt.field || !strings.Contains(e.Error.Message, tt.want) {
 				t.Errorf("error = %+v, want field %q and a message containing %q", e.Error, tt.field, tt.want)
 			}

@@ -150,6 +150,11 @@ func parseSince(s string) (*time.Time, error) {
 		}
 		return nil, memory.Invalidf("since", "invalid since %q: use an RFC 3339 timestamp such as 2026-05-01T09:00:00Z%s", s, hint)
 	}
+	// The brief answers with since: a time outside the bounds (the year
+	// 9999 at -23:59 is in the year 10000 in UTC) could not be written back.
+	if err := memory.CheckTime("since", t); err != nil {
+		return nil, err
+	}
 	return &t, nil
 }
 

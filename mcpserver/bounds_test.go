@@ -33,6 +33,7 @@ func TestBoundsOneSentence(t *testing.T) {
 		{"remember", `{"content": "x", "properties": {"confidence": 5e-324}}`, "properties.confidence: 5e-324 " + unit},
 		{"remember", `{"content": "x", "properties": {"deadline": "9999-12-31T23:59:59Z"}}`, "properties.deadline: 9999-12-31T23:59:59Z " + when},
 		{"record_decision", `{"entity": "Ann", "key": "db", "decision": "PG", "reasoning": "r", "decided_at": "0001-01-01T00:00:00Z"}`, "decided_at: 0001-01-01T00:00:00Z " + when},
+		{"context", `{"format": "json", "since": "9999-12-31T23:59:59-23:59"}`, "since: 9999-12-31T23:59:59-23:59 " + when},
 	} {
 		msg := callError(t, cs, c.tool, json.RawMessage(c.args))
 		if !strings.HasPrefix(msg, c.want) {

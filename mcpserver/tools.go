@@ -425,6 +425,9 @@ func (t *tools) contextBrief(ctx context.Context, c TokenInfo, in contextInput) 
 		if err != nil {
 			return nil, contextOutput{}, memory.Invalidf("since", "invalid since %q: use an RFC 3339 time such as 2026-05-01T09:00:00Z", in.Since)
 		}
+		if err := memory.CheckTime("since", since); err != nil {
+			return nil, contextOutput{}, err
+		}
 		o.Since = &since
 	}
 	b, err := t.store.ContextBrief(ctx, o)

@@ -21,7 +21,9 @@ $$;
 -- that Go writes as RFC 3339 (a fact whose forget_at was 10000-01-05 failed
 -- every read of its scope). A fact forgotten at the upper bound is, in
 -- practice, never forgotten. log2(c0 / floor) is computed as a difference of
--- logarithms, so that no floor, however small, overflows the division.
+-- logarithms, so that no floor, however small, overflows the division; c0
+-- is never 0 there (0 is at or below any floor), but the planner may fold
+-- ln(c0) of a constant 0 before the CASE is decided, hence the greatest().
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION tenure_decay_state(
     p_durability text, p_category text, p_confidence double precision,
@@ -33,7 +35,8 @@ LANGUAGE sql STABLE PARALLEL SAFE AS $$
             WHEN pol.half_life_seconds IS NULL THEN NULL
             WHEN p_confidence <= pol.floor THEN a.anchor_at
             ELSE a.anchor_at + make_interval(
-                secs => least(1e11, pol.half_life_seconds * (ln(p_confidence) - ln(pol.floor)) / ln(2)))
+                secs => least(1e11, pol.half_life_seconds
+                    * (ln(greatest(p_confidence, 1e-300)) - ln(pol.floor)) / ln(2)))
         END))
     FROM (SELECT) one
     LEFT JOIN LATERAL tenure_decay_policy(p_durability, p_category, p_deadline) pol ON true

@@ -161,6 +161,20 @@ func TestBoundsRepair(t *testing.T) {
 		t.Errorf("faults: %d repaired rows released, %d others still held; want 1 and 1", released, held)
 	}
 
+	// A confidence of 0 (in the bounds: forgotten at once) is written and
+	// read as before, by the trigger and in a statement of constants.
+	var zeroForget time.Time
+	if err := pool.QueryRow(ctx, `INSERT INTO entity_facts (scope, entity_id, content, confidence, confirmed_at)
+		VALUES ('test', $1, 'Not so', 0, '2026-01-01T00:00:00Z') RETURNING forget_at`, entity).Scan(&zeroForget); err != nil {
+		t.Fatalf("a fact of confidence 0: %v", err)
+	}
+	if !zeroForget.Equal(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("forget_at of a fact of confidence 0 = %v, want its confirmation", zeroForget)
+	}
+	if _, err := pool.Exec(ctx, `SELECT * FROM tenure_decay_state('long_term', 'observation', 0, '2026-01-01T00:00:00Z', NULL, NULL)`); err != nil {
+		t.Errorf("tenure_decay_state of constants, confidence 0: %v", err)
+	}
+
 	// What the database derives from now on stays within the bounds,
 	// whatever the policy's floor.
 	if _, err := pool.Exec(ctx, `UPDATE decay_policies SET floor = 5e-324, half_life_seconds = 100 * 365 * 86400.0 WHERE durability = 'long_term'`); err != nil {
