@@ -570,9 +570,11 @@ func WriteConversationTable(w io.Writer, rep ConversationReport) error {
 	}
 	f := rep.AnswerTurns
 	fmt.Fprintf(&b, "Answering turns without an active fact after consolidation: %d of %d (%s): %d superseded, %d archived otherwise, "+
-		"%d folded into another turn's fact, %d never promoted. All turns: %d of %d (%s).\n",
+		"%d folded into another turn's fact, %d never promoted. All turns: %d of %d (%s): %d superseded, %d archived otherwise, "+
+		"%d folded, %d never promoted.\n",
 		f.Turns-f.Active, f.Turns, pct(f.WithoutActive), f.Superseded, f.Archived, f.Folded, f.NotPromoted,
-		rep.AllTurns.Turns-rep.AllTurns.Active, rep.AllTurns.Turns, pct(rep.AllTurns.WithoutActive))
+		rep.AllTurns.Turns-rep.AllTurns.Active, rep.AllTurns.Turns, pct(rep.AllTurns.WithoutActive),
+		rep.AllTurns.Superseded, rep.AllTurns.Archived, rep.AllTurns.Folded, rep.AllTurns.NotPromoted)
 	if len(f.SupersededKeys) > 0 {
 		keys := slices.Collect(maps.Keys(f.SupersededKeys))
 		slices.SortFunc(keys, func(a, b string) int {
