@@ -9,12 +9,14 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/pressly/goose/v3"
 
 	"github.com/tenurehq/tenure/backup"
 	"github.com/tenurehq/tenure/demo"
@@ -53,6 +55,13 @@ func migrateTo(ctx context.Context, url string, version int64) error {
 		return err
 	}
 	defer m.Close()
+	st, err := m.Status(ctx)
+	if err != nil {
+		return err
+	}
+	if version != 0 && !slices.ContainsFunc(st, func(s *goose.MigrationStatus) bool { return s.Source.Version == version }) {
+		return fmt.Errorf("%w: %d is none of its migrations", backup.ErrUnknownVersion, version)
+	}
 	current, _, err := m.Version(ctx)
 	if err != nil {
 		return err

@@ -9,7 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -31,7 +33,10 @@ import (
 //     TestSchemaObjects derives it from the migrations. Anything else (a
 //     function, a table, an extension, a trigger or a constraint Tenure does
 //     not have, an unknown version) is refused, naming it, before the
-//     database is touched.
+//     database is touched. A version newer than schema.txt (a migration
+//     added without running TestSchemaObjects -update) is checked the same
+//     way against a schema-only dump of what the migrations made, before
+//     any row is read; a database that was empty is then emptied again.
 //  2. The schema is made by Tenure's own migrations, up (or down, with
 //     --force) to that version. The archive's definitions are never run, so
 //     a tampered function body or CHECK in them has no effect at all.
@@ -54,10 +59,16 @@ import (
 // ErrForeign refuses an archive that is not a backup of Tenure's schema.
 var ErrForeign = errors.New("not a Tenure backup")
 
-// archive is a backup checked by inspect.
+// ErrUnknownVersion is what Options.Migrate returns, wrapped, for a
+// version that is none of its migrations'.
+var ErrUnknownVersion = errors.New("a schema version this Tenure does not know")
+
+// archive is a backup read by inspect.
 type archive struct {
 	file      string
-	version   int64
+	entries   []tocEntry
+	version   int64    // the schema version its goose_db_version rows record
+	checked   bool     // its table of contents was checked against Tenure's schema at version
 	tables    []string // Tenure's tables at version, every one with data in the archive
 	sequences []string // and sequences, every one with a value in it
 }
@@ -81,70 +92,107 @@ func listArchive(ctx context.Context, file string, o Options) ([]tocEntry, error
 	return entries, nil
 }
 
-// inspect checks that file is a backup of Tenure's schema at a version this
-// Tenure knows, from its table of contents and its goose_db_version rows.
+// inspect checks that file is a backup of Tenure's schema at the version
+// its goose_db_version rows record, from its table of contents, against
+// schema.txt. A version newer than schema.txt knows (a migration added
+// since it was written) is checked by Restore once the migrations have
+// made that version's schema (a.checked is false).
 func inspect(ctx context.Context, file string, o Options) (*archive, error) {
 	entries, err := listArchive(ctx, file, o)
 	if err != nil {
 		return nil, err
 	}
-	versions, err := schemaVersions()
+	versions, err := knownSchema()
 	if err != nil {
 		return nil, fmt.Errorf("restore: %w", err)
 	}
-	// First against every version: an object that no version of Tenure's
-	// schema has names a foreign archive whatever its version says.
-	everAllowed := map[string]bool{}
-	for _, objects := range versions {
-		for k := range objects {
-			everAllowed[k] = true
-		}
-	}
-	if bad := refused(entries, everAllowed); len(bad) > 0 {
-		return nil, fmt.Errorf("restore: %s is %w: it holds %s, which Tenure's schema does not have; nothing was restored",
-			file, ErrForeign, listed(bad))
-	}
+	a := &archive{file: file, entries: entries}
 	if !slices.ContainsFunc(entries, func(e tocEntry) bool { return e.key == tableData+"goose_db_version" }) {
+		// Name what it holds that no version of Tenure's schema has.
+		everAllowed := map[string]bool{}
+		for _, objects := range versions {
+			for k := range objects {
+				everAllowed[k] = true
+			}
+		}
+		if bad := refused(entries, everAllowed); len(bad) > 0 {
+			return nil, fmt.Errorf("restore: %s is %w: it holds %s, which Tenure's schema does not have; nothing was restored",
+				file, ErrForeign, listed(bad))
+		}
 		return nil, fmt.Errorf("restore: %s is %w: it holds no schema version (the rows of goose_db_version); nothing was restored", file, ErrForeign)
 	}
-	version, err := archiveVersion(ctx, file, o)
-	if err != nil {
+	if a.version, err = archiveVersion(ctx, file, o); err != nil {
 		return nil, err
 	}
-	objects := versions[version]
-	if objects == nil {
-		known := make([]int64, 0, len(versions))
-		for v := range versions {
-			known = append(known, v)
-		}
-		slices.Sort(known)
-		return nil, fmt.Errorf("restore: %s records schema version %d, which this Tenure does not know (it knows %d to %d; a newer Tenure restores a newer backup); nothing was restored",
-			file, version, known[0], known[len(known)-1])
-	}
-	if bad := refused(entries, objects); len(bad) > 0 {
-		return nil, fmt.Errorf("restore: %s is %w at the schema version it records (%d): it holds %s, which that schema does not have; nothing was restored",
-			file, ErrForeign, version, listed(bad))
-	}
-	present := map[string]bool{}
-	for _, e := range entries {
-		if present[e.key] {
-			return nil, fmt.Errorf("restore: %s is %w: it holds %s twice; nothing was restored", file, ErrForeign, e.key)
-		}
-		present[e.key] = true
-	}
-	a := &archive{file: file, version: version,
-		tables: namesOf(objects, tablePrefix), sequences: namesOf(objects, sequencePrefix)}
-	for _, t := range a.tables {
-		if !present[tableData+t] {
-			return nil, fmt.Errorf("restore: %s is not a whole backup: it lacks the rows of table %s; nothing was restored", file, t)
-		}
-	}
-	for _, s := range a.sequences {
-		if !present[sequenceSet+s] {
-			return nil, fmt.Errorf("restore: %s is not a whole backup: it lacks the value of sequence %s; nothing was restored", file, s)
+	if objects := versions[a.version]; objects != nil {
+		if err := a.check(objects); err != nil {
+			return nil, err
 		}
 	}
 	return a, nil
+}
+
+// check checks the archive's table of contents against objects, those of
+// Tenure's schema at the archive's version: it may hold only those and the
+// data of their tables and sequences, and must hold the data of every one.
+func (a *archive) check(objects map[string]bool) error {
+	if bad := refused(a.entries, objects); len(bad) > 0 {
+		return fmt.Errorf("restore: %s is %w at the schema version it records (%d): it holds %s, which that schema does not have; nothing was restored",
+			a.file, ErrForeign, a.version, listed(bad))
+	}
+	present := map[string]bool{}
+	for _, e := range a.entries {
+		if present[e.key] {
+			return fmt.Errorf("restore: %s is %w: it holds %s twice; nothing was restored", a.file, ErrForeign, e.key)
+		}
+		present[e.key] = true
+	}
+	tables, sequences := namesOf(objects, tablePrefix), namesOf(objects, sequencePrefix)
+	for _, t := range tables {
+		if !present[tableData+t] {
+			return fmt.Errorf("restore: %s is not a whole backup: it lacks the rows of table %s; nothing was restored", a.file, t)
+		}
+	}
+	for _, s := range sequences {
+		if !present[sequenceSet+s] {
+			return fmt.Errorf("restore: %s is not a whole backup: it lacks the value of sequence %s; nothing was restored", a.file, s)
+		}
+	}
+	a.tables, a.sequences, a.checked = tables, sequences, true
+	return nil
+}
+
+// schemaOf lists the objects of the database at url as a backup's table of
+// contents names them.
+func schemaOf(ctx context.Context, url string, o Options) (map[string]bool, error) {
+	bin, err := tool("pg_dump", o)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "tenure-schema-*")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	file := filepath.Join(dir, "schema.dump")
+	var stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, bin, "--schema-only", "--format=custom", "--no-owner", "--no-privileges",
+		"--file="+file, "--dbname="+url)
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("pg_dump: %w: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	entries, err := listArchive(ctx, file, o)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, e := range entries {
+		if !harmless[e.key] {
+			out[e.key] = true
+		}
+	}
+	return out, nil
 }
 
 // refused returns the keys of the entries that objects does not allow.
@@ -456,9 +504,23 @@ func Restore(ctx context.Context, url, file string, force bool, o Options) error
 		return fmt.Errorf("restore: %w: restore into an empty one, or pass --force to replace what it holds", ErrNotEmpty)
 	}
 	err = o.Migrate(ctx, url, a.version)
-	if err != nil {
+	switch {
+	case errors.Is(err, ErrUnknownVersion):
+		err = fmt.Errorf("restore: %s records schema version %d, which this Tenure does not know (a newer Tenure restores a newer backup): %w; nothing was restored",
+			file, a.version, err)
+	case err != nil:
 		err = fmt.Errorf("restore: make Tenure's schema at version %d: %w", a.version, err)
-	} else {
+	case !a.checked:
+		// A version newer than schema.txt: its objects are those the
+		// migrations just made.
+		var objects map[string]bool
+		if objects, err = schemaOf(ctx, url, o); err != nil {
+			err = fmt.Errorf("restore: %w", err)
+		} else {
+			err = a.check(objects)
+		}
+	}
+	if err == nil {
 		err = load(ctx, url, a, o)
 	}
 	if err != nil && wasEmpty {

@@ -306,3 +306,39 @@ func restoredRoles(t *testing.T, pool *pgxpool.Pool) int {
 	}
 	return n
 }
+
+// TestRestoreOfAVersionSchemaTxtLacks: at a version schema.txt does not
+// hold (a migration added without writing it again), a backup is checked
+// against the schema the migrations make: a whole backup restores, one
+// with a function of its own is refused naming it and the empty database
+// is left empty.
+func TestRestoreOfAVersionSchemaTxtLacks(t *testing.T) {
+	ctx := context.Background()
+	src := pgtest.NewURL(t)
+	if _, err := demo.Load(ctx, pgtest.Connect(t, src), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	var latest int64
+	if err := pgtest.Connect(t, src).QueryRow(ctx, `SELECT max(version_id) FROM goose_db_version`).Scan(&latest); err != nil {
+		t.Fatal(err)
+	}
+	defer backup.WithoutSchemaVersion(latest)()
+
+	dst := pgtest.NewEmptyURL(t)
+	if err := backup.Restore(ctx, dst, backupOf(t, src), false, restoreOptions); err != nil {
+		t.Fatalf("Restore = %v", err)
+	}
+	if a, b := fingerprints(t, pgtest.Connect(t, src)), fingerprints(t, pgtest.Connect(t, dst)); len(a) != len(b) || a["entity_facts"] != b["entity_facts"] {
+		t.Errorf("restored %v, backed up %v", b, a)
+	}
+
+	execAll(t, src, `CREATE FUNCTION extra() RETURNS int LANGUAGE sql AS $$ SELECT 1 $$`)
+	dst = pgtest.NewEmptyURL(t)
+	err := backup.Restore(ctx, dst, backupOf(t, src), false, restoreOptions)
+	if !errors.Is(err, backup.ErrForeign) || !strings.Contains(err.Error(), "FUNCTION public extra()") {
+		t.Fatalf("Restore = %v, want a refusal naming FUNCTION public extra()", err)
+	}
+	if n := tableCount(t, dst); n != 0 {
+		t.Errorf("the refused restore left %d tables", n)
+	}
+}

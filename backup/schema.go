@@ -20,9 +20,9 @@ import (
 //go:embed schema.txt
 var schemaText string
 
-// schemaVersions are the objects of each known version, read from
-// schemaText once.
-var schemaVersions = sync.OnceValues(func() (map[int64]map[string]bool, error) {
+// knownSchema returns the objects of each version schemaText holds, read
+// once.
+var knownSchema = sync.OnceValues(func() (map[int64]map[string]bool, error) {
 	return parseSchema(schemaText)
 })
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/pressly/goose/v3"
 
 	"github.com/tenurehq/tenure/backup"
 	"github.com/tenurehq/tenure/migrations"
@@ -104,13 +105,21 @@ func runRestore(ctx context.Context, env *environment, args []string) error {
 
 // migrateTo brings the database behind pool to version of Tenure's schema,
 // up one migration at a time or down: restore makes the schema of a backup
-// so.
+// so. A version none of the migrations has is refused with
+// backup.ErrUnknownVersion.
 func migrateTo(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger, version int64) error {
 	m, err := migrations.New(pool, logger)
 	if err != nil {
 		return err
 	}
 	defer m.Close()
+	st, err := m.Status(ctx)
+	if err != nil {
+		return err
+	}
+	if version != 0 && !slices.ContainsFunc(st, func(s *goose.MigrationStatus) bool { return s.Source.Version == version }) {
+		return fmt.Errorf("%w: %d is none of its migrations", backup.ErrUnknownVersion, version)
+	}
 	current, _, err := m.Version(ctx)
 	if err != nil {
 		return err
