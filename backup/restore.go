@@ -506,8 +506,8 @@ func Restore(ctx context.Context, url, file string, force bool, o Options) error
 	err = o.Migrate(ctx, url, a.version)
 	switch {
 	case errors.Is(err, ErrUnknownVersion):
-		err = fmt.Errorf("restore: %s records schema version %d, which this Tenure does not know (a newer Tenure restores a newer backup): %w; nothing was restored",
-			file, a.version, err)
+		err = fmt.Errorf("restore: %s records schema version %d: %w (a newer Tenure restores a newer backup); nothing was restored",
+			file, a.version, ErrUnknownVersion)
 	case err != nil:
 		err = fmt.Errorf("restore: make Tenure's schema at version %d: %w", a.version, err)
 	case !a.checked:
