@@ -45,7 +45,7 @@ var wantTables = []string{
 	"entities", "entity_facts", "decisions", "memory_nodes", "consolidation_runs",
 	"consolidation_rejections", "node_tombstones", "decay_policies", "audit_log", "users",
 	"sessions", "api_tokens", "review_items", "consolidation_faults", "category_settings", "setup_tokens",
-	"fact_axes_counts", "decisions_superseded", "pending_node_counts", "console_counts",
+	"fact_axes_counts", "decisions_superseded", "pending_node_counts", "console_counts", "recall_terms",
 }
 
 func TestUpDownUp(t *testing.T) {
