@@ -80,7 +80,7 @@ func listArchive(ctx context.Context, file string, o Options) ([]tocEntry, error
 		return nil, err
 	}
 	var stdout, stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, bin, "--list", file)
+	cmd := exec.CommandContext(ctx, bin, "--list", fileArg(file))
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		return nil, fmt.Errorf("restore: %s is not a backup pg_restore can read: %w: %s", file, err, strings.TrimSpace(stderr.String()))
@@ -90,6 +90,14 @@ func listArchive(ctx context.Context, file string, o Options) ([]tocEntry, error
 		return nil, fmt.Errorf("restore: %s: %w", file, err)
 	}
 	return entries, nil
+}
+
+// fileArg is file as an argument of pg_restore, never taken for an option.
+func fileArg(file string) string {
+	if strings.HasPrefix(file, "-") {
+		return "./" + file
+	}
+	return file
 }
 
 // inspect checks that file is a backup of Tenure's schema at the version
@@ -262,7 +270,7 @@ func readData(ctx context.Context, file string, extra []string, o Options,
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, append(append([]string{"--data-only", "--file=-"}, extra...), file)...)
+	cmd := exec.CommandContext(ctx, bin, append(append([]string{"--data-only", "--file=-"}, extra...), fileArg(file))...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()
