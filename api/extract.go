@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
@@ -26,6 +27,10 @@ type extractRequest struct {
 	Mode    string `json:"mode"`
 	Store   bool   `json:"store"`
 	Strict  bool   `json:"strict"`
+	// ObservedAt is when the text was said or written (RFC 3339; default
+	// now): dates in it are read relative to it, and with store the rows
+	// are observed then.
+	ObservedAt *time.Time `json:"observed_at"`
 }
 
 // extractResponse is the candidates found, each with both axes and the
@@ -77,7 +82,14 @@ func (h *handlers) extractCreate(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	cands, err := extract.ExtractFor(ctx, ex, text, entity, speaker, h.store.Now())
+	said := h.store.Now()
+	if req.ObservedAt != nil {
+		if err := memory.CheckObservedAt("observed_at", *req.ObservedAt, said); err != nil {
+			return err
+		}
+		said = *req.ObservedAt
+	}
+	cands, err := extract.ExtractFor(ctx, ex, text, entity, speaker, said)
 	var llmErr *extract.Error
 	if errors.As(err, &llmErr) {
 		h.logger.Error("api.llm_failed", "code", llmErr.Code, "err", llmErr.Message, "scope", c.Param("scope"))
@@ -98,7 +110,11 @@ func (h *handlers) extractCreate(c echo.Context) error {
 	}
 	pushed := pushResponse{IDs: []int64{}, Notes: []pushNoteJSON{}}
 	if len(cands) > 0 {
-		r, err := h.store.PushNoted(ctx, actor(c), c.Param("scope"), extract.Nodes(ex.Name(), cands), memory.PushOptions{Strict: req.Strict})
+		nodes := extract.Nodes(ex.Name(), cands)
+		for i := range nodes {
+			nodes[i].ObservedAt = req.ObservedAt
+		}
+		r, err := h.store.PushNoted(ctx, actor(c), c.Param("scope"), nodes, memory.PushOptions{Strict: req.Strict})
 		var me *memory.Error
 		if errors.As(err, &me) && me.Code == memory.CodeConflict {
 			// The rows are the candidates: name the one at fault as such.

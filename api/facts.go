@@ -80,6 +80,7 @@ type factRequest struct {
 	Importance *float64   `json:"importance"`
 	ExpiresAt  *time.Time `json:"expires_at"`
 	Deadline   *time.Time `json:"deadline"`
+	ObservedAt *time.Time `json:"observed_at"`
 }
 
 // factWritten is the answer to a fact write: the fact, and whether an
@@ -104,6 +105,7 @@ func (h *handlers) factCreate(c echo.Context) error {
 		Scope: c.Param("scope"), Entity: req.Entity, EntityKind: req.EntityKind, Key: req.Key,
 		Content: req.Content, Durability: memory.Durability(req.Durability), Category: req.Category,
 		Confidence: req.Confidence, Importance: req.Importance, ExpiresAt: req.ExpiresAt, Deadline: req.Deadline,
+		ObservedAt: req.ObservedAt,
 	}
 	if req.DataType != "" {
 		if req.Durability != "" || req.Category != "" {

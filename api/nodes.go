@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -18,6 +19,9 @@ type nodeRow struct {
 	Importance *float64       `json:"importance"`
 	TTLSeconds *int32         `json:"ttl_seconds"`
 	Properties map[string]any `json:"properties"`
+	// ObservedAt is when the row's statement was observed (RFC 3339);
+	// absent means now.
+	ObservedAt *time.Time `json:"observed_at"`
 }
 
 // pushRequest is one row, or a batch of rows under "rows" (or "nodes", its
@@ -41,12 +45,12 @@ type pushResponse struct {
 
 func (r nodeRow) empty() bool {
 	return r.Content == "" && r.Durability == "" && r.Metadata == nil && r.Importance == nil &&
-		r.TTLSeconds == nil && r.Properties == nil
+		r.TTLSeconds == nil && r.Properties == nil && r.ObservedAt == nil
 }
 
 func (r nodeRow) newNode() memory.NewNode {
 	return memory.NewNode{Content: r.Content, Durability: r.Durability, Metadata: r.Metadata,
-		Properties: r.Properties, Importance: r.Importance, TTLSeconds: r.TTLSeconds}
+		Properties: r.Properties, Importance: r.Importance, TTLSeconds: r.TTLSeconds, ObservedAt: r.ObservedAt}
 }
 
 // nodePush writes one working row, or a batch of up to 1,000, and answers

@@ -160,7 +160,7 @@ func TestRequestBodies(t *testing.T) {
 	tests := []struct {
 		name, body, field, want string
 	}{
-		{"unknown field", `{"content": "x", "colour": "red"}`, "colour", "allowed fields are content, durability, metadata, importance, ttl_seconds, properties, rows, strict"},
+		{"unknown field", `{"content": "x", "colour": "red"}`, "colour", "allowed fields are content, durability, metadata, importance, ttl_seconds, properties, observed_at, rows, strict"},
 		{"unknown field in a row", `{"nodes": [{"content": "x"}, {"content": "y", "tags": []}]}`, "nodes[1].tags", "unknown field"},
 		{"syntax", `{"content": "x",}`, "", "byte offset"},
 		{"truncated", `{"content": "x"`, "", "before the value is complete"},

@@ -195,6 +195,7 @@ type nodeJSON struct {
 	Importance         float64        `json:"importance"`
 	TTLSeconds         *int32         `json:"ttl_seconds"`
 	CreatedAt          time.Time      `json:"created_at"`
+	ObservedAt         time.Time      `json:"observed_at"`
 	PromotedAt         *time.Time     `json:"promoted_at"`
 	PromotedFactID     *int64         `json:"promoted_fact_id"`
 	PromotedRunID      *int64         `json:"promoted_run_id"`
@@ -214,7 +215,7 @@ func newNodeJSON(n memory.Node) nodeJSON {
 	return nodeJSON{
 		ID: n.ID, Scope: n.Scope, Content: n.Content, Durability: string(n.Marker),
 		DurabilityExplicit: n.MarkerExplicit, Metadata: meta, Properties: props, Importance: n.Importance,
-		TTLSeconds: n.TTLSeconds, CreatedAt: utc(n.CreatedAt), PromotedAt: utcPtr(n.PromotedAt),
+		TTLSeconds: n.TTLSeconds, CreatedAt: utc(n.CreatedAt), ObservedAt: utc(n.ObservedAt), PromotedAt: utcPtr(n.PromotedAt),
 		PromotedFactID: n.PromotedFactID, PromotedRunID: n.PromotedRunID,
 	}
 }

@@ -135,6 +135,9 @@ func inputSchemas() (map[string]*jsonschema.Schema, error) {
 		if p := s.Properties["entity"]; p != nil {
 			p.MaxLength = intp(maxEntityNameLength)
 		}
+		if p := s.Properties["observed_at"]; p != nil {
+			p.Format = "date-time"
+		}
 	}); err != nil {
 		return nil, err
 	}
@@ -149,6 +152,9 @@ func rowSchema(s *jsonschema.Schema, markers, durabilities []any) {
 	setRange(s, "ttl_seconds", memory.TTLBound.Min(), memory.TTLBound.Max())
 	if p := s.Properties["content"]; p != nil {
 		p.MaxLength = intp(maxContentLength)
+	}
+	if p := s.Properties["observed_at"]; p != nil {
+		p.Format = "date-time"
 	}
 	p := s.Properties["properties"]
 	if p == nil {

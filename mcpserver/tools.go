@@ -273,6 +273,7 @@ type rememberRow struct {
 	Importance *float64       `json:"importance,omitempty" jsonschema:"how much the row matters now: 0, or from 0.001 to 1 (default 0.5); not durability"`
 	TTLSeconds *int32         `json:"ttl_seconds,omitempty" jsonschema:"prune the row once it is this many seconds old: 1 to 31536000 (365 days)"`
 	Properties map[string]any `json:"properties,omitempty" jsonschema:"guidance for consolidation: entity, key, category, fact_durability (permanent, long_term, short_term, ephemeral), confidence (0, or from 0.001 to 1), deadline (RFC 3339, from 1970 to 9000), alternatives, reasoning, decided_by"`
+	ObservedAt string         `json:"observed_at,omitempty" jsonschema:"when the row's statement was observed, as an RFC 3339 time such as 2026-05-01T09:00:00Z (default: now); from 1970 to at most 5 minutes past the server's clock. The fact it becomes is confirmed then and decays from then; of two values of one attribute the later-observed one is current"`
 }
 
 type rememberInput struct {
@@ -287,11 +288,33 @@ type rememberOutput struct {
 	Notes []memory.PushNote `json:"notes" jsonschema:"warnings about rows that will not become a new fact: code decision_locked (with the decision) or duplicate (with the fact); row is the row's index"`
 }
 
-func (r rememberRow) node() memory.NewNode {
-	return memory.NewNode{
+// node is the row to push; field names the row's observed_at in a refusal.
+func (r rememberRow) node(field string) (memory.NewNode, error) {
+	n := memory.NewNode{
 		Content: r.Content, Durability: r.Durability, Metadata: r.Metadata, Properties: r.Properties,
 		Importance: r.Importance, TTLSeconds: r.TTLSeconds,
 	}
+	var err error
+	n.ObservedAt, err = parseObservedAt(field, r.ObservedAt)
+	return n, err
+}
+
+// parseObservedAt reads an observation time argument: empty is none (now),
+// anything else an RFC 3339 time within memory's bounds (the engine refuses
+// one too far ahead of its clock).
+func parseObservedAt(field, s string) (*time.Time, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil, nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return nil, memory.Invalidf(field, "invalid observed_at %q: use an RFC 3339 time such as 2026-05-01T09:00:00Z", s)
+	}
+	if err := memory.CheckTime(field, t); err != nil {
+		return nil, err
+	}
+	return &t, nil
 }
 
 func (r rememberRow) empty() bool { return reflect.ValueOf(r).IsZero() }
@@ -302,11 +325,19 @@ func (t *tools) remember(ctx context.Context, c TokenInfo, in rememberInput) (*m
 	case len(in.Rows) > 0 && !in.rememberRow.empty():
 		return nil, rememberOutput{}, memory.Invalidf("rows", "give either one row (content and its fields) or rows, not both")
 	case len(in.Rows) > 0:
-		for _, r := range in.Rows {
-			nodes = append(nodes, r.node())
+		for i, r := range in.Rows {
+			n, err := r.node(fmt.Sprintf("rows[%d].observed_at", i))
+			if err != nil {
+				return nil, rememberOutput{}, err
+			}
+			nodes = append(nodes, n)
 		}
 	default:
-		nodes = []memory.NewNode{in.rememberRow.node()}
+		n, err := in.rememberRow.node("observed_at")
+		if err != nil {
+			return nil, rememberOutput{}, err
+		}
+		nodes = []memory.NewNode{n}
 	}
 	res, err := t.store.PushNoted(ctx, memory.Token(c.Name), c.Scope, nodes, memory.PushOptions{Strict: in.Strict})
 	if err != nil {
@@ -592,6 +623,8 @@ type extractInput struct {
 	Store   bool   `json:"store,omitempty" jsonschema:"also write the candidates as working rows (needs a writer token)"`
 	Strict  bool   `json:"strict,omitempty" jsonschema:"with store: write nothing when any candidate would get a warning (a locked decision's key, or a repeat of a live fact)"`
 	Mode    string `json:"mode,omitempty" jsonschema:"rules (the default, offline) or llm (when the server has an LLM endpoint)"`
+	// ObservedAt: see rememberRow.
+	ObservedAt string `json:"observed_at,omitempty" jsonschema:"when the text was said or written, as an RFC 3339 time such as 2026-05-01T09:00:00Z (default: now); dates in it are read relative to it, and with store the rows are observed then; from 1970 to at most 5 minutes past the server's clock"`
 }
 
 type extractOutput struct {
@@ -630,7 +663,18 @@ func (t *tools) extract(ctx context.Context, c TokenInfo, in extractInput) (*mcp
 		}
 		extractor = ExtractorOf(e)
 	}
-	cands, err := ExtractFor(ctx, extractor, text, entity, speaker, t.store.Now())
+	observed, err := parseObservedAt("observed_at", in.ObservedAt)
+	if err != nil {
+		return nil, extractOutput{}, err
+	}
+	said := t.store.Now()
+	if observed != nil {
+		if err := memory.CheckObservedAt("observed_at", *observed, said); err != nil {
+			return nil, extractOutput{}, err
+		}
+		said = *observed
+	}
+	cands, err := ExtractFor(ctx, extractor, text, entity, speaker, said)
 	if err != nil {
 		return nil, extractOutput{}, fmt.Errorf("extract: %w", err)
 	}
@@ -648,6 +692,7 @@ func (t *tools) extract(ctx context.Context, c TokenInfo, in extractInput) (*mcp
 	nodes := make([]memory.NewNode, len(cands))
 	for i, cand := range cands {
 		nodes[i] = cand.node(extractor.Name())
+		nodes[i].ObservedAt = observed
 	}
 	res, err := t.store.PushNoted(ctx, memory.Token(c.Name), c.Scope, nodes, memory.PushOptions{Strict: in.Strict})
 	if err != nil {

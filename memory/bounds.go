@@ -216,6 +216,35 @@ func CheckTime(field string, t time.Time) error {
 	return nil
 }
 
+// MaxObservedAhead is how far past the server's clock an observation time
+// (observed_at) may lie: the clocks of writers drift, and a few minutes of
+// skew are not a claim about the future. Anything later is refused.
+const MaxObservedAhead = 5 * time.Minute
+
+// CheckObservedAt refuses an observation time before MinTime or more than
+// MaxObservedAhead after now (the server's clock), naming field. Memory ages
+// from the time a statement was observed, so a time from the future would
+// keep a fact from decaying and win every supersession until then.
+func CheckObservedAt(field string, t, now time.Time) error {
+	if t.Before(MinTime) {
+		return Invalidf(field, "%s is out of range: an observation time is from 1970-01-01T00:00:00Z to the server's clock (%s) plus %d minutes",
+			t.Format(time.RFC3339Nano), now.UTC().Format(time.RFC3339), int(MaxObservedAhead/time.Minute))
+	}
+	if t.After(now.Add(MaxObservedAhead)) {
+		return Invalidf(field, "%s is %s ahead of the server's clock (%s): an observation cannot come from the future; at most %d minutes of clock skew are allowed (leave observed_at out to mean now)",
+			t.Format(time.RFC3339Nano), roundAhead(t.Sub(now)), now.UTC().Format(time.RFC3339), int(MaxObservedAhead/time.Minute))
+	}
+	return nil
+}
+
+// roundAhead says a duration briefly, to the second below an hour.
+func roundAhead(d time.Duration) string {
+	if d < time.Hour {
+		return d.Round(time.Second).String()
+	}
+	return d.Round(time.Minute).String()
+}
+
 // ClampTime is t moved into [MinTime, MaxTime], for an instant the engine
 // derives rather than one a writer sent (a deadline the classifier reads in
 // a text).

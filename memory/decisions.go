@@ -296,8 +296,9 @@ func (s *Store) RecordDecision(ctx context.Context, actor Actor, in NewDecision)
 		if err != nil {
 			return fmt.Errorf("reopened decisions: %w", err)
 		}
+		// The decision's fact is confirmed when the decision was made.
 		fact, err := q.InsertFact(ctx, queries.InsertFactParams{
-			Now: now, Scope: in.Scope, EntityID: ent.ID, Key: in.Key, Content: in.Decision,
+			Now: now, ObservedAt: in.DecidedAt, Scope: in.Scope, EntityID: ent.ID, Key: in.Key, Content: in.Decision,
 			Durability: string(Permanent), Category: CategoryDecision, Confidence: 1,
 			Importance: defaultImportance, Source: sourceOf(actor),
 		})

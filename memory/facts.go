@@ -314,6 +314,10 @@ type NewFact struct {
 	// extraction, import or consolidation for those jobs.
 	Source       string
 	SourceNodeID *int64
+	// ObservedAt is when the fact's statement was observed: the fact is
+	// confirmed then and decays from then. Nil means now; CheckObservedAt
+	// bounds it.
+	ObservedAt *time.Time
 }
 
 // validate checks in and fills its defaults.
@@ -365,6 +369,13 @@ func (in NewFact) validate(actor Actor, now time.Time) (NewFact, error) {
 	if err := checkExpiresAt(in.ExpiresAt, now); err != nil {
 		return in, err
 	}
+	if in.ObservedAt == nil {
+		in.ObservedAt = &now
+	}
+	if err := CheckObservedAt("observed_at", *in.ObservedAt, now); err != nil {
+		return in, err
+	}
+	in.ObservedAt = micro(in.ObservedAt)
 	if err := checkDeadline(in.Deadline, in.Category); err != nil {
 		return in, err
 	}
@@ -426,12 +437,15 @@ func (s *Store) GetFact(ctx context.Context, id int64) (Fact, error) {
 	return newFact(row), nil
 }
 
-// CreateFact writes a fact, or reinforces the active fact that already says
-// the same thing (same scope, entity and key, same content ignoring case and
-// surrounding space): its confidence becomes 1 - (1 - c_now)(1 - c_new) with
-// c_now its effective confidence now, it is confirmed now, its extraction
-// count and version go up, and its durability and category stay as they
-// are, so a mood observed again stays ephemeral. reinforced reports which.
+// CreateFact writes a fact, confirmed when it was observed (in.ObservedAt,
+// default now), or reinforces the active fact that already says the same
+// thing (same scope, entity and key, same content ignoring case and
+// surrounding space) and was not yet forgotten then: its confidence becomes
+// 1 - (1 - c_fact)(1 - c_new), both taken at the later of its confirmation
+// and the observation, it is confirmed at that later time (an older
+// observation never makes it look fresher), its extraction count and version
+// go up, and its durability and category stay as they are, so a mood
+// observed again stays ephemeral. reinforced reports which.
 //
 // Facts of category decision are refused for every writer: a decision is
 // written with RecordDecision, which keeps its reasoning. An automated actor
@@ -474,16 +488,17 @@ func (s *Store) CreateFact(ctx context.Context, actor Actor, in NewFact) (f Fact
 		} else {
 			same, err := q.SameActiveFact(ctx, queries.SameActiveFactParams{
 				Now: now, EntityID: ent.ID, Key: in.Key, Scope: in.Scope, Content: in.Content,
+				ObservedAt: *in.ObservedAt,
 			})
 			switch {
 			case err == nil:
-				f, err = s.reinforce(ctx, q, actor, newFact(factRow(same)), *in.Confidence,
+				f, err = s.reinforce(ctx, q, actor, newFact(factRow(same)), *in.Confidence, *in.ObservedAt,
 					"the same fact was written again")
 				reinforced = true
 				if err != nil {
 					return err
 				}
-				// Confirmed now, it is the newest on its key again.
+				// Confirmed again, it may be the newest on its key again.
 				_, err = s.supersede(ctx, q, actor, now, []int64{f.ID})
 				return err
 			case !isNoRows(err):
@@ -491,7 +506,7 @@ func (s *Store) CreateFact(ctx context.Context, actor Actor, in NewFact) (f Fact
 			}
 		}
 		row, err := q.InsertFact(ctx, queries.InsertFactParams{
-			Now: now, Scope: in.Scope, EntityID: ent.ID, Key: in.Key, Content: in.Content,
+			Now: now, ObservedAt: *in.ObservedAt, Scope: in.Scope, EntityID: ent.ID, Key: in.Key, Content: in.Content,
 			Durability: string(in.Durability), Category: in.Category, Confidence: *in.Confidence,
 			Importance: *in.Importance, ExpiresAt: in.ExpiresAt, Deadline: in.Deadline,
 			Source: in.Source, SourceNodeID: in.SourceNodeID,
@@ -540,10 +555,13 @@ func reinforceAudit(f Fact) map[string]any {
 	}
 }
 
-// reinforce confirms cur, locked by the caller, as a new observation of it
-// (confidence becomes 1 - (1 - c_now)(1 - c_new)), and audits it.
-func (s *Store) reinforce(ctx context.Context, q *queries.Queries, actor Actor, cur Fact, confidence float64, reason string) (Fact, error) {
-	row, err := q.ReinforceFactByID(ctx, queries.ReinforceFactByIDParams{Now: s.Now(), Confidence: confidence, ID: cur.ID})
+// reinforce confirms cur, locked by the caller, by an observation of it at
+// observed (confidence becomes 1 - (1 - c_fact)(1 - c_new), both at the
+// later of cur's confirmation and observed; see ReinforceFactByID), and
+// audits it.
+func (s *Store) reinforce(ctx context.Context, q *queries.Queries, actor Actor, cur Fact, confidence float64, observed time.Time, reason string) (Fact, error) {
+	row, err := q.ReinforceFactByID(ctx, queries.ReinforceFactByIDParams{Now: s.Now(), Confidence: confidence,
+		ObservedAt: observed, ID: cur.ID})
 	if err != nil {
 		return Fact{}, fmt.Errorf("reinforce fact %d: %w", cur.ID, err)
 	}
@@ -553,7 +571,7 @@ func (s *Store) reinforce(ctx context.Context, q *queries.Queries, actor Actor, 
 		scope:  f.Scope,
 		before: reinforceAudit(cur),
 		after: map[string]any{
-			"confidence": f.Confidence, "observed_confidence": confidence,
+			"confidence": f.Confidence, "observed_confidence": confidence, "observed_at": observed.UTC(),
 			"confirmed_at": f.ConfirmedAt, "extraction_count": f.ExtractionCount,
 			"forget_at": f.ForgetAt, "version": f.Version,
 		},
@@ -596,7 +614,7 @@ func (s *Store) ReinforceFact(ctx context.Context, actor Actor, id int64, confid
 				return err
 			}
 		}
-		f, err = s.reinforce(ctx, q, actor, cur, confidence, "observed again")
+		f, err = s.reinforce(ctx, q, actor, cur, confidence, s.Now(), "observed again")
 		return err
 	})
 	if err != nil {

@@ -57,6 +57,11 @@ type NewNode struct {
 	Properties map[string]any
 	Importance *float64 // default 0.5
 	TTLSeconds *int32   // optional; the row is pruned once it is older
+	// ObservedAt is when the row's statement was observed (said, seen,
+	// measured); nil means at the time of the write. The fact the row
+	// becomes is confirmed then and decays from then (CheckObservedAt
+	// bounds it).
+	ObservedAt *time.Time
 }
 
 // Node is a working row.
@@ -70,6 +75,7 @@ type Node struct {
 	Importance     float64
 	TTLSeconds     *int32
 	CreatedAt      time.Time
+	ObservedAt     time.Time // when its statement was observed: CreatedAt unless the writer said
 	PromotedAt     *time.Time
 	PromotedFactID *int64
 	PromotedRunID  *int64
@@ -119,18 +125,20 @@ func (s *Store) pushParams(scope string, nodes []NewNode) (queries.InsertNodesPa
 	if len(nodes) > MaxPushBatch {
 		return queries.InsertNodesParams{}, Invalidf("nodes", "the batch holds %d rows: at most %d are allowed per push", len(nodes), MaxPushBatch)
 	}
+	now := s.Now()
 	params := queries.InsertNodesParams{
 		Scope:       scope,
-		CreatedAt:   s.Now(),
+		CreatedAt:   now,
 		Contents:    make([]string, len(nodes)),
 		Properties:  make([]json.RawMessage, len(nodes)),
 		Importances: make([]float64, len(nodes)),
 		Ttls:        make([]int32, len(nodes)),
+		ObservedAts: make([]time.Time, len(nodes)),
 	}
 	for i, n := range nodes {
 		props, err := nodeProperties(n)
 		if err == nil {
-			err = validateNodeFields(n)
+			err = validateNodeFields(n, now)
 		}
 		if err != nil {
 			if len(nodes) > 1 {
@@ -146,6 +154,12 @@ func (s *Store) pushParams(scope string, nodes []NewNode) (queries.InsertNodesPa
 		}
 		if n.TTLSeconds != nil {
 			params.Ttls[i] = *n.TTLSeconds
+		}
+		// The time of the write, unless the writer said when it was
+		// observed; InsertNodes stores only the latter.
+		params.ObservedAts[i] = now
+		if n.ObservedAt != nil {
+			params.ObservedAts[i] = n.ObservedAt.UTC().Truncate(time.Microsecond)
 		}
 	}
 	return params, nil
@@ -270,7 +284,7 @@ func prefixField(err error, prefix string) error {
 	return err
 }
 
-func validateNodeFields(n NewNode) error {
+func validateNodeFields(n NewNode, now time.Time) error {
 	if err := CheckText("content", n.Content); err != nil {
 		return err
 	}
@@ -287,7 +301,12 @@ func validateNodeFields(n NewNode) error {
 		}
 	}
 	if n.TTLSeconds != nil {
-		return TTLBound.Check("ttl_seconds", float64(*n.TTLSeconds))
+		if err := TTLBound.Check("ttl_seconds", float64(*n.TTLSeconds)); err != nil {
+			return err
+		}
+	}
+	if n.ObservedAt != nil {
+		return CheckObservedAt("observed_at", *n.ObservedAt, now)
 	}
 	return nil
 }
@@ -516,8 +535,11 @@ func (s *Store) GetNodes(ctx context.Context, ids []int64) ([]Node, error) {
 func newNode(r queries.MemoryNode) Node {
 	n := Node{
 		ID: r.ID, Scope: r.Scope, Content: r.Content, Importance: r.Importance, TTLSeconds: r.TtlSeconds,
-		CreatedAt: r.CreatedAt, PromotedAt: r.PromotedAt, PromotedFactID: r.PromotedFactID,
+		CreatedAt: r.CreatedAt, ObservedAt: r.CreatedAt, PromotedAt: r.PromotedAt, PromotedFactID: r.PromotedFactID,
 		PromotedRunID: r.PromotedRunID, Marker: Marker(r.Marker),
+	}
+	if r.ObservedAt != nil {
+		n.ObservedAt = *r.ObservedAt
 	}
 	_ = json.Unmarshal(r.Properties, &n.Properties)
 	_, n.MarkerExplicit = n.Properties["durability"].(string)

@@ -590,7 +590,7 @@ func (s *Store) raiseMood(ctx context.Context, q *queries.Queries, actor Actor, 
 		return Fact{}, fmt.Errorf("lock key: %w", err)
 	}
 	ins, err := q.InsertFact(ctx, queries.InsertFactParams{
-		Now: now, Scope: in.Scope, EntityID: mood.EntityID, Key: in.Key, Content: in.Content,
+		Now: now, ObservedAt: now, Scope: in.Scope, EntityID: mood.EntityID, Key: in.Key, Content: in.Content,
 		Durability: string(in.Durability), Category: in.Category, Confidence: *in.Confidence,
 		Importance: mood.Importance, Source: in.Source,
 	})

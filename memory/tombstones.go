@@ -197,7 +197,7 @@ func (s *Store) RestoreTombstone(ctx context.Context, actor Actor, id int64, opt
 		now := s.Now()
 		row, err := q.InsertNode(ctx, queries.InsertNodeParams{
 			Scope: t.Scope, Content: t.Content, Properties: props, Importance: t.Importance,
-			TtlSeconds: t.TtlSeconds, CreatedAt: now,
+			TtlSeconds: t.TtlSeconds, CreatedAt: now, ObservedAt: t.NodeObservedAt,
 		})
 		if err != nil {
 			return fmt.Errorf("restore tombstone: insert: %w", err)

@@ -43,6 +43,11 @@ type TransferFact struct {
 	CreatedAt       *time.Time        `json:"created_at"`
 	UpdatedAt       *time.Time        `json:"updated_at"`
 	Decision        *TransferDecision `json:"decision,omitempty"`
+	// ObservedAt, on an import line, is when the fact's statement was
+	// observed: the fact is confirmed then (it is confirmed_at's name on
+	// every other write path; give either, or both the same). An export
+	// writes confirmed_at.
+	ObservedAt *time.Time `json:"observed_at,omitempty"`
 }
 
 // TransferDecision is the decision of a fact of category decision.
@@ -328,6 +333,21 @@ func prepareImport(f TransferFact, now time.Time) (TransferFact, bool, []error) 
 	check(parseUnit("importance", *f.Importance))
 
 	// Times: a legacy row may give none; the instant of the import stands in.
+	// The fact is confirmed when its statement was observed, which may not
+	// lie ahead of the server's clock by more than a few minutes.
+	confirmedField := "confirmed_at"
+	if f.ObservedAt != nil {
+		confirmedField = "observed_at"
+		if f.ConfirmedAt != nil && !f.ConfirmedAt.Equal(*f.ObservedAt) {
+			check(Invalidf("observed_at", "observed_at %s and confirmed_at %s disagree: a fact is confirmed when its statement was observed, so give one of them, or both the same",
+				f.ObservedAt.UTC().Format(time.RFC3339Nano), f.ConfirmedAt.UTC().Format(time.RFC3339Nano)))
+		}
+		f.ConfirmedAt = f.ObservedAt
+		f.ObservedAt = nil
+	}
+	if f.ConfirmedAt != nil && !f.ConfirmedAt.Before(MinTime) {
+		check(CheckObservedAt(confirmedField, *f.ConfirmedAt, now))
+	}
 	f.ConfirmedAt = firstTime(f.ConfirmedAt, f.CreatedAt, &now)
 	f.CreatedAt = firstTime(f.CreatedAt, f.ConfirmedAt)
 	f.UpdatedAt = firstTime(f.UpdatedAt, f.CreatedAt)
@@ -336,7 +356,7 @@ func prepareImport(f TransferFact, now time.Time) (TransferFact, bool, []error) 
 		field string
 		at    *time.Time
 	}{
-		{"confirmed_at", f.ConfirmedAt}, {"expires_at", f.ExpiresAt}, {"deadline", f.Deadline},
+		{confirmedField, f.ConfirmedAt}, {"expires_at", f.ExpiresAt}, {"deadline", f.Deadline},
 		{"archived_at", f.ArchivedAt}, {"created_at", f.CreatedAt}, {"updated_at", f.UpdatedAt},
 	} {
 		if t.at != nil {

@@ -8,7 +8,8 @@
 -- or expired row can have a refusal logged under its marker, so a durable
 -- row is not looked up in the refusal log; the set-aside check runs only
 -- when check_faults says that some row may be set aside.
-SELECT n.id, n.scope, n.content, n.properties, n.marker, n.importance, n.ttl_seconds, n.created_at
+SELECT n.id, n.scope, n.content, n.properties, n.marker, n.importance, n.ttl_seconds, n.created_at,
+    coalesce(n.observed_at, n.created_at)::timestamptz AS observed_at
 FROM memory_nodes n
 WHERE n.promoted_at IS NULL AND n.id > @after_id
   AND (n.marker = 'durable' OR NOT EXISTS (
@@ -24,7 +25,8 @@ LIMIT @batch_size;
 -- name: LockPendingNodes :many
 -- LockPendingNodes locks the given rows that are still unpromoted, skipping
 -- rows another transaction holds, and returns them as they are now.
-SELECT n.id, n.scope, n.content, n.properties, n.marker, n.importance, n.ttl_seconds, n.created_at
+SELECT n.id, n.scope, n.content, n.properties, n.marker, n.importance, n.ttl_seconds, n.created_at,
+    coalesce(n.observed_at, n.created_at)::timestamptz AS observed_at
 FROM memory_nodes n
 WHERE n.id = ANY(@node_ids::bigint[]) AND n.promoted_at IS NULL
 ORDER BY n.id
@@ -91,12 +93,13 @@ RETURNING id, node_id, scope, decision_id;
 WITH gone AS (
     DELETE FROM memory_nodes n
     WHERE n.id = ANY(@node_ids::bigint[]) AND n.promoted_at IS NULL
-    RETURNING n.id, n.scope, n.content, n.properties, n.importance, n.ttl_seconds, n.created_at
+    RETURNING n.id, n.scope, n.content, n.properties, n.importance, n.ttl_seconds, n.created_at,
+        n.observed_at
 )
 INSERT INTO node_tombstones (node_id, scope, content, properties, importance, ttl_seconds,
-    node_created_at, run_id, reason, pruned_at, purge_after)
+    node_created_at, run_id, reason, pruned_at, purge_after, node_observed_at)
 SELECT id, scope, content, properties, importance, ttl_seconds, created_at, @run_id::bigint,
-    @reason::text, @now, @purge_after
+    @reason::text, @now, @purge_after, observed_at
 FROM gone
 ON CONFLICT (node_id) DO NOTHING
 RETURNING node_id;
@@ -537,12 +540,13 @@ gone AS (
     DELETE FROM memory_nodes n
     USING doomed d
     WHERE n.id = d.id
-    RETURNING n.id, n.scope, n.content, n.properties, n.marker, n.importance, n.ttl_seconds, n.created_at
+    RETURNING n.id, n.scope, n.content, n.properties, n.marker, n.importance, n.ttl_seconds, n.created_at,
+        n.observed_at
 )
 INSERT INTO node_tombstones (node_id, scope, content, properties, importance, ttl_seconds,
-    node_created_at, run_id, reason, pruned_at, purge_after)
+    node_created_at, node_observed_at, run_id, reason, pruned_at, purge_after)
 SELECT g.id, g.scope, g.content, g.properties, g.importance, g.ttl_seconds, g.created_at,
-    sqlc.narg('run_id')::bigint,
+    g.observed_at, sqlc.narg('run_id')::bigint,
     CASE
         WHEN g.marker = 'expired' THEN 'expired'
         WHEN g.marker = 'transient' THEN 'transient_ttl'

@@ -164,7 +164,8 @@ func (q *Queries) ListMergeFaults(ctx context.Context, now time.Time) ([]ListMer
 }
 
 const lockPendingNodes = `-- name: LockPendingNodes :many
-SELECT n.id, n.scope, n.content, n.properties, n.marker, n.importance, n.ttl_seconds, n.created_at
+SELECT n.id, n.scope, n.content, n.properties, n.marker, n.importance, n.ttl_seconds, n.created_at,
+    coalesce(n.observed_at, n.created_at)::timestamptz AS observed_at
 FROM memory_nodes n
 WHERE n.id = ANY($1::bigint[]) AND n.promoted_at IS NULL
 ORDER BY n.id
@@ -180,6 +181,7 @@ type LockPendingNodesRow struct {
 	Importance float64
 	TtlSeconds *int32
 	CreatedAt  time.Time
+	ObservedAt time.Time
 }
 
 // LockPendingNodes locks the given rows that are still unpromoted, skipping
@@ -202,6 +204,7 @@ func (q *Queries) LockPendingNodes(ctx context.Context, nodeIds []int64) ([]Lock
 			&i.Importance,
 			&i.TtlSeconds,
 			&i.CreatedAt,
+			&i.ObservedAt,
 		); err != nil {
 			return nil, err
 		}
@@ -464,7 +467,8 @@ func (q *Queries) MergeWindowNodes(ctx context.Context, arg MergeWindowNodesPara
 }
 
 const peekPendingNodes = `-- name: PeekPendingNodes :many
-SELECT n.id, n.scope, n.content, n.properties, n.marker, n.importance, n.ttl_seconds, n.created_at
+SELECT n.id, n.scope, n.content, n.properties, n.marker, n.importance, n.ttl_seconds, n.created_at,
+    coalesce(n.observed_at, n.created_at)::timestamptz AS observed_at
 FROM memory_nodes n
 WHERE n.promoted_at IS NULL AND n.id > $1
   AND (n.marker = 'durable' OR NOT EXISTS (
@@ -495,6 +499,7 @@ type PeekPendingNodesRow struct {
 	Importance float64
 	TtlSeconds *int32
 	CreatedAt  time.Time
+	ObservedAt time.Time
 }
 
 // PeekPendingNodes reads, without locking them, the next batch of
@@ -530,6 +535,7 @@ func (q *Queries) PeekPendingNodes(ctx context.Context, arg PeekPendingNodesPara
 			&i.Importance,
 			&i.TtlSeconds,
 			&i.CreatedAt,
+			&i.ObservedAt,
 		); err != nil {
 			return nil, err
 		}
@@ -553,7 +559,7 @@ gated AS (
     FROM input i
     -- One primary-key lookup per row of the batch (LIMIT keeps the planner
     -- from hashing every pending row instead).
-    JOIN LATERAL (SELECT id, scope, content, properties, importance, ttl_seconds, created_at, promoted_at, promoted_fact_id, promoted_run_id, marker FROM memory_nodes x WHERE x.id = i.node_id LIMIT 1) n ON true
+    JOIN LATERAL (SELECT id, scope, content, properties, importance, ttl_seconds, created_at, promoted_at, promoted_fact_id, promoted_run_id, marker, observed_at FROM memory_nodes x WHERE x.id = i.node_id LIMIT 1) n ON true
     WHERE n.promoted_at IS NULL AND n.marker = 'durable'
       -- A row past its explicit ttl is left to cleanup, not promoted.
       AND (n.ttl_seconds IS NULL OR n.created_at + n.ttl_seconds * interval '1 second' > $7::timestamptz)
@@ -786,12 +792,13 @@ gone AS (
     DELETE FROM memory_nodes n
     USING doomed d
     WHERE n.id = d.id
-    RETURNING n.id, n.scope, n.content, n.properties, n.marker, n.importance, n.ttl_seconds, n.created_at
+    RETURNING n.id, n.scope, n.content, n.properties, n.marker, n.importance, n.ttl_seconds, n.created_at,
+        n.observed_at
 )
 INSERT INTO node_tombstones (node_id, scope, content, properties, importance, ttl_seconds,
-    node_created_at, run_id, reason, pruned_at, purge_after)
+    node_created_at, node_observed_at, run_id, reason, pruned_at, purge_after)
 SELECT g.id, g.scope, g.content, g.properties, g.importance, g.ttl_seconds, g.created_at,
-    $1::bigint,
+    g.observed_at, $1::bigint,
     CASE
         WHEN g.marker = 'expired' THEN 'expired'
         WHEN g.marker = 'transient' THEN 'transient_ttl'
@@ -1348,12 +1355,13 @@ const tombstoneNodes = `-- name: TombstoneNodes :many
 WITH gone AS (
     DELETE FROM memory_nodes n
     WHERE n.id = ANY($5::bigint[]) AND n.promoted_at IS NULL
-    RETURNING n.id, n.scope, n.content, n.properties, n.importance, n.ttl_seconds, n.created_at
+    RETURNING n.id, n.scope, n.content, n.properties, n.importance, n.ttl_seconds, n.created_at,
+        n.observed_at
 )
 INSERT INTO node_tombstones (node_id, scope, content, properties, importance, ttl_seconds,
-    node_created_at, run_id, reason, pruned_at, purge_after)
+    node_created_at, run_id, reason, pruned_at, purge_after, node_observed_at)
 SELECT id, scope, content, properties, importance, ttl_seconds, created_at, $1::bigint,
-    $2::text, $3, $4
+    $2::text, $3, $4, observed_at
 FROM gone
 ON CONFLICT (node_id) DO NOTHING
 RETURNING node_id

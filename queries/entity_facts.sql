@@ -185,7 +185,10 @@ FOR UPDATE OF f;
 -- name: SameActiveFact :one
 -- SameActiveFact finds the active fact that states the same thing (same scope,
 -- entity and key, content equal after trimming and ignoring case), to be
--- reinforced rather than written twice.
+-- reinforced rather than written twice. A fact already forgotten when the
+-- new statement was observed (its forget_at passed by observed_at) is not
+-- it: that statement is a new fact, as it would have been had it been
+-- written then.
 SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
     f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
     f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
@@ -198,6 +201,7 @@ WHERE f.entity_id = @entity_id
   AND f.status = 'active'
   AND f.scope = @scope
   AND lower(btrim(f.content)) = lower(btrim(@content::text))
+  AND (f.forget_at IS NULL OR f.forget_at > @observed_at::timestamptz)
 ORDER BY f.id
 LIMIT 1
 FOR UPDATE OF f;
@@ -210,14 +214,15 @@ FOR UPDATE OF f;
 SELECT pg_advisory_xact_lock(7321, hashtext(@lock_key::text));
 
 -- name: InsertFact :one
--- InsertFact inserts a fact; the entity_facts_forget_at trigger sets forget_at.
+-- InsertFact inserts a fact, confirmed when its statement was observed
+-- (observed_at); the entity_facts_forget_at trigger sets forget_at.
 WITH f AS (
     INSERT INTO entity_facts (
         scope, entity_id, key, content, durability, category, confidence, importance,
         confirmed_at, expires_at, deadline, source, source_node_id, created_at, updated_at
     ) VALUES (
         @scope, @entity_id, @key, @content, @durability, @category, @confidence, @importance,
-        @now::timestamptz, sqlc.narg('expires_at'), sqlc.narg('deadline'), @source,
+        @observed_at::timestamptz, sqlc.narg('expires_at'), sqlc.narg('deadline'), @source,
         sqlc.narg('source_node_id'), @now::timestamptz, @now::timestamptz
     )
     RETURNING id, scope, entity_id, key, content, durability, category, confidence, importance,
@@ -234,13 +239,24 @@ FROM f
 JOIN entities e ON e.id = f.entity_id;
 
 -- name: ReinforceFactByID :one
--- ReinforceFactByID reinforces a fact: confidence becomes 1 - (1 - c_now)(1 - c_new)
--- where c_now is the effective confidence at @now; confirmed_at becomes @now.
--- Durability and category never change here.
+-- ReinforceFactByID reinforces a fact by a statement of it observed at
+-- observed_at with confidence c_new. Both are taken at the later of the two
+-- times, t = max(confirmed_at, observed_at): confidence becomes
+-- 1 - (1 - c_fact(t))(1 - c_new(t)), confirmed at t. A newer observation
+-- (the usual case, observed now) finds the fact decayed to its time and
+-- counts whole; an older one, replayed late, leaves confirmed_at as it is
+-- and counts as the older confirmation it is, decayed from its own time to
+-- the fact's as the fact's policy decays it. Durability and category never
+-- change here.
 UPDATE entity_facts f
-SET confidence = least(1, greatest(0, 1 - (1 - tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz))
-        * (1 - @confidence::double precision))),
-    confirmed_at = @now::timestamptz,
+SET confidence = least(1, greatest(0, 1 - (1 - tenure_decayed(f.confidence, f.decay_from, f.decay_half_life,
+            greatest(f.confirmed_at, @observed_at::timestamptz)))
+        * (1 - CASE WHEN @observed_at::timestamptz >= f.confirmed_at THEN @confidence::double precision
+                    ELSE (SELECT tenure_decayed(@confidence::double precision, o.decay_from, o.half_life, f.confirmed_at)
+                          FROM tenure_decay_state(f.durability, f.category, @confidence::double precision,
+                              @observed_at::timestamptz, NULL, f.deadline) o)
+               END))),
+    confirmed_at = greatest(f.confirmed_at, @observed_at::timestamptz),
     extraction_count = f.extraction_count + 1,
     version = f.version + 1,
     updated_at = @now::timestamptz

@@ -855,8 +855,8 @@ WITH f AS (
         confirmed_at, expires_at, deadline, source, source_node_id, created_at, updated_at
     ) VALUES (
         $2, $3, $4, $5, $6, $7, $8, $9,
-        $1::timestamptz, $10, $11, $12,
-        $13, $1::timestamptz, $1::timestamptz
+        $10::timestamptz, $11, $12, $13,
+        $14, $1::timestamptz, $1::timestamptz
     )
     RETURNING id, scope, entity_id, key, content, durability, category, confidence, importance,
         confirmed_at, expires_at, deadline, forget_at, status, archived_at, archive_reason,
@@ -882,6 +882,7 @@ type InsertFactParams struct {
 	Category     string
 	Confidence   float64
 	Importance   float64
+	ObservedAt   time.Time
 	ExpiresAt    *time.Time
 	Deadline     *time.Time
 	Source       string
@@ -915,7 +916,8 @@ type InsertFactRow struct {
 	EffectiveConfidence float64
 }
 
-// InsertFact inserts a fact; the entity_facts_forget_at trigger sets forget_at.
+// InsertFact inserts a fact, confirmed when its statement was observed
+// (observed_at); the entity_facts_forget_at trigger sets forget_at.
 func (q *Queries) InsertFact(ctx context.Context, arg InsertFactParams) (InsertFactRow, error) {
 	row := q.db.QueryRow(ctx, insertFact,
 		arg.Now,
@@ -927,6 +929,7 @@ func (q *Queries) InsertFact(ctx context.Context, arg InsertFactParams) (InsertF
 		arg.Category,
 		arg.Confidence,
 		arg.Importance,
+		arg.ObservedAt,
 		arg.ExpiresAt,
 		arg.Deadline,
 		arg.Source,
@@ -1428,24 +1431,30 @@ func (q *Queries) RecomputeForgetAtForDurability(ctx context.Context, durability
 
 const reinforceFactByID = `-- name: ReinforceFactByID :one
 UPDATE entity_facts f
-SET confidence = least(1, greatest(0, 1 - (1 - tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz))
-        * (1 - $2::double precision))),
-    confirmed_at = $1::timestamptz,
+SET confidence = least(1, greatest(0, 1 - (1 - tenure_decayed(f.confidence, f.decay_from, f.decay_half_life,
+            greatest(f.confirmed_at, $1::timestamptz)))
+        * (1 - CASE WHEN $1::timestamptz >= f.confirmed_at THEN $2::double precision
+                    ELSE (SELECT tenure_decayed($2::double precision, o.decay_from, o.half_life, f.confirmed_at)
+                          FROM tenure_decay_state(f.durability, f.category, $2::double precision,
+                              $1::timestamptz, NULL, f.deadline) o)
+               END))),
+    confirmed_at = greatest(f.confirmed_at, $1::timestamptz),
     extraction_count = f.extraction_count + 1,
     version = f.version + 1,
-    updated_at = $1::timestamptz
+    updated_at = $3::timestamptz
 FROM entities e
-WHERE e.id = f.entity_id AND f.id = $3
+WHERE e.id = f.entity_id AND f.id = $4
 RETURNING f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
     f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
     f.forget_at, f.status, f.archived_at, f.archive_reason, f.source, f.source_node_id,
     f.extraction_count, f.version, f.created_at, f.updated_at,
-    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz)::double precision AS effective_confidence
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $3::timestamptz)::double precision AS effective_confidence
 `
 
 type ReinforceFactByIDParams struct {
-	Now        time.Time
+	ObservedAt time.Time
 	Confidence float64
+	Now        time.Time
 	ID         int64
 }
 
@@ -1476,11 +1485,22 @@ type ReinforceFactByIDRow struct {
 	EffectiveConfidence float64
 }
 
-// ReinforceFactByID reinforces a fact: confidence becomes 1 - (1 - c_now)(1 - c_new)
-// where c_now is the effective confidence at @now; confirmed_at becomes @now.
-// Durability and category never change here.
+// ReinforceFactByID reinforces a fact by a statement of it observed at
+// observed_at with confidence c_new. Both are taken at the later of the two
+// times, t = max(confirmed_at, observed_at): confidence becomes
+// 1 - (1 - c_fact(t))(1 - c_new(t)), confirmed at t. A newer observation
+// (the usual case, observed now) finds the fact decayed to its time and
+// counts whole; an older one, replayed late, leaves confirmed_at as it is
+// and counts as the older confirmation it is, decayed from its own time to
+// the fact's as the fact's policy decays it. Durability and category never
+// change here.
 func (q *Queries) ReinforceFactByID(ctx context.Context, arg ReinforceFactByIDParams) (ReinforceFactByIDRow, error) {
-	row := q.db.QueryRow(ctx, reinforceFactByID, arg.Now, arg.Confidence, arg.ID)
+	row := q.db.QueryRow(ctx, reinforceFactByID,
+		arg.ObservedAt,
+		arg.Confidence,
+		arg.Now,
+		arg.ID,
+	)
 	var i ReinforceFactByIDRow
 	err := row.Scan(
 		&i.ID,
@@ -1667,17 +1687,19 @@ WHERE f.entity_id = $2
   AND f.status = 'active'
   AND f.scope = $4
   AND lower(btrim(f.content)) = lower(btrim($5::text))
+  AND (f.forget_at IS NULL OR f.forget_at > $6::timestamptz)
 ORDER BY f.id
 LIMIT 1
 FOR UPDATE OF f
 `
 
 type SameActiveFactParams struct {
-	Now      time.Time
-	EntityID int64
-	Key      string
-	Scope    string
-	Content  string
+	Now        time.Time
+	EntityID   int64
+	Key        string
+	Scope      string
+	Content    string
+	ObservedAt time.Time
 }
 
 type SameActiveFactRow struct {
@@ -1709,7 +1731,10 @@ type SameActiveFactRow struct {
 
 // SameActiveFact finds the active fact that states the same thing (same scope,
 // entity and key, content equal after trimming and ignoring case), to be
-// reinforced rather than written twice.
+// reinforced rather than written twice. A fact already forgotten when the
+// new statement was observed (its forget_at passed by observed_at) is not
+// it: that statement is a new fact, as it would have been had it been
+// written then.
 func (q *Queries) SameActiveFact(ctx context.Context, arg SameActiveFactParams) (SameActiveFactRow, error) {
 	row := q.db.QueryRow(ctx, sameActiveFact,
 		arg.Now,
@@ -1717,6 +1742,7 @@ func (q *Queries) SameActiveFact(ctx context.Context, arg SameActiveFactParams) 
 		arg.Key,
 		arg.Scope,
 		arg.Content,
+		arg.ObservedAt,
 	)
 	var i SameActiveFactRow
 	err := row.Scan(

@@ -1,17 +1,21 @@
 -- name: InsertNode :one
-INSERT INTO memory_nodes (scope, content, properties, importance, ttl_seconds, created_at)
-VALUES (@scope, @content, @properties, @importance, sqlc.narg('ttl_seconds'), @created_at)
+INSERT INTO memory_nodes (scope, content, properties, importance, ttl_seconds, created_at, observed_at)
+VALUES (@scope, @content, @properties, @importance, sqlc.narg('ttl_seconds'), @created_at,
+    sqlc.narg('observed_at'))
 RETURNING id, scope, content, properties, importance, ttl_seconds, created_at, promoted_at,
-    promoted_fact_id, promoted_run_id, marker;
+    promoted_fact_id, promoted_run_id, marker, observed_at;
 
 -- name: InsertNodes :many
 -- InsertNodes writes a whole batch in one statement; ttl 0 means none. The ids
--- come back in the order of the input arrays.
-INSERT INTO memory_nodes (scope, content, properties, importance, ttl_seconds, created_at)
-SELECT @scope::text, t.content, t.properties, t.importance, nullif(t.ttl, 0), @created_at
+-- come back in the order of the input arrays. A row observed at the time of
+-- the write (observed_ats holds created_at for it) stores no observed_at.
+INSERT INTO memory_nodes (scope, content, properties, importance, ttl_seconds, created_at, observed_at)
+SELECT @scope::text, t.content, t.properties, t.importance, nullif(t.ttl, 0), @created_at,
+    nullif(t.observed_at, @created_at)
 FROM (
     SELECT unnest(@contents::text[]) AS content, unnest(@properties::jsonb[]) AS properties,
-        unnest(@importances::float8[]) AS importance, unnest(@ttls::int4[]) AS ttl
+        unnest(@importances::float8[]) AS importance, unnest(@ttls::int4[]) AS ttl,
+        unnest(@observed_ats::timestamptz[]) AS observed_at
 ) t
 RETURNING id;
 
@@ -47,7 +51,7 @@ SELECT id, scope, old_marker FROM upd ORDER BY id;
 
 -- name: GetNodesByID :many
 SELECT id, scope, content, properties, importance, ttl_seconds, created_at, promoted_at,
-    promoted_fact_id, promoted_run_id, marker
+    promoted_fact_id, promoted_run_id, marker, observed_at
 FROM memory_nodes
 WHERE id = ANY(@ids::bigint[])
 ORDER BY id;
@@ -56,7 +60,7 @@ ORDER BY id;
 -- ListNodes pages through working rows, newest first; a marker filter reads
 -- an absent key as durable.
 SELECT id, scope, content, properties, importance, ttl_seconds, created_at, promoted_at,
-    promoted_fact_id, promoted_run_id, marker
+    promoted_fact_id, promoted_run_id, marker, observed_at
 FROM memory_nodes
 WHERE (sqlc.narg('scope')::text IS NULL OR scope = sqlc.narg('scope'))
   AND (sqlc.narg('marker')::text IS NULL OR marker = sqlc.narg('marker'))

@@ -13,7 +13,7 @@ import (
 
 const getNodesByID = `-- name: GetNodesByID :many
 SELECT id, scope, content, properties, importance, ttl_seconds, created_at, promoted_at,
-    promoted_fact_id, promoted_run_id, marker
+    promoted_fact_id, promoted_run_id, marker, observed_at
 FROM memory_nodes
 WHERE id = ANY($1::bigint[])
 ORDER BY id
@@ -40,6 +40,7 @@ func (q *Queries) GetNodesByID(ctx context.Context, ids []int64) ([]MemoryNode, 
 			&i.PromotedFactID,
 			&i.PromotedRunID,
 			&i.Marker,
+			&i.ObservedAt,
 		); err != nil {
 			return nil, err
 		}
@@ -52,10 +53,11 @@ func (q *Queries) GetNodesByID(ctx context.Context, ids []int64) ([]MemoryNode, 
 }
 
 const insertNode = `-- name: InsertNode :one
-INSERT INTO memory_nodes (scope, content, properties, importance, ttl_seconds, created_at)
-VALUES ($1, $2, $3, $4, $5, $6)
+INSERT INTO memory_nodes (scope, content, properties, importance, ttl_seconds, created_at, observed_at)
+VALUES ($1, $2, $3, $4, $5, $6,
+    $7)
 RETURNING id, scope, content, properties, importance, ttl_seconds, created_at, promoted_at,
-    promoted_fact_id, promoted_run_id, marker
+    promoted_fact_id, promoted_run_id, marker, observed_at
 `
 
 type InsertNodeParams struct {
@@ -65,6 +67,7 @@ type InsertNodeParams struct {
 	Importance float64
 	TtlSeconds *int32
 	CreatedAt  time.Time
+	ObservedAt *time.Time
 }
 
 func (q *Queries) InsertNode(ctx context.Context, arg InsertNodeParams) (MemoryNode, error) {
@@ -75,6 +78,7 @@ func (q *Queries) InsertNode(ctx context.Context, arg InsertNodeParams) (MemoryN
 		arg.Importance,
 		arg.TtlSeconds,
 		arg.CreatedAt,
+		arg.ObservedAt,
 	)
 	var i MemoryNode
 	err := row.Scan(
@@ -89,16 +93,19 @@ func (q *Queries) InsertNode(ctx context.Context, arg InsertNodeParams) (MemoryN
 		&i.PromotedFactID,
 		&i.PromotedRunID,
 		&i.Marker,
+		&i.ObservedAt,
 	)
 	return i, err
 }
 
 const insertNodes = `-- name: InsertNodes :many
-INSERT INTO memory_nodes (scope, content, properties, importance, ttl_seconds, created_at)
-SELECT $1::text, t.content, t.properties, t.importance, nullif(t.ttl, 0), $2
+INSERT INTO memory_nodes (scope, content, properties, importance, ttl_seconds, created_at, observed_at)
+SELECT $1::text, t.content, t.properties, t.importance, nullif(t.ttl, 0), $2,
+    nullif(t.observed_at, $2)
 FROM (
     SELECT unnest($3::text[]) AS content, unnest($4::jsonb[]) AS properties,
-        unnest($5::float8[]) AS importance, unnest($6::int4[]) AS ttl
+        unnest($5::float8[]) AS importance, unnest($6::int4[]) AS ttl,
+        unnest($7::timestamptz[]) AS observed_at
 ) t
 RETURNING id
 `
@@ -110,10 +117,12 @@ type InsertNodesParams struct {
 	Properties  []json.RawMessage
 	Importances []float64
 	Ttls        []int32
+	ObservedAts []time.Time
 }
 
 // InsertNodes writes a whole batch in one statement; ttl 0 means none. The ids
-// come back in the order of the input arrays.
+// come back in the order of the input arrays. A row observed at the time of
+// the write (observed_ats holds created_at for it) stores no observed_at.
 func (q *Queries) InsertNodes(ctx context.Context, arg InsertNodesParams) ([]int64, error) {
 	rows, err := q.db.Query(ctx, insertNodes,
 		arg.Scope,
@@ -122,6 +131,7 @@ func (q *Queries) InsertNodes(ctx context.Context, arg InsertNodesParams) ([]int
 		arg.Properties,
 		arg.Importances,
 		arg.Ttls,
+		arg.ObservedAts,
 	)
 	if err != nil {
 		return nil, err
@@ -177,7 +187,7 @@ func (q *Queries) ListNodeScopes(ctx context.Context) ([]string, error) {
 
 const listNodes = `-- name: ListNodes :many
 SELECT id, scope, content, properties, importance, ttl_seconds, created_at, promoted_at,
-    promoted_fact_id, promoted_run_id, marker
+    promoted_fact_id, promoted_run_id, marker, observed_at
 FROM memory_nodes
 WHERE ($1::text IS NULL OR scope = $1)
   AND ($2::text IS NULL OR marker = $2)
@@ -224,6 +234,7 @@ func (q *Queries) ListNodes(ctx context.Context, arg ListNodesParams) ([]MemoryN
 			&i.PromotedFactID,
 			&i.PromotedRunID,
 			&i.Marker,
+			&i.ObservedAt,
 		); err != nil {
 			return nil, err
 		}

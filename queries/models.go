@@ -183,24 +183,26 @@ type MemoryNode struct {
 	PromotedFactID *int64
 	PromotedRunID  *int64
 	Marker         string
+	ObservedAt     *time.Time
 }
 
 type NodeTombstone struct {
-	ID            int64
-	NodeID        int64
-	Scope         string
-	Content       string
-	Properties    json.RawMessage
-	Importance    float64
-	TtlSeconds    *int32
-	NodeCreatedAt time.Time
-	RunID         *int64
-	Reason        string
-	PrunedAt      time.Time
-	PurgeAfter    time.Time
-	RestoredAt    *time.Time
-	RestoredBy    *string
-	Marker        string
+	ID             int64
+	NodeID         int64
+	Scope          string
+	Content        string
+	Properties     json.RawMessage
+	Importance     float64
+	TtlSeconds     *int32
+	NodeCreatedAt  time.Time
+	RunID          *int64
+	Reason         string
+	PrunedAt       time.Time
+	PurgeAfter     time.Time
+	RestoredAt     *time.Time
+	RestoredBy     *string
+	Marker         string
+	NodeObservedAt *time.Time
 }
 
 type PendingNodeCount struct {

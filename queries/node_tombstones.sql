@@ -2,7 +2,7 @@
 -- ListTombstones pages through the tombstones of pruned working rows, newest
 -- first. state is pruned (not restored), restored, or empty for both.
 SELECT id, node_id, scope, content, properties, importance, ttl_seconds, node_created_at,
-    run_id, reason, pruned_at, purge_after, restored_at, restored_by, marker
+    run_id, reason, pruned_at, purge_after, restored_at, restored_by, marker, node_observed_at
 FROM node_tombstones
 WHERE (sqlc.narg('scope')::text IS NULL OR scope = sqlc.narg('scope'))
   AND (sqlc.narg('reason')::text IS NULL OR reason = sqlc.narg('reason'))
@@ -15,7 +15,7 @@ LIMIT @page_size;
 -- GetTombstoneForUpdate locks one tombstone, so that two restores of it
 -- cannot both bring the row back.
 SELECT id, node_id, scope, content, properties, importance, ttl_seconds, node_created_at,
-    run_id, reason, pruned_at, purge_after, restored_at, restored_by, marker
+    run_id, reason, pruned_at, purge_after, restored_at, restored_by, marker, node_observed_at
 FROM node_tombstones
 WHERE id = @id
 FOR UPDATE;

@@ -12,7 +12,7 @@ import (
 
 const getTombstoneForUpdate = `-- name: GetTombstoneForUpdate :one
 SELECT id, node_id, scope, content, properties, importance, ttl_seconds, node_created_at,
-    run_id, reason, pruned_at, purge_after, restored_at, restored_by, marker
+    run_id, reason, pruned_at, purge_after, restored_at, restored_by, marker, node_observed_at
 FROM node_tombstones
 WHERE id = $1
 FOR UPDATE
@@ -39,6 +39,7 @@ func (q *Queries) GetTombstoneForUpdate(ctx context.Context, id int64) (NodeTomb
 		&i.RestoredAt,
 		&i.RestoredBy,
 		&i.Marker,
+		&i.NodeObservedAt,
 	)
 	return i, err
 }
@@ -78,7 +79,7 @@ func (q *Queries) ListTombstoneScopes(ctx context.Context) ([]string, error) {
 
 const listTombstones = `-- name: ListTombstones :many
 SELECT id, node_id, scope, content, properties, importance, ttl_seconds, node_created_at,
-    run_id, reason, pruned_at, purge_after, restored_at, restored_by, marker
+    run_id, reason, pruned_at, purge_after, restored_at, restored_by, marker, node_observed_at
 FROM node_tombstones
 WHERE ($1::text IS NULL OR scope = $1)
   AND ($2::text IS NULL OR reason = $2)
@@ -129,6 +130,7 @@ func (q *Queries) ListTombstones(ctx context.Context, arg ListTombstonesParams) 
 			&i.RestoredAt,
 			&i.RestoredBy,
 			&i.Marker,
+			&i.NodeObservedAt,
 		); err != nil {
 			return nil, err
 		}

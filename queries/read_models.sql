@@ -57,7 +57,7 @@ LIMIT @page_size::int;
 -- ListNodesByIDs reads the working rows a walk and a search chose, newest
 -- first.
 SELECT n.id, n.scope, n.content, n.properties, n.importance, n.ttl_seconds, n.created_at,
-    n.promoted_at, n.promoted_fact_id, n.promoted_run_id, n.marker
+    n.promoted_at, n.promoted_fact_id, n.promoted_run_id, n.marker, n.observed_at
 FROM memory_nodes n
 WHERE n.id = ANY(@ids::bigint[])
 ORDER BY n.id DESC;

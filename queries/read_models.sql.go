@@ -11,7 +11,7 @@ import (
 
 const listNodesByIDs = `-- name: ListNodesByIDs :many
 SELECT n.id, n.scope, n.content, n.properties, n.importance, n.ttl_seconds, n.created_at,
-    n.promoted_at, n.promoted_fact_id, n.promoted_run_id, n.marker
+    n.promoted_at, n.promoted_fact_id, n.promoted_run_id, n.marker, n.observed_at
 FROM memory_nodes n
 WHERE n.id = ANY($1::bigint[])
 ORDER BY n.id DESC
@@ -40,6 +40,7 @@ func (q *Queries) ListNodesByIDs(ctx context.Context, ids []int64) ([]MemoryNode
 			&i.PromotedFactID,
 			&i.PromotedRunID,
 			&i.Marker,
+			&i.ObservedAt,
 		); err != nil {
 			return nil, err
 		}
