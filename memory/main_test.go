@@ -40,4 +40,3 @@ func planText(t *testing.T, rows pgx.Rows, err error) string {
 	}
 	return strings.Join(plan, "\n")
 }
-
