@@ -20,18 +20,23 @@ type recallJSON struct {
 
 // recallResultJSON is one recalled fact. Score is relevance times the
 // fact's effective confidence now, what results are ranked by; a decision's
-// fact carries the decision, with its reasoning.
+// fact carries the decision, with its reasoning. A pending result is a
+// durable working row not consolidated yet: NodeID is the row's id, and
+// Fact the fact consolidation plans to make of it (id 0).
 type recallResultJSON struct {
 	Fact                factJSON      `json:"fact"`
 	EffectiveConfidence float64       `json:"effective_confidence"`
 	Relevance           float64       `json:"relevance"`
 	Score               float64       `json:"score"`
 	Decision            *decisionJSON `json:"decision"`
+	Pending             bool          `json:"pending"`
+	NodeID              *int64        `json:"node_id"`
 }
 
 // recall ranks the scope's live facts for q (PostgreSQL full-text search,
-// web search syntax) times their effective confidence; without q, by
-// effective confidence alone.
+// web search syntax) times their effective confidence, and with them the
+// durable working rows not consolidated yet, marked pending; without q, the
+// facts by effective confidence alone.
 func (h *handlers) recall(c echo.Context) error {
 	q, err := newQuery(c, "query", "q", "category", "durability", "entity", "limit")
 	if err != nil {
@@ -62,7 +67,10 @@ func (h *handlers) recall(c echo.Context) error {
 	for i, r := range results {
 		out.Results[i] = recallResultJSON{
 			Fact: newFactJSON(r.Fact), EffectiveConfidence: r.Fact.EffectiveConfidence,
-			Relevance: r.Relevance, Score: r.Score,
+			Relevance: r.Relevance, Score: r.Score, Pending: r.Pending,
+		}
+		if r.Pending {
+			out.Results[i].NodeID = &r.NodeID
 		}
 		if r.Decision != nil {
 			d := newDecisionJSON(*r.Decision)

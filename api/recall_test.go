@@ -155,3 +155,60 @@ func TestContextBrief(t *testing.T) {
 		}
 	}
 }
+
+// TestRecallPending checks that a durable row pushed over the API is
+// recalled as soon as the push returns, marked pending with its node id, as
+// the document describes; that a transient row never is; and that after a
+// consolidation run the same text comes back once, as a fact.
+func TestRecallPending(t *testing.T) {
+	f := newAPIFixture(t)
+	doc := loadLiveDoc(t)
+	token := f.newToken(t, "home", "laptop", "writer")
+	f.createFact(t, token, map[string]any{"entity": "Ann", "key": "lives_in", "content": "Ann lives in Berlin"})
+	var pushed struct {
+		IDs []int64 `json:"ids"`
+	}
+	res := f.call(t, http.MethodPost, "/api/v1/scopes/home/nodes", token, map[string]any{"rows": []map[string]any{
+		{"content": "Ann moved to Hamburg in March", "properties": map[string]any{"entity": "Ann", "confidence": 0.8}},
+		{"content": "Ann is packing boxes for Hamburg right now", "durability": "transient"},
+	}})
+	res.wantStatus(t, http.StatusCreated)
+	res.decode(t, &pushed)
+
+	type result struct {
+		Fact    factBody `json:"fact"`
+		Score   float64  `json:"score"`
+		Pending bool     `json:"pending"`
+		NodeID  *int64   `json:"node_id"`
+	}
+	var out struct {
+		Results []result `json:"results"`
+	}
+	recall := func() {
+		t.Helper()
+		res := f.call(t, http.MethodGet, "/api/v1/scopes/home/recall?query=Where+does+Ann+live+now%3F+Hamburg", token, nil)
+		doc.check(t, http.MethodGet, "/api/v1/scopes/{scope}/recall", res)
+		res.decode(t, &out)
+	}
+	recall()
+	if len(out.Results) != 2 || !out.Results[0].Pending || out.Results[0].NodeID == nil || *out.Results[0].NodeID != pushed.IDs[0] ||
+		out.Results[0].Fact.ID != 0 || out.Results[0].Fact.Content != "Ann moved to Hamburg in March" || out.Results[0].Fact.Entity != "Ann" ||
+		out.Results[1].Pending || out.Results[1].NodeID != nil || out.Results[1].Fact.Content != "Ann lives in Berlin" {
+		t.Fatalf("recall right after the push = %+v, want the pushed row first, pending, then Ann's fact (not the transient row)", out.Results)
+	}
+
+	f.call(t, http.MethodPost, "/api/v1/consolidation/runs", token, nil).wantStatus(t, http.StatusCreated)
+	recall()
+	n := 0
+	for _, r := range out.Results {
+		if r.Pending || r.NodeID != nil {
+			t.Errorf("after consolidation, result %+v is still pending", r)
+		}
+		if r.Fact.Content == "Ann moved to Hamburg in March" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("after consolidation, the row's text came back %d times, want once as a fact: %+v", n, out.Results)
+	}
+}

@@ -123,6 +123,7 @@ func Run(ctx context.Context, pool *pgxpool.Pool, o Options) (Report, error) {
 		func() ([]Result, error) { return recall(ctx, pool, store, now, o) },
 		func() ([]Result, error) { return brief(ctx, store, o) },
 		func() ([]Result, error) { return push(ctx, pool, store, now, o) },
+		func() ([]Result, error) { return pending(ctx, pool, store, now, o) },
 	}
 	for _, step := range steps {
 		res, err := step()

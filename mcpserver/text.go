@@ -10,9 +10,11 @@ import (
 )
 
 // recallText is recall's answer as a model reads it: one compact line per
-// fact (its content; entity and key; category and durability; its
-// confidence now; how long ago it was confirmed), a decision's reasoning
-// after it. Every field of every result stays in the structured content.
+// fact (its content; entity and key; category and durability, or for a
+// working row not consolidated yet "pending (not yet consolidated)"; its
+// confidence now; how long ago it was confirmed or pushed), a decision's
+// reasoning after it. Every field of every result stays in the structured
+// content.
 func recallText(results []memory.RecallResult, now time.Time) string {
 	if len(results) == 0 {
 		return "No facts match."
@@ -20,8 +22,12 @@ func recallText(results []memory.RecallResult, now time.Time) string {
 	var sb strings.Builder
 	for i, r := range results {
 		f := r.Fact
-		fmt.Fprintf(&sb, "%d. %s (%s / %s; %s, %s; confidence %.2f; %s)",
-			i+1, oneLine(f.Content), oneLine(f.Entity), f.Key, f.Category, f.Durability, f.EffectiveConfidence, age(now.Sub(f.ConfirmedAt)))
+		kind := f.Category + ", " + string(f.Durability)
+		if r.Pending {
+			kind = "pending (not yet consolidated)"
+		}
+		fmt.Fprintf(&sb, "%d. %s (%s / %s; %s; confidence %.2f; %s)",
+			i+1, oneLine(f.Content), oneLine(f.Entity), f.Key, kind, f.EffectiveConfidence, age(now.Sub(f.ConfirmedAt)))
 		if d := r.Decision; d != nil {
 			if reason := oneLine(d.Reasoning); reason != "" {
 				sb.WriteString(" — decided because " + reason)

@@ -113,7 +113,8 @@ func (t *tools) register(s *mcp.Server, reader bool) {
 		Title: "Recall",
 		Description: "Search long-term memory of your scope: facts ranked by full-text relevance times their confidence now " +
 			"(confidence decays with time). Query uses web search syntax (\"exact phrase\", -word, or); without a query the " +
-			"most confident facts come first. Decisions come with their reasoning.",
+			"most confident facts come first. Decisions come with their reasoning. A query also finds the durable rows you " +
+			"remembered that no consolidation run has promoted yet, at once, marked pending (not yet consolidated).",
 		Annotations: annotations("Recall", true, false, true, false),
 	}, false, t.recall)
 	addTool(t, s, &mcp.Tool{
@@ -415,7 +416,7 @@ type recallInput struct {
 }
 
 type recallOutput struct {
-	Results []memory.RecallResult `json:"results" jsonschema:"the facts, best first, each with its relevance, score and, for decisions, the decision"`
+	Results []memory.RecallResult `json:"results" jsonschema:"the facts, best first, each with its relevance, score and, for decisions, the decision; a durable row not consolidated yet has pending true and its node_id, and its fact id 0"`
 }
 
 func (t *tools) recall(ctx context.Context, c TokenInfo, in recallInput) (*mcp.CallToolResult, recallOutput, error) {

@@ -31,7 +31,13 @@ type RecallQuery struct {
 
 // RecallResult is one recalled fact and why it ranks where it does.
 type RecallResult struct {
-	// Fact carries EffectiveConfidence, the decayed confidence now.
+	// Fact carries EffectiveConfidence, the decayed confidence now. For a
+	// pending result it is the fact that consolidation plans to make of the
+	// working row: the row's content, scope, importance and confidence (not
+	// decayed), confirmed when its statement was observed and created when
+	// it was pushed, its entity, key, category and durability as
+	// consolidation would decide them now, and ID 0 (and no version, no
+	// forget_at) until the row is promoted.
 	Fact Fact `json:"fact"`
 	// Relevance is the fact's BM25 relevance to the query (1 when the query
 	// is empty).
@@ -41,6 +47,11 @@ type RecallResult struct {
 	// Decision is set for facts of category decision: what was decided, the
 	// alternatives considered and the reasoning.
 	Decision *Decision `json:"decision,omitempty"`
+	// Pending marks a durable working row that no consolidation run has
+	// promoted yet, recallable as soon as its push returned; NodeID is the
+	// row's id.
+	Pending bool  `json:"pending,omitempty"`
+	NodeID  int64 `json:"node_id,omitempty"`
 }
 
 // Limits of a recall.
@@ -111,7 +122,9 @@ func (rq RecallQuery) validate() (recallParams, error) {
 // facts rank by effective confidence alone. Archived facts are left out,
 // and so are facts past their forget_at, which decay is about to archive.
 // Facts that record decisions come with their decision (reasoning,
-// alternatives, lock).
+// alternatives, lock). A query with words also finds the durable working
+// rows that consolidation has still to promote, ranked the same way and
+// marked Pending (see recallQuestion).
 func (s *Store) Recall(ctx context.Context, q RecallQuery) ([]RecallResult, error) {
 	p, err := q.validate()
 	if err != nil {
@@ -183,6 +196,11 @@ func (s *Store) recallByConfidence(ctx context.Context, p recallParams, now time
 // recallCandidates is about how many facts one recall reads and scores.
 const recallCandidates = 2000
 
+// recallPending is about how many pending working rows one recall reads at
+// most: the newest that hold each word of the question, shared among its
+// words, at least 20 a word.
+const recallPending = 200
+
 // recallFoldAt is how many rows of recall_terms one sum of a recall may
 // read before the recall folds them.
 const recallFoldAt = 256
@@ -240,13 +258,40 @@ func (s *Store) recallQuestion(ctx context.Context, p recallParams, now time.Tim
 			return nil, err
 		}
 	}
+	// Read your own writes: the durable working rows that consolidation has
+	// still to promote rank beside the facts, with the same idf, under the
+	// negation of their ids, and are answered as pending; for each word, the
+	// newest rows that hold it are read. They are read after the facts: a
+	// row promoted in between is missed by this one recall, never answered
+	// twice. A category or durability filter leaves them out, as they are
+	// not classified yet.
+	pending := map[int64]queries.RecallPendingRow{}
+	if p.category == nil && p.durability == nil {
+		words := make([]string, len(r.terms))
+		for i, t := range r.terms {
+			words[i] = tsqueryOperand(t.lexeme)
+		}
+		rows, err := s.q.RecallPending(ctx, queries.RecallPendingParams{
+			Lexemes: w.Lexemes, Words: words, Scope: p.scope, Required: params.Required, Now: now,
+			Entity: p.entity, PerWord: int32(max(recallPending/len(words), 20)),
+		})
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range rows {
+			pending[n.ID] = n
+			r.add(-n.ID, nodeConfidence(n.Properties), int(n.Length), n.Terms)
+		}
+	}
 	top := r.top(int(p.limit))
 	if len(top) == 0 {
 		return []RecallResult{}, nil
 	}
-	ids := make([]int64, len(top))
-	for i, c := range top {
-		ids[i] = c.id
+	ids := make([]int64, 0, len(top))
+	for _, c := range top {
+		if c.id > 0 {
+			ids = append(ids, c.id)
+		}
 	}
 	rows, err := s.q.RecallFacts(ctx, queries.RecallFactsParams{Now: now, Ids: ids})
 	if err != nil {
@@ -258,6 +303,10 @@ func (s *Store) recallQuestion(ctx context.Context, p recallParams, now time.Tim
 	}
 	out := make([]RecallResult, 0, len(top))
 	for _, c := range top {
+		if c.id < 0 {
+			out = append(out, pendingResult(pending[-c.id], c, now))
+			continue
+		}
 		row, ok := byID[c.id]
 		if !ok {
 			continue // archived since it was ranked
@@ -269,6 +318,33 @@ func (s *Store) recallQuestion(ctx context.Context, p recallParams, now time.Tim
 		out = append(out, res)
 	}
 	return out, nil
+}
+
+// nodeConfidence is the confidence consolidation gives a working row's
+// fact: the row's properties.confidence when it is one, else
+// defaultConfidence (planNode).
+func nodeConfidence(properties json.RawMessage) float64 {
+	var props map[string]any
+	_ = json.Unmarshal(properties, &props)
+	if c, ok := props["confidence"].(float64); ok && c >= 0 && c <= 1 {
+		return c
+	}
+	return defaultConfidence
+}
+
+// pendingResult answers working row n, ranked as c, with the fact that
+// consolidation plans to make of it now.
+func pendingResult(n queries.RecallPendingRow, c ranked, now time.Time) RecallResult {
+	pl := planNode(queries.PeekPendingNodesRow{ID: n.ID, Scope: n.Scope, Content: n.Content,
+		Properties: n.Properties, Marker: string(MarkerDurable)}, now)
+	f := Fact{Scope: n.Scope, Entity: pl.entity, Key: pl.key, Content: n.Content, Durability: pl.durability,
+		Category: pl.category, Confidence: c.conf, EffectiveConfidence: c.conf, Importance: n.Importance,
+		ConfirmedAt: n.ObservedAt, Status: StatusActive, Source: SourceConsolidation, SourceNodeID: &n.ID,
+		CreatedAt: n.CreatedAt, UpdatedAt: n.CreatedAt}
+	if d, err := time.Parse(time.RFC3339, pl.deadline); err == nil {
+		f.Deadline = &d
+	}
+	return RecallResult{Fact: f, Relevance: c.relevance, Score: c.score, Pending: true, NodeID: n.ID}
 }
 
 // FoldRecallTerms folds the rows of recall_terms written since the last

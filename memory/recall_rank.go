@@ -27,7 +27,8 @@ type bm25Term struct {
 // confidence is at most 1.
 func (t bm25Term) bound() float64 { return t.idf * (bm25K1 + 1) }
 
-// ranked is one fact recall scored.
+// ranked is one fact recall scored. Its id is the fact's, or for a pending
+// working row (which is not a fact yet) the negation of the row's id.
 type ranked struct {
 	id                     int64
 	relevance, score, conf float64
@@ -127,14 +128,18 @@ func (r *ranking) settled(k int, unread []bm25Term) bool {
 	return top[k-1].score >= bound
 }
 
-// top returns the best k facts read, by score, then the newest first.
+// top returns the best k facts read, by score, then facts before pending
+// rows, then the newest first.
 func (r *ranking) top(k int) []ranked {
 	all := make([]ranked, 0, len(r.seen))
 	for _, c := range r.seen {
 		all = append(all, c)
 	}
 	slices.SortFunc(all, func(a, b ranked) int {
-		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(b.id, a.id))
+		if c := cmp.Compare(b.score, a.score); c != 0 || (a.id < 0) != (b.id < 0) {
+			return cmp.Or(c, cmp.Compare(b.id, a.id))
+		}
+		return cmp.Compare(max(b.id, -b.id), max(a.id, -a.id))
 	})
 	return all[:min(k, len(all))]
 }

@@ -73,6 +73,45 @@ WHERE f.scope = @scope::text
       WHERE n.scope = @scope::text AND n.status = 'active'
       ORDER BY n.id DESC OFFSET @newest::integer LIMIT 1), 0));
 
+-- name: RecallPending :many
+-- RecallPending returns the working rows of one scope that consolidation has
+-- still to promote (durable, not past an explicit ttl) that satisfy required
+-- (when given) and name the entity (when given): for each tsquery of words
+-- (one word each), the newest per_word rows that hold it, so that a row
+-- holding a rare word is read however many newer rows hold a common one.
+-- Each word's rows are found through memory_nodes_pending_search_idx: its
+-- cost grows with the rows that hold the word, which wait for at most one
+-- consolidation interval. Each row comes with what RecallCandidates gives
+-- for a fact (its length in lexemes and its search vector cut to the
+-- question's lexemes), its properties (consolidation's guidance, confidence
+-- among them) and what its fact will show.
+WITH hits AS (
+    SELECT DISTINCT h.id
+    FROM unnest(@words::text[]) w, LATERAL (
+        -- OFFSET 0 keeps a word's rows read through the index, then sorted,
+        -- rather than searched for by walking every row newest first.
+        SELECT m.id FROM (
+            SELECT n.id
+            FROM memory_nodes n
+            WHERE n.scope = @scope::text AND n.promoted_at IS NULL AND n.marker = 'durable'
+              AND tenure_node_search(n.properties, n.content) @@ w::tsquery
+              AND (sqlc.narg('required')::text IS NULL
+                   OR tenure_node_search(n.properties, n.content) @@ (sqlc.narg('required')::text)::tsquery)
+              AND (n.ttl_seconds IS NULL OR n.created_at + make_interval(secs => n.ttl_seconds) > @now::timestamptz)
+              AND (sqlc.narg('entity')::text IS NULL OR btrim(n.properties->>'entity') = sqlc.narg('entity')::text)
+            OFFSET 0) m
+        ORDER BY m.id DESC
+        LIMIT @per_word::integer) h
+)
+SELECT n.id, n.scope, n.content, n.properties, n.importance, n.created_at,
+    coalesce(n.observed_at, n.created_at)::timestamptz AS observed_at,
+    length(v.search)::integer AS length,
+    ts_filter(setweight(v.search, 'A', @lexemes::text[]), '{a}')::text AS terms
+FROM hits
+JOIN memory_nodes n ON n.id = hits.id
+-- OFFSET 0 computes the vector once a row, not once a use.
+CROSS JOIN LATERAL (SELECT tenure_node_search(n.properties, n.content) AS search OFFSET 0) v;
+
 -- name: RecallFacts :many
 -- RecallFacts reads the facts recall chose, whole, with their entity's name
 -- and, for a fact of category decision, its decision (recallDecision reads

@@ -346,6 +346,106 @@ func (q *Queries) RecallFacts(ctx context.Context, arg RecallFactsParams) ([]Rec
 	return items, nil
 }
 
+const recallPending = `-- name: RecallPending :many
+WITH hits AS (
+    SELECT DISTINCT h.id
+    FROM unnest($2::text[]) w, LATERAL (
+        -- OFFSET 0 keeps a word's rows read through the index, then sorted,
+        -- rather than searched for by walking every row newest first.
+        SELECT m.id FROM (
+            SELECT n.id
+            FROM memory_nodes n
+            WHERE n.scope = $3::text AND n.promoted_at IS NULL AND n.marker = 'durable'
+              AND tenure_node_search(n.properties, n.content) @@ w::tsquery
+              AND ($4::text IS NULL
+                   OR tenure_node_search(n.properties, n.content) @@ ($4::text)::tsquery)
+              AND (n.ttl_seconds IS NULL OR n.created_at + make_interval(secs => n.ttl_seconds) > $5::timestamptz)
+              AND ($6::text IS NULL OR btrim(n.properties->>'entity') = $6::text)
+            OFFSET 0) m
+        ORDER BY m.id DESC
+        LIMIT $7::integer) h
+)
+SELECT n.id, n.scope, n.content, n.properties, n.importance, n.created_at,
+    coalesce(n.observed_at, n.created_at)::timestamptz AS observed_at,
+    length(v.search)::integer AS length,
+    ts_filter(setweight(v.search, 'A', $1::text[]), '{a}')::text AS terms
+FROM hits
+JOIN memory_nodes n ON n.id = hits.id
+CROSS JOIN LATERAL (SELECT tenure_node_search(n.properties, n.content) AS search OFFSET 0) v
+`
+
+type RecallPendingParams struct {
+	Lexemes  []string
+	Words    []string
+	Scope    string
+	Required *string
+	Now      time.Time
+	Entity   *string
+	PerWord  int32
+}
+
+type RecallPendingRow struct {
+	ID         int64
+	Scope      string
+	Content    string
+	Properties json.RawMessage
+	Importance float64
+	CreatedAt  time.Time
+	ObservedAt time.Time
+	Length     int32
+	Terms      string
+}
+
+// RecallPending returns the working rows of one scope that consolidation has
+// still to promote (durable, not past an explicit ttl) that satisfy required
+// (when given) and name the entity (when given): for each tsquery of words
+// (one word each), the newest per_word rows that hold it, so that a row
+// holding a rare word is read however many newer rows hold a common one.
+// Each word's rows are found through memory_nodes_pending_search_idx: its
+// cost grows with the rows that hold the word, which wait for at most one
+// consolidation interval. Each row comes with what RecallCandidates gives
+// for a fact (its length in lexemes and its search vector cut to the
+// question's lexemes), its properties (consolidation's guidance, confidence
+// among them) and what its fact will show.
+// OFFSET 0 computes the vector once a row, not once a use.
+func (q *Queries) RecallPending(ctx context.Context, arg RecallPendingParams) ([]RecallPendingRow, error) {
+	rows, err := q.db.Query(ctx, recallPending,
+		arg.Lexemes,
+		arg.Words,
+		arg.Scope,
+		arg.Required,
+		arg.Now,
+		arg.Entity,
+		arg.PerWord,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []RecallPendingRow{}
+	for rows.Next() {
+		var i RecallPendingRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Scope,
+			&i.Content,
+			&i.Properties,
+			&i.Importance,
+			&i.CreatedAt,
+			&i.ObservedAt,
+			&i.Length,
+			&i.Terms,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const recallWords = `-- name: RecallWords :one
 
 WITH asked AS (
