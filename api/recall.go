@@ -33,8 +33,8 @@ type recallResultJSON struct {
 	NodeID              *int64        `json:"node_id"`
 }
 
-// recall ranks the scope's live facts for q (PostgreSQL full-text search,
-// web search syntax) times their effective confidence, and with them the
+// recall ranks the scope's live facts for the question (any word may match,
+// BM25 relevance) times their effective confidence, and with them the
 // durable working rows not consolidated yet, marked pending; without q, the
 // facts by effective confidence alone.
 func (h *handlers) recall(c echo.Context) error {

@@ -111,9 +111,10 @@ func (t *tools) register(s *mcp.Server, reader bool) {
 	addTool(t, s, &mcp.Tool{
 		Name:  toolRecall,
 		Title: "Recall",
-		Description: "Search long-term memory of your scope: facts ranked by full-text relevance times their confidence now " +
-			"(confidence decays with time). Query uses web search syntax (\"exact phrase\", -word, or); without a query the " +
-			"most confident facts come first. Decisions come with their reasoning. A query also finds the durable rows you " +
+		Description: "Search long-term memory of your scope. Pass the question as you would ask it (\"What did Caroline " +
+			"research?\"): facts holding any of its words match, ranked by BM25 relevance (rarer words weigh more) times their " +
+			"confidence now (confidence decays with time). A fact's words include its entity's name and key. " +
+			"\"exact phrase\" must occur, -word must not; without a query the most confident facts come first. Decisions come with their reasoning. A query also finds the durable rows you " +
 			"remembered that no consolidation run has promoted yet, at once, marked pending (not yet consolidated).",
 		Annotations: annotations("Recall", true, false, true, false),
 	}, false, t.recall)
@@ -408,7 +409,7 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 // recall
 
 type recallInput struct {
-	Query      string `json:"query,omitempty" jsonschema:"what to look for, in web search syntax; empty lists the most confident facts"`
+	Query      string `json:"query,omitempty" jsonschema:"the question as asked, or keywords: any word may match; \"a phrase\" must occur, -word must not; empty lists the most confident facts"`
 	Category   string `json:"category,omitempty" jsonschema:"only facts of this category (observation, preference, identity, mood, decision, routine, state, obligation, ...)"`
 	Durability string `json:"durability,omitempty" jsonschema:"only facts of this durability (how long the fact persists, not a working row's marker): permanent, long_term, short_term or ephemeral"`
 	Entity     string `json:"entity,omitempty" jsonschema:"only facts about the entity with this exact name"`
