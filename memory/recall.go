@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 	"unicode"
@@ -183,10 +182,12 @@ func (s *Store) recallByConfidence(ctx context.Context, p recallParams, now time
 // page whose last score is at least the sum of the bounds of the words it
 // did not read, no unread fact can rank on the page, and the page is exact
 // (MaxScore, Turtle and Flood 1995). Otherwise it reads the remaining words'
-// facts too, but only among the scope's newest facts, as many as hold about
-// recallCandidates of their matches: the words it still has to read are
-// then common in the scope, each worth little, and a question of common
-// words alone is answered from what was said lately.
+// facts too, but only the newest recallCandidates of them: the words it
+// still has to read are then common in the scope, each worth little, and a
+// question of common words alone is answered from what was said lately.
+// Words in more than half the scope's facts (idf under ln 2) find no
+// candidates at all unless the question has no other: they only add to the
+// scores of the facts other words found.
 //
 // Document frequencies come from recall_terms, which triggers keep for
 // every live fact (migration 00029). The words' positions in each fact come
@@ -234,28 +235,24 @@ func (s *Store) recallQuestion(ctx context.Context, p recallParams, now time.Tim
 	if w.Required != "" {
 		params.Required = &w.Required
 	}
-	read := func(terms []bm25Term, newest bool) error {
-		params.Match = orQuery(terms)
-		params.NewestFirst = newest
-		params.Newest = int32(min(r.window(terms), math.MaxInt32))
+	essential, rest := r.split(recallCandidates)
+	if len(essential) > 0 {
+		params.Match = orQuery(essential)
 		rows, err := s.q.RecallCandidates(ctx, params)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for _, c := range rows {
 			r.add(c.ID, c.EffectiveConfidence, int(c.Length), c.Terms)
 		}
-		return nil
-	}
-	essential, rest := r.split(recallCandidates)
-	if len(essential) > 0 {
-		if err := read(essential, false); err != nil {
-			return nil, err
-		}
 	}
 	if len(rest) > 0 && !r.settled(int(p.limit), rest) {
-		if err := read(rest, true); err != nil {
+		rows, err := s.q.RecallNewestCandidates(ctx, recallNewest(params, orQuery(r.common(rest)), recallCandidates))
+		if err != nil {
 			return nil, err
+		}
+		for _, c := range rows {
+			r.add(c.ID, c.EffectiveConfidence, int(c.Length), c.Terms)
 		}
 	}
 	// Read your own writes: the durable working rows that consolidation has
@@ -345,6 +342,13 @@ func pendingResult(n queries.RecallPendingRow, c ranked, now time.Time) RecallRe
 		f.Deadline = &d
 	}
 	return RecallResult{Fact: f, Relevance: c.relevance, Score: c.score, Pending: true, NodeID: n.ID}
+}
+
+// recallNewest is the candidates' parameters for the newest max facts that
+// match match.
+func recallNewest(p queries.RecallCandidatesParams, match string, max int32) queries.RecallNewestCandidatesParams {
+	return queries.RecallNewestCandidatesParams{Now: p.Now, Lexemes: p.Lexemes, Scope: p.Scope, Match: match, Required: p.Required,
+		Entity: p.Entity, Category: p.Category, Durability: p.Durability, MaxRows: max}
 }
 
 // FoldRecallTerms folds the rows of recall_terms written since the last

@@ -79,18 +79,19 @@ func (r *ranking) split(budget int64) (essential, rest []bm25Term) {
 	return r.terms[:n], r.terms[n:]
 }
 
-// window is how many of the scope's newest facts hold about
-// recallCandidates matches of terms, read as if their facts were spread
-// evenly: at least recallCandidates.
-func (r *ranking) window(terms []bm25Term) int64 {
-	var sum float64
+// common returns terms without those in more than half the scope's facts,
+// or terms whole when all of them are.
+func (r *ranking) common(terms []bm25Term) []bm25Term {
+	var out []bm25Term
 	for _, t := range terms {
-		sum += float64(t.facts)
+		if float64(t.facts) <= r.facts/2 {
+			out = append(out, t)
+		}
 	}
-	if sum <= recallCandidates {
-		return int64(r.facts)
+	if len(out) == 0 {
+		return terms
 	}
-	return max(int64(r.facts*recallCandidates/sum), recallCandidates)
+	return out
 }
 
 // add scores one fact read: its effective confidence, its length in

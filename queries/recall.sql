@@ -51,9 +51,28 @@ FROM totals;
 -- of the tsquery match and satisfy required (when given) and the filters:
 -- for each, its effective confidence at @now, its length in lexemes and the
 -- positions of the question's lexemes in it (its search vector cut to
--- them), which is all recall ranks by. With newest_first it reads only its
--- matches among the scope's newest facts, as many as newest says (a question of common words);
--- otherwise every one, through entity_facts_scope_search_idx.
+-- them), which is all recall ranks by: every one, through
+-- entity_facts_scope_search_idx.
+SELECT f.id,
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz)::double precision AS effective_confidence,
+    length(f.search)::integer AS length,
+    ts_filter(setweight(f.search, 'A', @lexemes::text[]), '{a}')::text AS terms
+FROM entity_facts f
+WHERE f.scope = @scope::text
+  AND f.status = 'active'
+  AND f.search @@ (@match::text)::tsquery
+  AND (sqlc.narg('required')::text IS NULL OR f.search @@ (sqlc.narg('required')::text)::tsquery)
+  AND (f.forget_at IS NULL OR f.forget_at > @now::timestamptz)
+  AND (sqlc.narg('entity')::text IS NULL OR f.entity_id = (
+      SELECT x.id FROM entities x WHERE x.scope = @scope::text AND x.name = sqlc.narg('entity')::text))
+  AND (sqlc.narg('category')::text IS NULL OR f.category = sqlc.narg('category')::text)
+  AND (sqlc.narg('durability')::text IS NULL OR f.durability = sqlc.narg('durability')::text);
+
+-- name: RecallNewestCandidates :many
+-- RecallNewestCandidates is RecallCandidates for words common in the scope:
+-- the newest max_rows of those facts only. The planner walks the scope's
+-- facts newest first (entity_facts_scope_idx) when the words are in many of
+-- them, and ranks the index's matches by id when they are fewer.
 SELECT f.id,
     tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz)::double precision AS effective_confidence,
     length(f.search)::integer AS length,
@@ -68,10 +87,8 @@ WHERE f.scope = @scope::text
       SELECT x.id FROM entities x WHERE x.scope = @scope::text AND x.name = sqlc.narg('entity')::text))
   AND (sqlc.narg('category')::text IS NULL OR f.category = sqlc.narg('category')::text)
   AND (sqlc.narg('durability')::text IS NULL OR f.durability = sqlc.narg('durability')::text)
-  AND (NOT @newest_first::boolean OR f.id >= coalesce((
-      SELECT n.id FROM entity_facts n
-      WHERE n.scope = @scope::text AND n.status = 'active'
-      ORDER BY n.id DESC OFFSET @newest::integer LIMIT 1), 0));
+ORDER BY f.id DESC
+LIMIT @max_rows;
 
 -- name: RecallPending :many
 -- RecallPending returns the working rows of one scope that consolidation has

@@ -181,23 +181,17 @@ WHERE f.scope = $3::text
       SELECT x.id FROM entities x WHERE x.scope = $3::text AND x.name = $6::text))
   AND ($7::text IS NULL OR f.category = $7::text)
   AND ($8::text IS NULL OR f.durability = $8::text)
-  AND (NOT $9::boolean OR f.id >= coalesce((
-      SELECT n.id FROM entity_facts n
-      WHERE n.scope = $3::text AND n.status = 'active'
-      ORDER BY n.id DESC OFFSET $10::integer LIMIT 1), 0))
 `
 
 type RecallCandidatesParams struct {
-	Now         time.Time
-	Lexemes     []string
-	Scope       string
-	Match       string
-	Required    *string
-	Entity      *string
-	Category    *string
-	Durability  *string
-	NewestFirst bool
-	Newest      int32
+	Now        time.Time
+	Lexemes    []string
+	Scope      string
+	Match      string
+	Required   *string
+	Entity     *string
+	Category   *string
+	Durability *string
 }
 
 type RecallCandidatesRow struct {
@@ -211,9 +205,8 @@ type RecallCandidatesRow struct {
 // of the tsquery match and satisfy required (when given) and the filters:
 // for each, its effective confidence at @now, its length in lexemes and the
 // positions of the question's lexemes in it (its search vector cut to
-// them), which is all recall ranks by. With newest_first it reads only its
-// matches among the scope's newest facts, as many as newest says (a question of common words);
-// otherwise every one, through entity_facts_scope_search_idx.
+// them), which is all recall ranks by: every one, through
+// entity_facts_scope_search_idx.
 func (q *Queries) RecallCandidates(ctx context.Context, arg RecallCandidatesParams) ([]RecallCandidatesRow, error) {
 	rows, err := q.db.Query(ctx, recallCandidates,
 		arg.Now,
@@ -224,8 +217,6 @@ func (q *Queries) RecallCandidates(ctx context.Context, arg RecallCandidatesPara
 		arg.Entity,
 		arg.Category,
 		arg.Durability,
-		arg.NewestFirst,
-		arg.Newest,
 	)
 	if err != nil {
 		return nil, err
@@ -335,6 +326,83 @@ func (q *Queries) RecallFacts(ctx context.Context, arg RecallFactsParams) ([]Rec
 			&i.UpdatedAt,
 			&i.EffectiveConfidence,
 			&i.Decision,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const recallNewestCandidates = `-- name: RecallNewestCandidates :many
+SELECT f.id,
+    tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz)::double precision AS effective_confidence,
+    length(f.search)::integer AS length,
+    ts_filter(setweight(f.search, 'A', $2::text[]), '{a}')::text AS terms
+FROM entity_facts f
+WHERE f.scope = $3::text
+  AND f.status = 'active'
+  AND f.search @@ ($4::text)::tsquery
+  AND ($5::text IS NULL OR f.search @@ ($5::text)::tsquery)
+  AND (f.forget_at IS NULL OR f.forget_at > $1::timestamptz)
+  AND ($6::text IS NULL OR f.entity_id = (
+      SELECT x.id FROM entities x WHERE x.scope = $3::text AND x.name = $6::text))
+  AND ($7::text IS NULL OR f.category = $7::text)
+  AND ($8::text IS NULL OR f.durability = $8::text)
+ORDER BY f.id DESC
+LIMIT $9
+`
+
+type RecallNewestCandidatesParams struct {
+	Now        time.Time
+	Lexemes    []string
+	Scope      string
+	Match      string
+	Required   *string
+	Entity     *string
+	Category   *string
+	Durability *string
+	MaxRows    int32
+}
+
+type RecallNewestCandidatesRow struct {
+	ID                  int64
+	EffectiveConfidence float64
+	Length              int32
+	Terms               string
+}
+
+// RecallNewestCandidates is RecallCandidates for words common in the scope:
+// the newest max_rows of those facts only. The planner walks the scope's
+// facts newest first (entity_facts_scope_idx) when the words are in many of
+// them, and ranks the index's matches by id when they are fewer.
+func (q *Queries) RecallNewestCandidates(ctx context.Context, arg RecallNewestCandidatesParams) ([]RecallNewestCandidatesRow, error) {
+	rows, err := q.db.Query(ctx, recallNewestCandidates,
+		arg.Now,
+		arg.Lexemes,
+		arg.Scope,
+		arg.Match,
+		arg.Required,
+		arg.Entity,
+		arg.Category,
+		arg.Durability,
+		arg.MaxRows,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []RecallNewestCandidatesRow{}
+	for rows.Next() {
+		var i RecallNewestCandidatesRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.EffectiveConfidence,
+			&i.Length,
+			&i.Terms,
 		); err != nil {
 			return nil, err
 		}
