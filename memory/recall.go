@@ -228,6 +228,9 @@ func (s *Store) recallQuestion(ctx context.Context, p recallParams, now time.Tim
 		return s.recallByConfidence(ctx, p, now)
 	}
 	r := newRanking(w.Lexemes, w.LexemeFacts, w.Facts, w.LexemesTotal)
+	if err := s.expandQuestion(ctx, p.scope, qs, &w, r); err != nil {
+		return nil, err
+	}
 	params := queries.RecallCandidatesParams{
 		Now: now, Scope: p.scope, Lexemes: w.Lexemes,
 		Entity: p.entity, Category: p.category, Durability: p.durability,

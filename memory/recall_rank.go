@@ -20,6 +20,9 @@ type bm25Term struct {
 	lexeme string
 	facts  int64
 	idf    float64
+	// of is the question's lexeme that the term stands for when expansion
+	// added it (recall_expand.go), "" for a lexeme of the question.
+	of string
 }
 
 // bound is the most the term can add to a fact's score: BM25's term weight
@@ -41,6 +44,8 @@ type ranking struct {
 	facts  float64 // live facts in the scope
 	avgLen float64 // their mean length in lexemes
 	seen   map[int64]ranked
+	// expanded is set once a term stands for another (bm25Term.of).
+	expanded bool
 }
 
 // newRanking makes the ranking of a question's lexemes, given how many live
@@ -58,13 +63,18 @@ func newRanking(lexemes []string, lexemeFacts []int64, facts, lexemesTotal int64
 			idf: math.Log(1 + (r.facts-df+0.5)/(df+0.5)),
 		})
 	}
+	r.sortTerms()
+	return r
+}
+
+// sortTerms orders the terms the rarest first and indexes them.
+func (r *ranking) sortTerms() {
 	slices.SortFunc(r.terms, func(a, b bm25Term) int {
 		return cmp.Or(cmp.Compare(a.facts, b.facts), strings.Compare(a.lexeme, b.lexeme))
 	})
 	for i, t := range r.terms {
 		r.index[t.lexeme] = i
 	}
-	return r
 }
 
 // split divides the terms into the rarest ones, which hold at most budget
@@ -96,12 +106,14 @@ func (r *ranking) common(terms []bm25Term) []bm25Term {
 
 // add scores one fact read: its effective confidence, its length in
 // lexemes and its search vector cut to the question's lexemes, as
-// tsvector text.
+// tsvector text. Of a question's lexeme and the terms that stand for it,
+// only the best counts.
 func (r *ranking) add(id int64, conf float64, length int, terms string) {
 	if _, ok := r.seen[id]; ok {
 		return
 	}
 	var rel float64
+	var best map[string]float64
 	norm := bm25K1 * (1 - bm25B + bm25B*float64(max(length, 1))/r.avgLen)
 	for lexeme, tf := range tsvectorCounts(terms) {
 		i, ok := r.index[lexeme]
@@ -109,7 +121,19 @@ func (r *ranking) add(id int64, conf float64, length int, terms string) {
 			continue
 		}
 		f := float64(tf)
-		rel += r.terms[i].idf * f * (bm25K1 + 1) / (f + norm)
+		w := r.terms[i].idf * f * (bm25K1 + 1) / (f + norm)
+		if !r.expanded {
+			rel += w
+			continue
+		}
+		if best == nil {
+			best = map[string]float64{}
+		}
+		of := cmp.Or(r.terms[i].of, lexeme)
+		best[of] = max(best[of], w)
+	}
+	for _, w := range best {
+		rel += w
 	}
 	r.seen[id] = ranked{id: id, relevance: rel, score: rel * conf, conf: conf}
 }
