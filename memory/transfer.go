@@ -345,8 +345,13 @@ func prepareImport(f TransferFact, now time.Time) (TransferFact, bool, []error) 
 		f.ConfirmedAt = f.ObservedAt
 		f.ObservedAt = nil
 	}
-	if f.ConfirmedAt != nil && !f.ConfirmedAt.Before(MinTime) {
-		check(CheckObservedAt(confirmedField, *f.ConfirmedAt, now))
+	// Without a confirmation time the fact was observed when it was created,
+	// which is held to the same bound.
+	if f.ConfirmedAt == nil && f.CreatedAt != nil {
+		confirmedField = "created_at"
+	}
+	if at := firstTime(f.ConfirmedAt, f.CreatedAt); at != nil && !at.Before(MinTime) {
+		check(CheckObservedAt(confirmedField, *at, now))
 	}
 	f.ConfirmedAt = firstTime(f.ConfirmedAt, f.CreatedAt, &now)
 	f.CreatedAt = firstTime(f.CreatedAt, f.ConfirmedAt)
