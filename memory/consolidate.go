@@ -986,45 +986,116 @@ func (r *runner) promoteRows(ctx context.Context, q *queries.Queries, rows []que
 	for i := range durable {
 		byID[durable[i].ID] = &durable[i]
 	}
-	n := len(facts)
-	params := queries.PromoteNodesParams{Now: r.now, RunID: r.id,
-		NodeIds: make([]int64, 0, n), EntityIds: make([]int64, 0, n), Scopes: make([]string, 0, n),
-		Contents: make([]string, 0, n), Importances: make([]float64, 0, n), Keys: make([]string, 0, n),
-		Durabilities: make([]string, 0, n), Categories: make([]string, 0, n), Confidences: make([]float64, 0, n),
-		Deadlines: make([]string, 0, n)}
+	// A row past its explicit ttl is left to cleanup, not promoted.
+	kept := make([]int, 0, len(facts))
 	for i, p := range facts {
 		row := byID[p.nodeID]
-		// A row past its explicit ttl is left to cleanup, not promoted.
 		if row.TtlSeconds != nil && !row.CreatedAt.Add(time.Duration(*row.TtlSeconds)*time.Second).After(r.now) {
 			continue
 		}
-		params.NodeIds = append(params.NodeIds, p.nodeID)
-		params.EntityIds = append(params.EntityIds, entities[i])
-		params.Scopes = append(params.Scopes, row.Scope)
-		params.Contents = append(params.Contents, row.Content)
-		params.Importances = append(params.Importances, row.Importance)
-		params.Keys = append(params.Keys, p.key)
-		params.Durabilities = append(params.Durabilities, string(p.durability))
-		params.Categories = append(params.Categories, p.category)
-		params.Confidences = append(params.Confidences, p.confidence)
-		params.Deadlines = append(params.Deadlines, p.deadline)
+		kept = append(kept, i)
 	}
-	if len(params.NodeIds) == 0 {
-		return res, nil
+	for _, round := range promoteRounds(facts, entities, byID, kept) {
+		n := len(round)
+		params := queries.PromoteNodesParams{Now: r.now, RunID: r.id,
+			NodeIds: make([]int64, 0, n), EntityIds: make([]int64, 0, n), Scopes: make([]string, 0, n),
+			Contents: make([]string, 0, n), Importances: make([]float64, 0, n), Keys: make([]string, 0, n),
+			Durabilities: make([]string, 0, n), Categories: make([]string, 0, n), Confidences: make([]float64, 0, n),
+			Deadlines: make([]string, 0, n), ObservedAts: make([]time.Time, 0, n)}
+		for _, i := range round {
+			p, row := facts[i], byID[facts[i].nodeID]
+			params.NodeIds = append(params.NodeIds, p.nodeID)
+			params.EntityIds = append(params.EntityIds, entities[i])
+			params.Scopes = append(params.Scopes, row.Scope)
+			params.Contents = append(params.Contents, row.Content)
+			params.Importances = append(params.Importances, row.Importance)
+			params.Keys = append(params.Keys, p.key)
+			params.Durabilities = append(params.Durabilities, string(p.durability))
+			params.Categories = append(params.Categories, p.category)
+			params.Confidences = append(params.Confidences, p.confidence)
+			params.Deadlines = append(params.Deadlines, p.deadline)
+			params.ObservedAts = append(params.ObservedAts, row.ObservedAt)
+		}
+		out, err := q.PromoteNodes(ctx, params)
+		if err != nil {
+			return res, fmt.Errorf("promote: %w", err)
+		}
+		res.add("promoted", int(out.Promoted))
+		res.add("reinforced", int(out.Reinforced))
+		r.s.metrics.Promoted(int(out.Promoted + out.Reinforced))
+		superseded, err := r.s.supersede(ctx, q, System("consolidation"), r.now, slices.Concat(out.InsertedIds, out.ReinforcedIds))
+		if err != nil {
+			return res, err
+		}
+		res.add("superseded", len(superseded))
 	}
-	out, err := q.PromoteNodes(ctx, params)
-	if err != nil {
-		return res, fmt.Errorf("promote: %w", err)
-	}
-	res.add("promoted", int(out.Promoted))
-	res.add("reinforced", int(out.Reinforced))
-	r.s.metrics.Promoted(int(out.Promoted + out.Reinforced))
-	superseded, err := r.s.supersede(ctx, q, System("consolidation"), r.now, slices.Concat(out.InsertedIds, out.ReinforcedIds))
-	if err != nil {
-		return res, err
-	}
-	res.add("superseded", len(superseded))
 	return res, nil
+}
+
+// maxRounds bounds the statements one batch's promotion takes.
+const maxRounds = 16
+
+// promoteRounds splits the rows to promote (the indexes kept of facts) into
+// rounds, each one statement, so that rows stating the same fact (same
+// entity, key and text) are promoted one after the other, as if each had
+// come in a batch of its own: the later one then reinforces the fact the
+// earlier one made, or makes a new one once a different value superseded it
+// or it was forgotten by then, instead of both becoming facts for the merge
+// phase to fold without regard to their order. The rows are walked in the
+// order they were observed (then pushed); a row goes in the round of the
+// last row on its entity and key, or in the next one when a row stating the
+// same fact is already there, so that rows on one key keep their order
+// across rounds. A batch without such rows is one round. Past maxRounds,
+// the rest goes in the last round together: rows on one fact there
+// reinforce it as of the latest of them (PromoteNodes), so that a batch of
+// thousands of copies of one row costs a few statements, not one each.
+func promoteRounds(facts []plan, entities []int64, byID map[int64]*queries.PeekPendingNodesRow, kept []int) [][]int {
+	if len(kept) == 0 {
+		return nil
+	}
+	type attribute struct {
+		entity int64
+		key    string
+	}
+	type same struct {
+		attribute
+		text string
+	}
+	sameOf := func(i int) same {
+		return same{attribute{entities[i], facts[i].key}, strings.ToLower(strings.TrimSpace(byID[facts[i].nodeID].Content))}
+	}
+	seen := make(map[same]bool, len(kept))
+	repeated := false
+	for _, i := range kept {
+		k := sameOf(i)
+		repeated = repeated || seen[k]
+		seen[k] = true
+	}
+	if !repeated {
+		return [][]int{kept}
+	}
+	order := slices.Clone(kept)
+	slices.SortStableFunc(order, func(a, b int) int {
+		return byID[facts[a].nodeID].ObservedAt.Compare(byID[facts[b].nodeID].ObservedAt)
+	})
+	last := map[attribute]int{} // the round of the last row on an attribute
+	in := map[same]int{}        // the round of the last row stating a fact
+	round := make([]int, len(facts))
+	n := 0
+	for _, i := range order {
+		k := sameOf(i)
+		r := last[k.attribute]
+		if at, ok := in[k]; ok && at == r {
+			r = min(r+1, maxRounds-1)
+		}
+		last[k.attribute], in[k], round[i] = r, r, r
+		n = max(n, r+1)
+	}
+	rounds := make([][]int, n)
+	for _, i := range kept { // each round in the batch's order
+		rounds[round[i]] = append(rounds[round[i]], i)
+	}
+	return rounds
 }
 
 // ensureEntities returns the id of each plan's entity, in plan order,
@@ -1557,9 +1628,14 @@ func planNode(row queries.PeekPendingNodesRow, now time.Time) plan {
 	if _, err := ParseDurability(durability); err != nil {
 		durability = ""
 	}
+	// Dates in the text ("by Friday") are read as of when it was said.
+	said := now
+	if !row.ObservedAt.IsZero() {
+		said = row.ObservedAt
+	}
 	var c Classification
 	if category == "" || durability == "" || p.key == "" {
-		c = Classify(row.Content, now)
+		c = Classify(row.Content, said)
 	}
 	switch {
 	case category != "":

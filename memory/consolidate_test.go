@@ -402,12 +402,32 @@ func TestReinforcementKeepsAxesAndMoodsNeverHarden(t *testing.T) {
 	}
 }
 
+// TestMergeAndNearDuplicates: two rows of one batch that say the same are
+// one fact, the second reinforcing the first at promotion; an exact
+// duplicate fact written beside consolidation is merged into the oldest;
+// a conflicting fact on an accumulating key is queued as a near duplicate.
 func TestMergeAndNearDuplicates(t *testing.T) {
 	e := newEnv(t)
 	props := map[string]any{"entity": "Edmund", "key": "lives_in", "category": "observation"}
 	e.push(t, "pa", NewNode{Content: "Edmund lives in Austin.", Properties: props},
 		NewNode{Content: "Edmund lives in Austin.", Properties: props})
 	run := e.consolidate(t)
+	if run.Count(PhasePromote, "promoted") != 1 || run.Count(PhasePromote, "reinforced") != 1 || run.Count(PhaseMerge, "merged") != 0 {
+		t.Errorf("report = %v, want one fact, reinforced by the repeat", run.Report)
+	}
+	if e.count(t, `SELECT count(*) FROM entity_facts`) != 1 ||
+		e.count(t, `SELECT extraction_count FROM entity_facts WHERE status = 'active'`) != 2 {
+		t.Error("want one fact of two extractions")
+	}
+	// A copy written beside consolidation (as two writers racing could) is
+	// merged when a row repeats it.
+	if _, err := e.pool.Exec(context.Background(), `INSERT INTO entity_facts (scope, entity_id, key, content, durability,
+		category, confidence, confirmed_at) SELECT scope, entity_id, key, content, durability, category, confidence, confirmed_at
+		FROM entity_facts`); err != nil {
+		t.Fatal(err)
+	}
+	e.push(t, "pa", NewNode{Content: "Edmund lives in Austin.", Properties: props})
+	run = e.consolidate(t)
 	if run.Count(PhaseMerge, "merged") != 1 {
 		t.Errorf("report = %v, want one merged duplicate", run.Report)
 	}
@@ -415,7 +435,7 @@ func TestMergeAndNearDuplicates(t *testing.T) {
 		e.count(t, `SELECT count(*) FROM entity_facts WHERE status = 'archived' AND archive_reason LIKE 'merged into fact %'`) != 1 {
 		t.Error("want one active survivor and one archived duplicate")
 	}
-	if e.count(t, `SELECT extraction_count FROM entity_facts WHERE status = 'active'`) != 2 {
+	if e.count(t, `SELECT extraction_count FROM entity_facts WHERE status = 'active'`) != 4 {
 		t.Error("survivor's extraction_count does not include the duplicate")
 	}
 	e.push(t, "pa", NewNode{Content: "Edmund lives in Dallas.", Properties: props})

@@ -499,8 +499,7 @@ func (s *Store) CreateFact(ctx context.Context, actor Actor, in NewFact) (f Fact
 					return err
 				}
 				// Confirmed again, it may be the newest on its key again.
-				_, err = s.supersede(ctx, q, actor, now, []int64{f.ID})
-				return err
+				return s.supersedeWritten(ctx, q, actor, now, &f)
 			case !isNoRows(err):
 				return fmt.Errorf("find same fact: %w", err)
 			}
@@ -521,8 +520,7 @@ func (s *Store) CreateFact(ctx context.Context, actor Actor, in NewFact) (f Fact
 		}); err != nil {
 			return err
 		}
-		_, err = s.supersede(ctx, q, actor, now, []int64{f.ID})
-		return err
+		return s.supersedeWritten(ctx, q, actor, now, &f)
 	})
 	if err != nil {
 		return Fact{}, false, fmt.Errorf("create fact: %w", err)
@@ -532,6 +530,26 @@ func (s *Store) CreateFact(ctx context.Context, actor Actor, in NewFact) (f Fact
 		return Fact{}, false, locked
 	}
 	return f, reinforced, nil
+}
+
+// supersedeWritten applies supersession around f, just written, and reads
+// f again when it lost: a statement observed before the current value of
+// its attribute is archived as superseded by it at once.
+func (s *Store) supersedeWritten(ctx context.Context, q *queries.Queries, actor Actor, now time.Time, f *Fact) error {
+	out, err := s.supersede(ctx, q, actor, now, []int64{f.ID})
+	if err != nil {
+		return err
+	}
+	for _, x := range out {
+		if x.FactID == f.ID {
+			row, err := q.FactByID(ctx, queries.FactByIDParams{Now: now, ID: f.ID})
+			if err != nil {
+				return fmt.Errorf("fact %d: %w", f.ID, err)
+			}
+			*f = newFact(row)
+		}
+	}
+	return nil
 }
 
 // factAudit is the audit log's picture of a fact as written.

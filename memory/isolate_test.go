@@ -28,10 +28,25 @@ func identical(n int, content string, confidence float64) []NewNode {
 	return nodes
 }
 
+// duplicateFacts writes n copies of the scope's active fact that says
+// content, as writers racing beside consolidation could, for the merge
+// phase to fold.
+func (e *env) duplicateFacts(t *testing.T, scope, content string, n int) {
+	t.Helper()
+	if _, err := e.pool.Exec(context.Background(), `INSERT INTO entity_facts (scope, entity_id, key, content, durability,
+		category, confidence, confirmed_at)
+		SELECT f.scope, f.entity_id, f.key, f.content, f.durability, f.category, f.confidence, f.confirmed_at
+		FROM entity_facts f CROSS JOIN generate_series(1, $3)
+		WHERE f.scope = $1 AND f.content = $2 AND f.status = 'active'`, scope, content, n); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestMergeArithmeticNeverUnderflows: 10,000 identical rows at confidence 1
-// (and at 0) promote and merge into one fact; the product of (1 - c) over
-// them is taken in log space and clamped, so no count of rows can raise
-// PostgreSQL's underflow error. A second wave reinforces the survivor.
+// (and at 0) fold into one fact at promotion, and 5,000 copies of it merge
+// into it; the products of (1 - c) over them are taken in log space and
+// clamped, so no count of rows can raise PostgreSQL's underflow error. A
+// second wave reinforces the survivor.
 func TestMergeArithmeticNeverUnderflows(t *testing.T) {
 	t.Parallel()
 	for _, c := range []float64{1, 0} {
@@ -40,8 +55,15 @@ func TestMergeArithmeticNeverUnderflows(t *testing.T) {
 			e := newEnv(t)
 			e.pushMany(t, "poison", identical(10_000, "User likes tea", c))
 			run := e.consolidate(t)
-			if got := run.Count(PhaseMerge, "merged"); got == 0 {
-				t.Errorf("merge report = %v, want the duplicates merged", run.Report)
+			if run.Count(PhasePromote, "promoted") != 1 || run.Count(PhasePromote, "reinforced") != 9_999 {
+				t.Errorf("promote report = %v, want one fact reinforced by the other rows", run.Report)
+			}
+			if c > 0 {
+				e.duplicateFacts(t, "poison", "User likes tea", 5_000)
+				e.push(t, "poison", identical(1, "User likes tea", c)...)
+				if run = e.consolidate(t); run.Count(PhaseMerge, "merged") != 5_000 {
+					t.Errorf("merge report = %v, want the 5000 copies merged", run.Report)
+				}
 			}
 			e.clock.Advance(time.Minute)
 			e.pushMany(t, "poison", identical(2_000, "User likes tea", c))
@@ -260,17 +282,24 @@ func TestPoisonedScopeIsSetAside(t *testing.T) {
 func TestPoisonedMergeIsSetAside(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
+	// One fact in each scope and four copies of it (as writers racing
+	// beside consolidation could leave), then a row that repeats it.
 	for _, scope := range []string{"clean", "poison"} {
-		e.pushMany(t, scope, identical(5, "User likes tea", 0.7))
+		e.pushMany(t, scope, identical(1, "User likes tea", 0.7))
 	}
-	// Inserts pass; only the merge's archiving update fails.
-	e.poison(t, "poison", "UPDATE")
+	e.run(t)
+	for _, scope := range []string{"clean", "poison"} {
+		e.duplicateFacts(t, scope, "User likes tea", 4)
+		e.pushMany(t, scope, identical(1, "User likes tea", 0.7))
+	}
+	// Reinforcing passes; only the merge's archiving update fails.
+	e.poison(t, "poison", "UPDATE OF status")
 	run, err := e.store.Consolidate(ctx, ConsolidateOptions{Trigger: TriggerTest})
 	if err != nil {
 		t.Fatalf("Consolidate() error = %v", err)
 	}
-	if run.Status != RunPartial || run.Count(PhaseMerge, "merged") != 4 || run.Count(PhaseMerge, "set_aside") != 5 {
-		t.Fatalf("run = %s, report %v; want partial, clean's 4 duplicates merged, poison's 5 rows set aside", run.Status, run.Report)
+	if run.Status != RunPartial || run.Count(PhaseMerge, "merged") != 4 || run.Count(PhaseMerge, "set_aside") != 1 {
+		t.Fatalf("run = %s, report %v; want partial, clean's 4 duplicates merged, poison's row set aside", run.Status, run.Report)
 	}
 	if n := e.count(t, `SELECT count(*) FROM entity_facts WHERE scope = 'poison' AND status = 'active'`); n != 5 {
 		t.Errorf("poison active facts = %d, want the 5 unmerged", n)

@@ -221,6 +221,7 @@ WITH fresh AS (
     SELECT f.entity_id, f.key, lower(f.content) AS norm
     FROM entity_facts f
     WHERE f.id = ANY($1::bigint[]) AND f.status = 'active'
+      AND (f.forget_at IS NULL OR f.forget_at > $2::timestamptz)
 ),
 groups AS (
     SELECT DISTINCT fr.entity_id, fr.key, fr.norm
@@ -229,21 +230,25 @@ groups AS (
         SELECT 1 FROM entity_facts o
         WHERE o.entity_id = fr.entity_id AND o.key = fr.key
           AND md5(lower(o.content)) = md5(fr.norm) AND lower(o.content) = fr.norm
-          AND o.status = 'active'
+          AND o.status = 'active' AND (o.forget_at IS NULL OR o.forget_at > $2::timestamptz)
         OFFSET 1)
 ),
 grouped AS (
-    SELECT f.id, f.extraction_count, f.c_now,
-        min(f.id) OVER (PARTITION BY g.entity_id, g.key, g.norm) AS survivor
-    FROM groups g
-    CROSS JOIN LATERAL (
-        SELECT o.id, o.extraction_count,
-            tenure_decayed(o.confidence, o.decay_from, o.decay_half_life, $2::timestamptz) AS c_now
-        FROM entity_facts o
-        WHERE o.entity_id = g.entity_id AND o.key = g.key
-          AND md5(lower(o.content)) = md5(g.norm) AND lower(o.content) = g.norm
-          AND o.status = 'active'
-    ) f
+    SELECT x.id, x.extraction_count, x.survivor, x.at,
+        tenure_decayed(x.confidence, x.decay_from, x.decay_half_life, x.at) AS c_now
+    FROM (
+        SELECT f.id, f.extraction_count, f.confidence, f.decay_from, f.decay_half_life,
+            min(f.id) OVER w AS survivor, max(f.confirmed_at) OVER w AS at
+        FROM groups g
+        CROSS JOIN LATERAL (
+            SELECT o.id, o.extraction_count, o.confidence, o.decay_from, o.decay_half_life, o.confirmed_at
+            FROM entity_facts o
+            WHERE o.entity_id = g.entity_id AND o.key = g.key
+              AND md5(lower(o.content)) = md5(g.norm) AND lower(o.content) = g.norm
+              AND o.status = 'active' AND (o.forget_at IS NULL OR o.forget_at > $2::timestamptz)
+        ) f
+        WINDOW w AS (PARTITION BY g.entity_id, g.key, g.norm)
+    ) x
 ),
 dups AS (
     -- The product of (1 - c) in log space, clamped as in PromoteNodes.
@@ -263,7 +268,7 @@ archived AS (
 ),
 survivors AS (
     UPDATE entity_facts f
-    SET confidence = 1 - (1 - g.c_now) * d.keep, confirmed_at = $2,
+    SET confidence = 1 - (1 - g.c_now) * d.keep, confirmed_at = g.at,
         extraction_count = f.extraction_count + d.extra, version = f.version + 1, updated_at = $2
     FROM dups d
     JOIN grouped g ON g.id = d.survivor
@@ -284,10 +289,14 @@ type MergeDuplicateFactsRow struct {
 }
 
 // MergeDuplicateFacts merges exact duplicates (same scope, entity, key and
-// content, both active) among the given facts (of the window's durable rows)
-// and the active facts that say the same: the oldest survives, reinforced by
-// the others' effective confidence; the others are archived as merged. Only
-// the groups of two active facts or more are read whole.
+// content, both active and not yet forgotten) among the given facts (of the
+// window's durable rows) and the active facts that say the same: the oldest
+// survives, reinforced by the others, each fact's confidence taken at the
+// group's latest confirmation t and the survivor confirmed at t (a merge
+// never makes a fact look fresher than its newest observation); the others
+// are archived as merged. A fact past its forget_at is left to the decay
+// job: it was forgotten before the others were observed. Only the groups of
+// two active facts or more are read whole.
 func (q *Queries) MergeDuplicateFacts(ctx context.Context, arg MergeDuplicateFactsParams) (MergeDuplicateFactsRow, error) {
 	row := q.db.QueryRow(ctx, mergeDuplicateFacts, arg.FactIds, arg.Now)
 	var i MergeDuplicateFactsRow
@@ -555,7 +564,8 @@ WITH input AS (
 ),
 gated AS (
     SELECT i.node_id, i.entity_id, i.key, i.alternatives, i.reasoning, i.decided_by,
-        n.scope, btrim(n.content) AS content, n.importance
+        n.scope, btrim(n.content) AS content, n.importance,
+        least(coalesce(n.observed_at, n.created_at), $7::timestamptz) AS decided_at
     FROM input i
     -- One primary-key lookup per row of the batch (LIMIT keeps the planner
     -- from hashing every pending row instead).
@@ -567,7 +577,7 @@ gated AS (
 facts AS (
     INSERT INTO entity_facts (scope, entity_id, key, content, durability, category, confidence,
         importance, confirmed_at, source, source_node_id, created_at, updated_at)
-    SELECT g.scope, g.entity_id, g.key, g.content, 'permanent', 'decision', 1, g.importance, $7,
+    SELECT g.scope, g.entity_id, g.key, g.content, 'permanent', 'decision', 1, g.importance, g.decided_at,
         'consolidation', g.node_id, $7, $7
     FROM gated g
     RETURNING id, scope, entity_id, key, content, source_node_id
@@ -577,7 +587,7 @@ decs AS (
         decided_by, decided_at, created_at, updated_at)
     SELECT f.id, f.scope, f.entity_id, f.key, f.content,
         ARRAY(SELECT jsonb_array_elements_text(g.alternatives)), g.reasoning, g.decided_by,
-        $7, $7, $7
+        g.decided_at, $7, $7
     FROM facts f
     JOIN gated g ON g.node_id = f.source_node_id
     RETURNING id
@@ -609,8 +619,9 @@ type PromoteDecisionNodesRow struct {
 }
 
 // PromoteDecisionNodes turns durable decision rows into decisions: a fact of
-// category decision plus its decisions row, locked against reopening.
-// Entities come resolved (EnsureEntities).
+// category decision plus its decisions row, locked against reopening,
+// decided (and its fact confirmed) when the row's statement was observed,
+// never later than now. Entities come resolved (EnsureEntities).
 func (q *Queries) PromoteDecisionNodes(ctx context.Context, arg PromoteDecisionNodesParams) (PromoteDecisionNodesRow, error) {
 	row := q.db.QueryRow(ctx, promoteDecisionNodes,
 		arg.NodeIds,
@@ -634,11 +645,11 @@ WITH input AS (
         unnest($5::float8[]) AS importance,
         unnest($6::text[]) AS key, unnest($7::text[]) AS durability,
         unnest($8::text[]) AS category, unnest($9::float8[]) AS confidence,
-        unnest($10::text[]) AS deadline
+        unnest($10::text[]) AS deadline, unnest($11::timestamptz[]) AS observed_at
 ),
 gated AS (
     SELECT i.node_id, i.entity_id, i.key, i.durability, i.category, i.confidence, i.deadline,
-        i.scope, btrim(i.content) AS content, i.importance, m.fact_id
+        i.scope, btrim(i.content) AS content, i.importance, i.observed_at, m.fact_id
     FROM input i
     LEFT JOIN LATERAL (
         SELECT f.id AS fact_id
@@ -646,35 +657,53 @@ gated AS (
         WHERE f.entity_id = i.entity_id AND f.key = i.key AND f.status = 'active'
           AND md5(lower(f.content)) = md5(lower(btrim(i.content)))
           AND lower(f.content) = lower(btrim(i.content))
+          AND (f.forget_at IS NULL OR f.forget_at >= i.observed_at)
         ORDER BY f.id
         LIMIT 1
     ) m ON true
 ),
 terms AS MATERIALIZED (
-    SELECT c.durability, c.category, c.confidence, c.deadline, s.half_life, s.decay_from, s.forget_at
+    SELECT c.durability, c.category, c.confidence, c.deadline, s.half_life,
+        s.decay_from > '1970-01-01T00:00:00Z'::timestamptz AS on_deadline, s.decay_from AS deadline_at,
+        extract(epoch FROM s.forget_at - s.decay_from)::float8 AS forget_after
     FROM (
         SELECT DISTINCT g.durability, g.category, g.confidence, g.deadline
         FROM gated g
         WHERE g.fact_id IS NULL
     ) c
-    CROSS JOIN LATERAL tenure_decay_state(c.durability, c.category, c.confidence, $11::timestamptz,
-        NULL, nullif(c.deadline, '')::timestamptz) AS s (half_life, decay_from, forget_at)
+    CROSS JOIN LATERAL tenure_decay_state(c.durability, c.category, c.confidence,
+        '1970-01-01T00:00:00Z'::timestamptz, NULL, nullif(c.deadline, '')::timestamptz) AS s (half_life, decay_from, forget_at)
+),
+reinforcing AS (
+    -- Each reinforcing row's confidence at t. Only a row older than t needs
+    -- its fact's policy (the rare path: an older statement replayed late, or
+    -- several rows on one fact).
+    SELECT r.fact_id, r.at, CASE WHEN r.observed_at >= r.at THEN r.confidence
+            ELSE (SELECT tenure_decayed(r.confidence, o.decay_from, o.half_life, r.at)
+                  FROM tenure_decay_state(r.durability, r.category, r.confidence, r.observed_at, NULL, r.deadline) o)
+        END AS c_at
+    FROM (
+        SELECT g.fact_id, g.confidence, g.observed_at, f.durability, f.category, f.deadline,
+            greatest(f.confirmed_at, max(g.observed_at) OVER (PARTITION BY g.fact_id)) AS at
+        FROM gated g
+        JOIN LATERAL (SELECT x.confirmed_at, x.durability, x.category, x.deadline
+                      FROM entity_facts x WHERE x.id = g.fact_id) f ON true
+        WHERE g.fact_id IS NOT NULL
+    ) r
 ),
 reinforced AS (
     UPDATE entity_facts f
-    SET confidence = 1 - (1 - tenure_decayed(f.confidence, f.decay_from, f.decay_half_life,
-            $11::timestamptz)) * m.keep,
-        confirmed_at = $11, extraction_count = f.extraction_count + m.n,
-        version = f.version + 1, updated_at = $11
+    SET confidence = 1 - (1 - tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, m.at)) * m.keep,
+        confirmed_at = m.at, extraction_count = f.extraction_count + m.n,
+        version = f.version + 1, updated_at = $12
     FROM (
         -- keep is the product of (1 - c) over the rows, summed in log space
         -- and clamped: at e^-40 the confidence is 1 within float precision,
         -- and no number of rows can underflow it.
-        SELECT fact_id, exp(greatest(sum(ln(greatest(1 - least(greatest(confidence, 0), 1), 1e-12))), -40)) AS keep,
+        SELECT fact_id, at, exp(greatest(sum(ln(greatest(1 - least(greatest(c_at, 0), 1), 1e-12))), -40)) AS keep,
             count(*)::int AS n
-        FROM gated
-        WHERE fact_id IS NOT NULL
-        GROUP BY fact_id
+        FROM reinforcing
+        GROUP BY fact_id, at
     ) m
     WHERE f.id = m.fact_id
     RETURNING f.id
@@ -684,20 +713,22 @@ inserted AS (
         importance, confirmed_at, deadline, source, source_node_id, created_at, updated_at,
         decay_half_life, decay_from, forget_at)
     SELECT g.scope, g.entity_id, g.key, g.content, g.durability, g.category, g.confidence,
-        g.importance, $11, nullif(g.deadline, '')::timestamptz, 'consolidation', g.node_id, $11, $11,
-        t.half_life, t.decay_from, t.forget_at
+        g.importance, g.observed_at, nullif(g.deadline, '')::timestamptz, 'consolidation', g.node_id, $12, $12,
+        t.half_life, a.anchor_at, a.anchor_at + make_interval(secs => t.forget_after)
     FROM gated g
     JOIN terms t ON t.durability = g.durability AND t.category = g.category
         AND t.confidence = g.confidence AND t.deadline = g.deadline
+    CROSS JOIN LATERAL (SELECT CASE WHEN t.on_deadline THEN greatest(g.observed_at, t.deadline_at)
+                                    ELSE g.observed_at END AS anchor_at) a
     WHERE g.fact_id IS NULL
     -- Fact ids follow the rows' order, so that of two rows on one key in a
-    -- batch the later one is the newer fact.
+    -- batch observed at the same time the later one is the newer fact.
     ORDER BY g.node_id
     RETURNING id, source_node_id
 ),
 marked AS (
     UPDATE memory_nodes n
-    SET promoted_at = $11, promoted_run_id = $12::bigint, promoted_fact_id = x.fact_id
+    SET promoted_at = $12, promoted_run_id = $13::bigint, promoted_fact_id = x.fact_id
     FROM (
         SELECT ins.source_node_id AS node_id, ins.id AS fact_id, true AS created FROM inserted ins
         UNION ALL
@@ -725,6 +756,7 @@ type PromoteNodesParams struct {
 	Categories   []string
 	Confidences  []float64
 	Deadlines    []string
+	ObservedAts  []time.Time
 	Now          time.Time
 	RunID        int64
 }
@@ -738,17 +770,31 @@ type PromoteNodesRow struct {
 }
 
 // PromoteNodes turns durable rows into facts classified on both axes, or
-// reinforces the identical active fact (same entity, key and content):
-// confidence becomes 1 - (1 - c_now)(1 - c_new), confirmed now, durability and
-// category unchanged. The rows come locked by the caller's transaction, gated
-// (durable, unpromoted, within their ttl) and with their scope, content and
-// importance; entities come resolved. Each row finds its identical fact
-// through entity_facts_entity_key_content_idx; no step joins two
+// reinforces the identical active fact (same entity, key and content). A
+// fact is confirmed when its row's statement was observed (observed_at, the
+// push's time unless the writer said). A reinforcement takes the fact and
+// each row at t, the latest of the fact's confirmation and the rows'
+// observations: confidence becomes 1 - (1 - c_fact(t)) * prod(1 - c_row(t)),
+// confirmed at t, durability and category unchanged. A row observed before
+// the fact's confirmation is an older confirmation: it leaves confirmed_at
+// as it is and counts decayed from its own time to t, as the fact's policy
+// decays it, so that a late-arriving old statement never makes a fact look
+// fresher. A fact already forgotten when the row was observed (its
+// forget_at passed by then) is not the row's fact: the row is a new fact,
+// as it would have been, had it been written when it was observed. The rows
+// come locked by the caller's transaction, gated (durable, unpromoted,
+// within their ttl) and with their scope, content, importance and
+// observation time; entities come resolved. Each row finds its identical
+// fact through entity_facts_entity_key_content_idx; no step joins two
 // intermediate results, whose sizes the planner cannot know. A new fact's
-// decay terms are computed here by tenure_decay_state, the function the
+// decay terms are computed here from tenure_decay_state, the function the
 // entity_facts trigger applies, once for each distinct set of inputs in the
-// batch (durability, category, confidence, deadline; confirmed now, no
-// expiry), so that the trigger does not look the policy up for every row.
+// batch (durability, category, confidence, deadline; no expiry), so that the
+// trigger does not look the policy up for every row: taken at the epoch,
+// they give the half-life, whether the policy decays from the deadline
+// (the anchor is then the deadline, which no instant before it moves) and
+// how long after its anchor the fact is forgotten; each row adds its own
+// observation time.
 func (q *Queries) PromoteNodes(ctx context.Context, arg PromoteNodesParams) (PromoteNodesRow, error) {
 	row := q.db.QueryRow(ctx, promoteNodes,
 		arg.NodeIds,
@@ -761,6 +807,7 @@ func (q *Queries) PromoteNodes(ctx context.Context, arg PromoteNodesParams) (Pro
 		arg.Categories,
 		arg.Confidences,
 		arg.Deadlines,
+		arg.ObservedAts,
 		arg.Now,
 		arg.RunID,
 	)

@@ -49,13 +49,18 @@ WITH touched AS (
     WHERE f.id = ANY($1::bigint[]) AND f.status = 'active' AND f.category <> 'decision'
 ),
 grouped AS (
-    SELECT g.id, g.extraction_count, g.scope,
-        tenure_decayed(g.confidence, g.decay_from, g.decay_half_life, $2::timestamptz) AS c_now,
-        (min(g.id) OVER (PARTITION BY g.entity_id, g.key, t.norm))::bigint AS survivor
-    FROM touched t
-    JOIN entity_facts g ON g.entity_id = t.entity_id AND g.key = t.key
-        AND md5(lower(g.content)) = md5(t.norm) AND lower(btrim(g.content)) = t.norm
-    WHERE g.status = 'active' AND g.category <> 'decision'
+    SELECT x.id, x.extraction_count, x.scope, x.survivor, x.at,
+        tenure_decayed(x.confidence, x.decay_from, x.decay_half_life, x.at) AS c_now
+    FROM (
+        SELECT g.id, g.extraction_count, g.scope, g.confidence, g.decay_from, g.decay_half_life,
+            (min(g.id) OVER w)::bigint AS survivor, max(g.confirmed_at) OVER w AS at
+        FROM touched t
+        JOIN entity_facts g ON g.entity_id = t.entity_id AND g.key = t.key
+            AND md5(lower(g.content)) = md5(t.norm) AND lower(btrim(g.content)) = t.norm
+        WHERE g.status = 'active' AND g.category <> 'decision'
+          AND (g.forget_at IS NULL OR g.forget_at > $2::timestamptz)
+        WINDOW w AS (PARTITION BY g.entity_id, g.key, t.norm)
+    ) x
 ),
 dups AS (
     SELECT survivor, exp(greatest(sum(ln(greatest(1 - least(greatest(c_now, 0), 1), 1e-12))), -40)) AS keep,
@@ -74,7 +79,7 @@ archived AS (
 ),
 survivors AS (
     UPDATE entity_facts f
-    SET confidence = 1 - (1 - g.c_now) * d.keep, confirmed_at = greatest(f.confirmed_at, $2::timestamptz),
+    SET confidence = 1 - (1 - g.c_now) * d.keep, confirmed_at = g.at,
         extraction_count = f.extraction_count + d.extra, version = f.version + 1, updated_at = $2::timestamptz
     FROM dups d
     JOIN grouped g ON g.id = d.survivor
@@ -100,8 +105,11 @@ type MergeDuplicatesOfRow struct {
 // MergeDuplicatesOf merges exact duplicates (same entity, key and content
 // ignoring case and outer space, both active) around the given facts, just
 // written by a writer that inserts rather than reinforces (import): the
-// oldest survives, reinforced by the others; the others are archived as
-// "merged into fact N". It returns each archived fact with its survivor.
+// oldest survives, reinforced by the others, each taken at the group's
+// latest confirmation t, and is confirmed at t (never fresher than its
+// newest observation); the others are archived as "merged into fact N". A
+// fact past its forget_at is left to the decay job. It returns each
+// archived fact with its survivor.
 func (q *Queries) MergeDuplicatesOf(ctx context.Context, arg MergeDuplicatesOfParams) ([]MergeDuplicatesOfRow, error) {
 	rows, err := q.db.Query(ctx, mergeDuplicatesOf, arg.Ids, arg.Now)
 	if err != nil {
@@ -185,11 +193,11 @@ contested AS (
         OFFSET 1)
 ),
 ranked AS (
-    SELECT c.entity_id, c.key, o.id, o.norm,
+    SELECT c.entity_id, c.key, o.id, o.norm, o.confirmed_at, o.forget_at,
         row_number() OVER (PARTITION BY c.entity_id, c.key ORDER BY o.confirmed_at DESC, o.id DESC) AS rank
     FROM contested c
     CROSS JOIN LATERAL (
-        SELECT o.id, o.confirmed_at, lower(btrim(o.content)) AS norm
+        SELECT o.id, o.confirmed_at, o.forget_at, lower(btrim(o.content)) AS norm
         FROM entity_facts o
         WHERE o.entity_id = c.entity_id AND o.key = c.key AND o.status = 'active'
           AND o.category <> 'decision'
@@ -203,6 +211,7 @@ losers AS (
     FROM ranked w
     JOIN ranked l ON l.entity_id = w.entity_id AND l.key = w.key AND l.rank > 1
     WHERE w.rank = 1 AND l.norm <> w.norm
+      AND (l.forget_at IS NULL OR l.forget_at >= w.confirmed_at)
 ),
 archived AS (
     UPDATE entity_facts f
@@ -230,11 +239,18 @@ type SupersedeFactsRow struct {
 }
 
 // SupersedeFacts applies supersession around the given facts, just written
-// or changed: on each of their (entity, key), the newest active fact of a
-// superseding kind (by confirmed_at, then id; it may be an older write
-// confirmed later) stays current and archives the other active facts of a
-// superseding kind that says something else, with reason "superseded by
-// fact N". It returns each archived fact with the fact that superseded it.
+// or changed, in the order the facts were observed, whatever the order they
+// arrived in: on each of their (entity, key), the latest-observed active
+// fact of a superseding kind (by confirmed_at, when its statement was last
+// observed, then id; it may be an older write confirmed later, or a write
+// of today that a replayed, older statement reaches after it) stays current
+// and archives the other active facts of a superseding kind that say
+// something else, with reason "superseded by fact N". A fact already
+// forgotten when the current one was observed (its forget_at before that)
+// was never replaced by it: it is left to the decay job, which archives it
+// as decayed, as it would have been had the facts been written when they
+// were observed. It returns each archived fact with the fact that
+// superseded it.
 // A superseding kind is what tenure_supersedes says, read here from
 // category_settings once for the statement rather than once per fact. A
 // generic key (generic_keys: status, routine, likes...; classify.GenericKeys)
