@@ -201,7 +201,7 @@ WHERE f.entity_id = @entity_id
   AND f.status = 'active'
   AND f.scope = @scope
   AND lower(btrim(f.content)) = lower(btrim(@content::text))
-  AND (f.forget_at IS NULL OR f.forget_at > @observed_at::timestamptz)
+  AND (f.forget_at IS NULL OR f.forget_at >= @observed_at::timestamptz)
 ORDER BY f.id
 LIMIT 1
 FOR UPDATE OF f;

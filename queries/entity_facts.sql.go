@@ -1687,7 +1687,7 @@ WHERE f.entity_id = $2
   AND f.status = 'active'
   AND f.scope = $4
   AND lower(btrim(f.content)) = lower(btrim($5::text))
-  AND (f.forget_at IS NULL OR f.forget_at > $6::timestamptz)
+  AND (f.forget_at IS NULL OR f.forget_at >= $6::timestamptz)
 ORDER BY f.id
 LIMIT 1
 FOR UPDATE OF f
