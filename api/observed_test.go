@@ -193,3 +193,35 @@ func TestImportObservedAt(t *testing.T) {
 		t.Errorf("%d facts after the refused import, want the first import's one", n)
 	}
 }
+
+// TestPushNotesForgotten: a row observed so long ago that its fact is
+// already past its forget date is pushed with a note that says when it was
+// forgotten; strict refuses such a batch naming the row's observed_at.
+func TestPushNotesForgotten(t *testing.T) {
+	f := newAPIFixture(t)
+	tok := f.newToken(t, "acme", "agent", auth.TokenWriter)
+	old := f.clock.now().Add(-20 * 24 * time.Hour).Format(time.RFC3339)
+	rows := []any{
+		map[string]any{"content": "Ann is so tired", "observed_at": old, "properties": map[string]any{"entity": "Ann", "category": "mood"}},
+		map[string]any{"content": "Ann lives in Porto.", "observed_at": old, "properties": map[string]any{"entity": "Ann", "key": "home", "category": "identity"}},
+	}
+	res := f.call(t, http.MethodPost, "/api/v1/scopes/acme/nodes", tok, map[string]any{"rows": rows})
+	res.wantStatus(t, http.StatusCreated)
+	var got struct {
+		Notes []struct {
+			Row      int        `json:"row"`
+			Code     string     `json:"code"`
+			Message  string     `json:"message"`
+			ForgetAt *time.Time `json:"forget_at"`
+		} `json:"notes"`
+	}
+	res.decode(t, &got)
+	if len(got.Notes) != 1 || got.Notes[0].Row != 0 || got.Notes[0].Code != "forgotten" || got.Notes[0].ForgetAt == nil ||
+		!got.Notes[0].ForgetAt.Before(f.clock.now()) || !strings.Contains(got.Notes[0].Message, "ephemeral mood") {
+		t.Errorf("notes = %+v, want the 20-day-old mood noted forgotten", got.Notes)
+	}
+	res = f.call(t, http.MethodPost, "/api/v1/scopes/acme/nodes", tok, map[string]any{"rows": rows, "strict": true})
+	if e := res.wantError(t, http.StatusConflict, "conflict"); e.Error.Field != "rows[0].observed_at" {
+		t.Errorf("strict refusal field = %q, want rows[0].observed_at", e.Error.Field)
+	}
+}

@@ -148,21 +148,24 @@ func newDecisionJSON(d memory.Decision) decisionJSON {
 // names the entity and key of a locked decision, which consolidation will
 // refuse it for) with the decision, or duplicate (the row repeats a live
 // fact word for word, which consolidation will reinforce instead) with the
-// fact.
+// fact, or forgotten (the row was observed so long ago that its fact is
+// already past its forget date) with that date.
 type pushNoteJSON struct {
-	Row        int    `json:"row"`
-	Code       string `json:"code"`
-	Message    string `json:"message"`
-	DecisionID *int64 `json:"decision_id,omitempty"`
-	Decision   string `json:"decision,omitempty"`
-	Reasoning  string `json:"reasoning,omitempty"`
-	FactID     *int64 `json:"fact_id,omitempty"`
+	Row        int        `json:"row"`
+	Code       string     `json:"code"`
+	Message    string     `json:"message"`
+	DecisionID *int64     `json:"decision_id,omitempty"`
+	Decision   string     `json:"decision,omitempty"`
+	Reasoning  string     `json:"reasoning,omitempty"`
+	FactID     *int64     `json:"fact_id,omitempty"`
+	ForgetAt   *time.Time `json:"forget_at,omitempty"`
 }
 
 func newPushNotesJSON(notes []memory.PushNote) []pushNoteJSON {
 	out := make([]pushNoteJSON, len(notes))
 	for i, n := range notes {
-		out[i] = pushNoteJSON{Row: n.Row, Code: n.Code, Message: n.Message, Decision: n.Decision, Reasoning: n.Reasoning}
+		out[i] = pushNoteJSON{Row: n.Row, Code: n.Code, Message: n.Message, Decision: n.Decision, Reasoning: n.Reasoning,
+			ForgetAt: utcPtr(n.ForgetAt)}
 		if n.DecisionID != 0 {
 			out[i].DecisionID = pointerTo(n.DecisionID)
 		}

@@ -1,10 +1,12 @@
 package memory
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"strconv"
 	"time"
 
@@ -87,7 +89,7 @@ func (s *Store) Import(ctx context.Context, actor Actor, lines []ImportLine, opt
 // error of the sequence (a file that cannot be read) or a cancelled ctx
 // stops the import, and nothing is written.
 func (s *Store) ImportStream(ctx context.Context, actor Actor, lines iter.Seq2[ImportLine, error], opts ImportOptions) (ImportReport, error) {
-	report := ImportReport{DryRun: opts.DryRun, ByMapping: map[string]int{}}
+	report := ImportReport{DryRun: opts.DryRun, ByMapping: map[string]int{}, ForgottenLines: []ImportForgotten{}}
 	limit := opts.MaxProblems
 	if limit <= 0 {
 		limit = DefaultMaxProblems
@@ -241,6 +243,13 @@ func (s *Store) ImportStream(ctx context.Context, actor Actor, lines iter.Seq2[I
 	if err != nil {
 		return report, fmt.Errorf("import: %w", err)
 	}
+	// A fact whose forget_at had passed before it was imported is written
+	// archived, once it took part in supersession as what it was when it
+	// was observed, and listed in the report line by line: nothing the
+	// import brings in is archived afterwards without a word.
+	if err := s.archiveForgotten(ctx, tx, q, actor, now, limit, &report); err != nil {
+		return report, fmt.Errorf("import: %w", err)
+	}
 	scope := ""
 	if err := tx.QueryRow(ctx, `SELECT CASE WHEN min(scope) = max(scope) THEN min(scope) ELSE '' END FROM import_rows`).Scan(&scope); err != nil {
 		return report, fmt.Errorf("import: %w", err)
@@ -258,6 +267,60 @@ func (s *Store) ImportStream(ctx context.Context, actor Actor, lines iter.Seq2[I
 	}
 	progress(ImportProgress{Phase: ImportPhaseDone, Done: toWrite, Total: toWrite})
 	return report, nil
+}
+
+// ForgottenReason is the archive reason of an imported fact that was past
+// its forget date when it was imported.
+const ForgottenReason = "forgotten before it was imported: its forget_at had passed"
+
+// archiveForgottenSQL archives the facts an import wrote that are active
+// and past their forget_at, and returns each with its line.
+const archiveForgottenSQL = `
+WITH due AS (
+    SELECT r.line, r.fact_id
+    FROM import_rows r
+    JOIN entity_facts f ON f.id = r.fact_id
+    WHERE f.status = 'active' AND f.forget_at <= $1::timestamptz
+)
+UPDATE entity_facts f
+SET status = 'archived', archived_at = $1::timestamptz, archive_reason = $2::text,
+    version = f.version + 1, updated_at = $1::timestamptz
+FROM due
+WHERE f.id = due.fact_id
+RETURNING due.line, f.id, f.scope, (SELECT e.name FROM entities e WHERE e.id = f.entity_id), f.key, f.content,
+    f.confirmed_at, f.forget_at`
+
+// archiveForgotten archives the imported facts past their forget date,
+// reports them (the first limit in detail) and audits them in one row.
+func (s *Store) archiveForgotten(ctx context.Context, tx pgx.Tx, q *queries.Queries, actor Actor, now time.Time, limit int, report *ImportReport) error {
+	rows, err := tx.Query(ctx, archiveForgottenSQL, now, ForgottenReason)
+	if err != nil {
+		return fmt.Errorf("forgotten facts: %w", err)
+	}
+	var all []ImportForgotten
+	var f ImportForgotten
+	if _, err := pgx.ForEachRow(rows, []any{&f.Line, &f.FactID, &f.Scope, &f.Entity, &f.Key, &f.Content, &f.ConfirmedAt, &f.ForgetAt}, func() error {
+		f.ConfirmedAt, f.ForgetAt = f.ConfirmedAt.UTC(), f.ForgetAt.UTC()
+		all = append(all, f)
+		return nil
+	}); err != nil {
+		return fmt.Errorf("forgotten facts: %w", err)
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	slices.SortFunc(all, func(a, b ImportForgotten) int { return cmp.Compare(a.Line, b.Line) })
+	report.Forgotten = len(all)
+	report.ForgottenLines = all[:min(len(all), limit)]
+	ids := make([]int64, len(all))
+	for i, x := range all {
+		ids[i] = x.FactID
+	}
+	return s.audit(ctx, q, auditEntry{
+		actor: actor, action: "fact.archive", targetType: "facts", targetID: strconv.FormatInt(ids[0], 10),
+		after:  map[string]any{"status": "archived", "archive_reason": ForgottenReason, "facts": ids},
+		reason: "imported past their forget date",
+	})
 }
 
 // bulkImportMin is the fewest facts an import must write before it

@@ -1,9 +1,12 @@
 package memory
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -20,6 +23,10 @@ import (
 const (
 	NoteDecisionLocked = "decision_locked"
 	NoteDuplicate      = "duplicate"
+	// NoteForgotten is a row observed so long ago that the fact it becomes
+	// is already past its forget date: consolidation promotes it, and the
+	// decay job archives it as decayed at once (restorable).
+	NoteForgotten = "forgotten"
 )
 
 // PushNote is a warning about one pushed row.
@@ -31,6 +38,8 @@ type PushNote struct {
 	Decision   string `json:"decision,omitempty"`
 	Reasoning  string `json:"reasoning,omitempty"`
 	FactID     int64  `json:"fact_id,omitempty"`
+	// ForgetAt is, for a forgotten note, when the row's fact was forgotten.
+	ForgetAt *time.Time `json:"forget_at,omitempty"`
 }
 
 // PushOptions tune a push.
@@ -60,8 +69,11 @@ func (s *Store) PushNoted(ctx context.Context, actor Actor, scope string, nodes 
 		if opts.Strict && len(notes) > 0 {
 			n := notes[0]
 			field := "key"
+			if n.Code == NoteForgotten {
+				field = "observed_at"
+			}
 			if len(nodes) > 1 {
-				field = fmt.Sprintf("nodes[%d].key", n.Row)
+				field = fmt.Sprintf("nodes[%d].%s", n.Row, field)
 			}
 			msg := n.Message + "; strict is set, so nothing of the batch was written"
 			if len(notes) > 1 {
@@ -79,8 +91,84 @@ func (s *Store) PushNoted(ctx context.Context, actor Actor, scope string, nodes 
 }
 
 // pushNotes looks up, for the durable rows that name an entity and a key,
-// the locked decision and the identical live fact on that key.
+// the locked decision and the identical live fact on that key, and for the
+// durable rows observed in the past whether their fact is already forgotten.
 func (s *Store) pushNotes(ctx context.Context, q *queries.Queries, scope string, nodes []NewNode) ([]PushNote, error) {
+	notes, err := s.keyNotes(ctx, q, scope, nodes)
+	if err != nil {
+		return nil, err
+	}
+	forgotten, err := s.forgottenNotes(ctx, q, scope, nodes)
+	if err != nil || len(forgotten) == 0 {
+		return notes, err
+	}
+	notes = append(notes, forgotten...)
+	slices.SortStableFunc(notes, func(a, b PushNote) int { return cmp.Compare(a.Row, b.Row) })
+	return notes, nil
+}
+
+// forgottenNotes notes the durable rows of a push observed so long ago that
+// the fact consolidation plans to make of each (as its classifier and the
+// row's properties say, confirmed when the row was observed) is already past
+// its forget date. Only rows that say when they were observed in the past
+// are planned: a live push costs nothing here.
+func (s *Store) forgottenNotes(ctx context.Context, q *queries.Queries, scope string, nodes []NewNode) ([]PushNote, error) {
+	now := s.Now()
+	var p queries.ForgetDatesParams
+	for i, n := range nodes {
+		if n.ObservedAt == nil || !n.ObservedAt.Before(now) {
+			continue
+		}
+		if m, _ := markerOf(n); m != "" && m != MarkerDurable {
+			continue
+		}
+		props, err := nodeProperties(n)
+		if err != nil {
+			return nil, err
+		}
+		plan := planNode(queries.PeekPendingNodesRow{Scope: scope, Content: strings.TrimSpace(n.Content), Properties: props,
+			Marker: string(MarkerDurable), CreatedAt: now, ObservedAt: *n.ObservedAt}, now)
+		if plan.decision {
+			continue // decisions never decay
+		}
+		p.Rows = append(p.Rows, int32(i))
+		p.Durabilities = append(p.Durabilities, string(plan.durability))
+		p.Categories = append(p.Categories, plan.category)
+		p.Confidences = append(p.Confidences, plan.confidence)
+		p.Deadlines = append(p.Deadlines, plan.deadline)
+		p.ObservedAts = append(p.ObservedAts, n.ObservedAt.UTC())
+	}
+	if len(p.Rows) == 0 {
+		return nil, nil
+	}
+	rows, err := q.ForgetDates(ctx, p)
+	if err != nil {
+		return nil, fmt.Errorf("push notes: forget dates: %w", err)
+	}
+	var notes []PushNote
+	for _, r := range rows {
+		if r.ForgetAt.After(now) {
+			continue
+		}
+		at := r.ForgetAt.UTC()
+		i := int(r.RowNo)
+		notes = append(notes, PushNote{Row: i, Code: NoteForgotten, ForgetAt: &at, Message: fmt.Sprintf(
+			"this row was observed at %s: the %s %s it becomes was forgotten at %s (its confidence fell below the floor), "+
+				"so consolidation will promote it and archive it as decayed at once; it stays restorable",
+			nodes[i].ObservedAt.UTC().Format(time.RFC3339), p.Durabilities[indexOf(p.Rows, r.RowNo)],
+			p.Categories[indexOf(p.Rows, r.RowNo)], at.Format(time.RFC3339))})
+	}
+	return notes, nil
+}
+
+func indexOf(rows []int32, row int32) int {
+	i, _ := slices.BinarySearch(rows, row)
+	return i
+}
+
+// keyNotes looks up, for the durable rows that name an entity and a key,
+// the locked decision and the identical live fact on that key.
+func (s *Store) keyNotes(ctx context.Context, q *queries.Queries, scope string, nodes []NewNode) ([]PushNote, error) {
 	var p queries.PushNotesParams
 	p.Scope = scope
 	for i, n := range nodes {

@@ -241,6 +241,28 @@ type ImportReport struct {
 	// itself without its secondary indexes and built them again afterwards,
 	// in its transaction (see ImportStream).
 	IndexesRebuilt bool `json:"indexes_rebuilt"`
+	// Forgotten is how many facts were past their forget date when they
+	// were imported: each is written archived (ForgottenReason), kept and
+	// restorable, never recited; ForgottenLines lists them by line (the
+	// first MaxProblems), and a dry run lists them too.
+	Forgotten      int               `json:"forgotten"`
+	ForgottenLines []ImportForgotten `json:"forgotten_lines"`
+}
+
+// ImportForgotten is a fact an import brought in already past its forget
+// date.
+type ImportForgotten struct {
+	Line int `json:"line"`
+	// Where names the line as its source knows it (a NOVA row: entity_facts
+	// id 42); empty for a file.
+	Where       string    `json:"where,omitempty"`
+	FactID      int64     `json:"fact_id"`
+	Scope       string    `json:"scope"`
+	Entity      string    `json:"entity"`
+	Key         string    `json:"key"`
+	Content     string    `json:"content"`
+	ConfirmedAt time.Time `json:"confirmed_at"`
+	ForgetAt    time.Time `json:"forget_at"`
 }
 
 // ImportProblem is what is wrong with one line of an import file.

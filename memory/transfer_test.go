@@ -78,8 +78,9 @@ func TestExportImportRoundTrip(t *testing.T) {
 		}
 		lines = append(lines, ImportLine{Line: i + 1, Mapping: MappingAxes, Fact: f})
 	}
+	// Imported the same day, every fact comes back exactly.
 	to := newFixture(t)
-	to.advance(1000 * time.Hour)
+	to.advance(2 * time.Hour)
 	report, err := to.s.Import(ctx, System(SourceImport), lines, ImportOptions{})
 	if err != nil {
 		t.Fatalf("Import: %v", err)
@@ -101,6 +102,34 @@ func TestExportImportRoundTrip(t *testing.T) {
 	// The locked decision still locks after the import.
 	if _, _, err := to.s.CreateFact(ctx, bot, NewFact{Scope: "work", Entity: "Billing", Key: "database", Content: "Billing uses MySQL."}); ErrorCode(err) != CodeDecisionLocked {
 		t.Errorf("write on an imported locked decision = %v, want decision_locked", err)
+	}
+
+	// Imported six weeks later, the obligation (due three days after it was
+	// written) and the short-term state are past their forget date: they are
+	// written archived, with the reason, and the report lists them by line;
+	// everything else comes back as it was.
+	later := newFixture(t)
+	later.advance(1000 * time.Hour)
+	report, err = later.s.Import(ctx, System(SourceImport), lines, ImportOptions{})
+	if err != nil {
+		t.Fatalf("Import: %v", err)
+	}
+	if report.Facts != 5 || report.Forgotten != 2 || len(report.ForgottenLines) != 2 ||
+		report.ForgottenLines[0].Line != 2 || report.ForgottenLines[1].Line != 3 ||
+		report.ForgottenLines[0].Content != "Ann must send the report." || report.ForgottenLines[0].ForgetAt.After(later.clock()) {
+		t.Errorf("report = %+v, want lines 2 and 3 reported forgotten", report)
+	}
+	if n := later.count(t, `SELECT count(*) FROM entity_facts WHERE status = 'archived' AND archive_reason = $1`, ForgottenReason); n != 2 {
+		t.Errorf("facts archived as forgotten before the import = %d, want 2", n)
+	}
+	if n := later.count(t, `SELECT count(*) FROM audit_log WHERE action = 'fact.archive' AND actor = 'system:import'`); n != 1 {
+		t.Errorf("audit rows of the archived imports = %d, want 1", n)
+	}
+	if _, err := later.s.Decay(ctx, System("decay")); err != nil {
+		t.Fatal(err)
+	}
+	if n := later.count(t, `SELECT count(*) FROM entity_facts WHERE archive_reason = 'decayed'`); n != 0 {
+		t.Errorf("%d imported facts archived by the decay job afterwards, want none", n)
 	}
 }
 

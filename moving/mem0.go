@@ -32,8 +32,11 @@ import (
 // mood or a status line - is marked transient when Mem0 last touched it
 // within the hour, and expired when it is older: either way consolidation
 // refuses it and says so, and it never hardens into a fact. Every other row
-// carries no marker and reads as durable. Mem0's id, owners, categories,
-// metadata and times are kept in the row's metadata.
+// carries no marker and reads as durable. Each row is observed when Mem0
+// last touched the memory (updated_at, else created_at): its fact ages from
+// then, not from the import, and of two memories on one attribute the one
+// Mem0 touched last is current. Mem0's id, owners, categories, metadata and
+// times are also kept in the row's metadata.
 
 // mem0MaxText is the most characters a working row holds.
 const mem0MaxText = 10000
@@ -407,7 +410,8 @@ func ScopeForUser(userID string) (string, error) {
 // PlanMem0 classifies every memory and builds its working row, checking
 // everything the engine will check of it, so that a push fails only for a
 // reason of the database. now is the time of the import; a memory's
-// relative dates ("tomorrow") are read from its created_at.
+// relative dates ("tomorrow") are read from when it was observed
+// (observedAt).
 func PlanMem0(mems []Mem0Memory, opts Mem0Options, now time.Time) ([]Mem0Row, error) {
 	p, err := newMem0Planner(opts, now)
 	if err != nil {
@@ -540,8 +544,9 @@ func classifyMem0(r *Mem0Row, now time.Time) error {
 		return err
 	}
 	said := now
-	if m.CreatedAt != nil {
-		said = *m.CreatedAt
+	observed := observedAt(m)
+	if observed != nil {
+		said = *observed
 	}
 	c := memory.Classify(text, said)
 	r.Durability, r.Category, r.Key, r.Reason = memory.ClampDurability(c.Category, c.Durability), c.Category, c.Key, c.Reason
@@ -566,11 +571,20 @@ func classifyMem0(r *Mem0Row, now time.Time) error {
 	if err := memory.CheckJSON("metadata", meta); err != nil {
 		return err
 	}
-	r.Node = memory.NewNode{Content: text, Metadata: meta, Properties: props}
+	r.Node = memory.NewNode{Content: text, Metadata: meta, Properties: props, ObservedAt: observed}
 	if r.Marker != memory.MarkerDurable {
 		r.Node.Durability = string(r.Marker)
 	}
 	return nil
+}
+
+// observedAt is when a memory was observed, as far as Mem0 says: when it
+// last touched it (updated_at), else when it made it (created_at).
+func observedAt(m Mem0Memory) *time.Time {
+	if m.UpdatedAt != nil {
+		return m.UpdatedAt
+	}
+	return m.CreatedAt
 }
 
 // checkMem0 checks what a memory's row can be refused for besides its
@@ -643,11 +657,33 @@ type Mem0Report struct {
 	ByCategory   map[string]int `json:"by_category"`
 	ByMarker     map[string]int `json:"by_marker"`
 	// Notes counts the push notes by code: rows that repeat a live fact
-	// (duplicate) or name a locked decision's key (decision_locked).
+	// (duplicate), name a locked decision's key (decision_locked) or were
+	// observed so long ago that their fact is already forgotten
+	// (forgotten).
 	Notes map[string]int `json:"notes"`
+	// Forgotten lists, memory by memory, those observed so long ago that
+	// the fact each becomes is already past its forget date: they are
+	// pushed like the others, and consolidation promotes each and the decay
+	// job archives it as decayed at once (kept, restorable, never recited).
+	// A dry run lists them too. At most mem0MaxListed are listed; Notes
+	// counts them all.
+	Forgotten []Mem0Forgotten `json:"forgotten"`
 	// Atomicity says how the pushes behave when one fails.
 	Atomicity string `json:"atomicity"`
 }
+
+// Mem0Forgotten is a memory whose fact is already past its forget date.
+type Mem0Forgotten struct {
+	// Memory names it: its place in the file and Mem0's id.
+	Memory     string    `json:"memory"`
+	Scope      string    `json:"scope"`
+	Text       string    `json:"text"`
+	ObservedAt time.Time `json:"observed_at"`
+	ForgetAt   time.Time `json:"forget_at"`
+}
+
+// mem0MaxListed is how many forgotten memories a report lists.
+const mem0MaxListed = 1000
 
 // ImportMem0 pushes rows (from PlanMem0) through p, as ImportMem0Stream
 // pushes a stream of them.
@@ -683,7 +719,8 @@ const mem0MaxHeld = 10 * memory.MaxPushBatch
 // or the plan refuses) ends the import, and nothing is written.
 func ImportMem0Stream(ctx context.Context, p Pusher, actor memory.Actor, rows iter.Seq2[Mem0Row, error], opts Mem0Options) (Mem0Report, error) {
 	rep := Mem0Report{DryRun: opts.DryRun, Scopes: map[string]int{},
-		ByDurability: map[string]int{}, ByCategory: map[string]int{}, ByMarker: map[string]int{}, Notes: map[string]int{}}
+		ByDurability: map[string]int{}, ByCategory: map[string]int{}, ByMarker: map[string]int{}, Notes: map[string]int{},
+		Forgotten: []Mem0Forgotten{}}
 	var (
 		order   []string                 // scopes with rows waiting, in the order they began waiting
 		waiting = map[string][]Mem0Row{} // by scope
@@ -749,6 +786,11 @@ func ImportMem0Stream(ctx context.Context, p Pusher, actor memory.Actor, rows it
 		Pushed: func(i int, r memory.PushResult) error {
 			for _, n := range r.Notes {
 				rep.Notes[n.Code]++
+				if n.Code == memory.NoteForgotten && n.ForgetAt != nil && n.Row < len(sent) && len(rep.Forgotten) < mem0MaxListed {
+					row := sent[n.Row]
+					rep.Forgotten = append(rep.Forgotten, Mem0Forgotten{Memory: row.Memory.label(), Scope: row.Scope,
+						Text: row.Node.Content, ObservedAt: *row.Node.ObservedAt, ForgetAt: *n.ForgetAt})
+				}
 			}
 			pushed += len(r.IDs)
 			if opts.Progress != nil {

@@ -488,6 +488,12 @@ func (n *Nova) Import(ctx context.Context, store *memory.Store, actor memory.Act
 	if e := memory.AsError(err); e != nil && e.Problems != nil {
 		return report, n.refusal(e)
 	}
+	// The facts already past their forget date, named as NOVA knows them.
+	for i, f := range report.ForgottenLines {
+		if f.Line >= 1 && f.Line <= len(n.refs) {
+			report.ForgottenLines[i].Where = n.refs[f.Line-1]
+		}
+	}
 	return report, err
 }
 

@@ -110,3 +110,20 @@ LEFT JOIN LATERAL (
 ) f ON true
 WHERE d.id IS NOT NULL OR f.id IS NOT NULL
 ORDER BY i.row_no;
+
+-- name: ForgetDates :many
+-- ForgetDates is, for facts a push's rows will become (their axes as
+-- consolidation plans them, confirmed when each row was observed), the
+-- forget_at of each that has one, as the entity_facts trigger would
+-- compute it.
+WITH input AS (
+    SELECT unnest(@rows::int[]) AS row_no, unnest(@durabilities::text[]) AS durability,
+        unnest(@categories::text[]) AS category, unnest(@confidences::float8[]) AS confidence,
+        unnest(@deadlines::text[]) AS deadline, unnest(@observed_ats::timestamptz[]) AS observed_at
+)
+SELECT i.row_no::int AS row_no, s.forget_at::timestamptz AS forget_at
+FROM input i
+CROSS JOIN LATERAL tenure_decay_state(i.durability, i.category, i.confidence, i.observed_at, NULL,
+    nullif(i.deadline, '')::timestamptz) s
+WHERE s.forget_at IS NOT NULL
+ORDER BY i.row_no;

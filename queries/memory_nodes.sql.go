@@ -11,6 +11,65 @@ import (
 	"time"
 )
 
+const forgetDates = `-- name: ForgetDates :many
+WITH input AS (
+    SELECT unnest($1::int[]) AS row_no, unnest($2::text[]) AS durability,
+        unnest($3::text[]) AS category, unnest($4::float8[]) AS confidence,
+        unnest($5::text[]) AS deadline, unnest($6::timestamptz[]) AS observed_at
+)
+SELECT i.row_no::int AS row_no, s.forget_at::timestamptz AS forget_at
+FROM input i
+CROSS JOIN LATERAL tenure_decay_state(i.durability, i.category, i.confidence, i.observed_at, NULL,
+    nullif(i.deadline, '')::timestamptz) s
+WHERE s.forget_at IS NOT NULL
+ORDER BY i.row_no
+`
+
+type ForgetDatesParams struct {
+	Rows         []int32
+	Durabilities []string
+	Categories   []string
+	Confidences  []float64
+	Deadlines    []string
+	ObservedAts  []time.Time
+}
+
+type ForgetDatesRow struct {
+	RowNo    int32
+	ForgetAt time.Time
+}
+
+// ForgetDates is, for facts a push's rows will become (their axes as
+// consolidation plans them, confirmed when each row was observed), the
+// forget_at of each that has one, as the entity_facts trigger would
+// compute it.
+func (q *Queries) ForgetDates(ctx context.Context, arg ForgetDatesParams) ([]ForgetDatesRow, error) {
+	rows, err := q.db.Query(ctx, forgetDates,
+		arg.Rows,
+		arg.Durabilities,
+		arg.Categories,
+		arg.Confidences,
+		arg.Deadlines,
+		arg.ObservedAts,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ForgetDatesRow{}
+	for rows.Next() {
+		var i ForgetDatesRow
+		if err := rows.Scan(&i.RowNo, &i.ForgetAt); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const getNodesByID = `-- name: GetNodesByID :many
 SELECT id, scope, content, properties, importance, ttl_seconds, created_at, promoted_at,
     promoted_fact_id, promoted_run_id, marker, observed_at

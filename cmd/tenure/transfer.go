@@ -386,6 +386,31 @@ func printImportReport(w io.Writer, r memory.ImportReport) {
 	}
 	fmt.Fprintln(w, "Lines by mapping:")
 	printCounts(w, r.ByMapping)
+	printForgotten(w, r.DryRun, r.Forgotten, r.ForgottenLines, "line")
+}
+
+// printForgotten lists the facts an import brought in already past their
+// forget date, written archived.
+func printForgotten(w io.Writer, dryRun bool, n int, lines []memory.ImportForgotten, unit string) {
+	if n == 0 {
+		return
+	}
+	verb := "were"
+	if dryRun {
+		verb = "would be"
+	}
+	fmt.Fprintf(w, "%d facts %s imported archived: already past their forget date (restore one to keep it):\n", n, verb)
+	for _, f := range lines {
+		where := fmt.Sprintf("%s %d", unit, f.Line)
+		if f.Where != "" {
+			where = f.Where
+		}
+		fmt.Fprintf(w, "  %s: %s [%s / %s] %q, last confirmed %s, forgotten %s\n", where, f.Scope, f.Entity, f.Key, f.Content,
+			f.ConfirmedAt.Format(time.DateOnly), f.ForgetAt.Format(time.DateOnly))
+	}
+	if n > len(lines) {
+		fmt.Fprintf(w, "  ... and %d more\n", n-len(lines))
+	}
 }
 
 func printNovaReport(w io.Writer, r moving.NovaReport) {
@@ -397,6 +422,7 @@ func printNovaReport(w io.Writer, r moving.NovaReport) {
 		verb, r.Lines, r.Source, r.Layout, r.Scope, r.Facts, r.Decisions, r.EntitiesCreated, r.AlreadyPresent)
 	fmt.Fprintln(w, "Rows by mapping:")
 	printCounts(w, r.ByMapping)
+	printForgotten(w, r.DryRun, r.Forgotten, r.ForgottenLines, "row")
 }
 
 func printMem0Report(w io.Writer, r moving.Mem0Report) {
@@ -418,8 +444,18 @@ func printMem0Report(w io.Writer, r moving.Mem0Report) {
 	fmt.Fprintln(w, "Rows by marker (durable: promoted by consolidation; transient and expired: refused, never a fact):")
 	printCounts(w, r.ByMarker)
 	if len(r.Notes) > 0 {
-		fmt.Fprintln(w, "Push notes (duplicate: reinforces a live fact; decision_locked: refused by a locked decision):")
+		fmt.Fprintln(w, "Push notes (duplicate: reinforces a live fact; decision_locked: refused by a locked decision; forgotten: already past its forget date):")
 		printCounts(w, r.Notes)
+	}
+	if n := r.Notes[memory.NoteForgotten]; n > 0 {
+		fmt.Fprintf(w, "%d memories were observed so long ago that their facts are already past their forget date: consolidation promotes each and archives it as decayed at once (restore one to keep it):\n", n)
+		for _, f := range r.Forgotten {
+			fmt.Fprintf(w, "  %s: %s %q, observed %s, forgotten %s\n", f.Memory, f.Scope, f.Text,
+				f.ObservedAt.Format(time.DateOnly), f.ForgetAt.Format(time.DateOnly))
+		}
+		if n > len(r.Forgotten) {
+			fmt.Fprintf(w, "  ... and %d more\n", n-len(r.Forgotten))
+		}
 	}
 	fmt.Fprintf(w, "Atomicity: %s.\n", r.Atomicity)
 }
