@@ -1033,7 +1033,7 @@ func (r *runner) promoteRows(ctx context.Context, q *queries.Queries, rows []que
 }
 
 // maxRounds bounds the statements one batch's promotion takes.
-const maxRounds = 16
+const maxRounds = 256
 
 // promoteRounds splits the rows to promote (the indexes kept of facts) into
 // rounds, each one statement, so that rows stating the same fact (same

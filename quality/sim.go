@@ -129,6 +129,9 @@ type sim struct {
 	naive   []naiveRow
 	locked  map[int64]decisionEvent // decisions no person reopened, by id
 	decided map[string]int64        // entity/key → the locked decision's id
+	// replay writes each event with the time it happened (observed_at,
+	// decided_at) rather than at it (Replay).
+	replay bool
 }
 
 type naiveRow struct {
@@ -237,7 +240,11 @@ func (s *sim) apply(ctx context.Context, e event) error {
 			IDs   []int64           `json:"ids"`
 			Notes []memory.PushNote `json:"notes"`
 		}
-		status, err := s.call(http.MethodPost, "/api/v1/scopes/"+scope+"/nodes", map[string]any{"nodes": e.rows}, &resp)
+		body := map[string]any{"nodes": e.rows}
+		if s.replay {
+			body = map[string]any{"rows": observedRows(e.rows, e.at)}
+		}
+		status, err := s.call(http.MethodPost, "/api/v1/scopes/"+scope+"/nodes", body, &resp)
 		if err != nil {
 			return err
 		}
@@ -281,9 +288,13 @@ func (s *sim) apply(ctx context.Context, e event) error {
 		var resp struct {
 			ID int64 `json:"id"`
 		}
-		status, err := s.call(http.MethodPost, "/api/v1/scopes/"+scope+"/decisions", map[string]any{
+		body := map[string]any{
 			"entity": d.Entity, "key": d.Key, "decision": d.Decision, "reasoning": d.Reasoning, "alternatives": d.Alternatives,
-		}, &resp)
+		}
+		if s.replay {
+			body["decided_at"] = e.at.UTC().Format(time.RFC3339Nano)
+		}
+		status, err := s.call(http.MethodPost, "/api/v1/scopes/"+scope+"/decisions", body, &resp)
 		if err != nil {
 			return err
 		}
