@@ -103,8 +103,10 @@ func (t *tools) register(s *mcp.Server, reader bool) {
 				"but will soon be wrong (\"is in a meeting\"): such rows are never promoted. Importance is a separate axis. " +
 				"One invalid row refuses the whole batch and nothing is written. The answer warns, row by row, of what will not " +
 				"become a new fact: a row on the entity and key of a locked decision (consolidation will refuse it; the decision " +
-				"and its reasoning are given) and a row repeating a live fact word for word (it only reinforces that fact). " +
-				"With strict true such a batch is refused whole and nothing is written.",
+				"and its reasoning are given), a row repeating a live fact word for word (it only reinforces that fact) and a row " +
+				"observed so long ago that its fact is already forgotten. With strict true such a batch is refused whole and nothing is written. " +
+				"Give observed_at (RFC 3339) for what was said earlier, as when replaying a conversation: the fact ages from then, and of two " +
+				"values of one attribute the later-observed one is current, whichever you write first.",
 			Annotations: annotations("Remember", false, false, false, false),
 		}, true, t.remember)
 	}
