@@ -117,8 +117,13 @@ func (s *Store) ImportStream(ctx context.Context, actor Actor, lines iter.Seq2[I
 	defer stop()
 	src := &importSource{ctx: ctx, next: next, now: s.Now(), opts: opts, limit: limit, report: &report, progress: progress}
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"import_staging"}, stagingColumns, src); err != nil {
-		if src.err != nil {
+		switch {
+		case src.err != nil:
 			err = src.err
+		case ctx.Err() != nil:
+			// A cancel in the middle of the copy may surface as the closed
+			// connection's error: say it was cancelled.
+			err = ctx.Err()
 		}
 		return report, fmt.Errorf("import: %w", err)
 	}
