@@ -225,3 +225,43 @@ func TestPushNotesForgotten(t *testing.T) {
 		t.Errorf("strict refusal field = %q, want rows[0].observed_at", e.Error.Field)
 	}
 }
+
+// TestRecallSinceUntilParams: recall takes since and until on observation
+// time, and refuses a time that is not RFC 3339, or an until before since,
+// naming the parameter.
+func TestRecallSinceUntilParams(t *testing.T) {
+	f := newAPIFixture(t)
+	tok := f.newToken(t, "acme", "agent", auth.TokenWriter)
+	for _, d := range []int{-40, -20, -5} {
+		at := f.clock.now().Add(time.Duration(d) * 24 * time.Hour).Format(time.RFC3339)
+		f.call(t, http.MethodPost, "/api/v1/scopes/acme/facts", tok, map[string]any{
+			"entity": "Melanie", "content": "Melanie painted picture " + strings.TrimPrefix(time.Duration(-d).String(), "-"),
+			"observed_at": at}).wantStatus(t, http.StatusCreated)
+	}
+	since := f.clock.now().Add(-25 * 24 * time.Hour).Format(time.RFC3339)
+	until := f.clock.now().Add(-10 * 24 * time.Hour).Format(time.RFC3339)
+	var got struct {
+		Results []struct {
+			Fact struct {
+				Content     string    `json:"content"`
+				ConfirmedAt time.Time `json:"confirmed_at"`
+			} `json:"fact"`
+		} `json:"results"`
+	}
+	res := f.call(t, http.MethodGet, "/api/v1/scopes/acme/recall?query=Melanie+painted&since="+since+"&until="+until, tok, nil)
+	res.wantStatus(t, http.StatusOK)
+	res.decode(t, &got)
+	if len(got.Results) != 1 || !got.Results[0].Fact.ConfirmedAt.Equal(f.clock.now().Add(-20*24*time.Hour)) {
+		t.Errorf("recall since/until = %s, want the painting observed 20 days ago", res.body)
+	}
+	for _, tt := range []struct{ query, field string }{
+		{"since=yesterday", "since"},
+		{"until=2026-13-01T00:00:00Z", "until"},
+		{"since=" + until + "&until=" + since, "until"},
+	} {
+		res := f.call(t, http.MethodGet, "/api/v1/scopes/acme/recall?query=Melanie&"+tt.query, tok, nil)
+		if e := res.wantError(t, http.StatusBadRequest, "invalid"); e.Error.Field != tt.field {
+			t.Errorf("recall?%s refusal field = %q, want %s", tt.query, e.Error.Field, tt.field)
+		}
+	}
+}

@@ -38,7 +38,7 @@ type recallResultJSON struct {
 // durable working rows not consolidated yet, marked pending; without q, the
 // facts by effective confidence alone.
 func (h *handlers) recall(c echo.Context) error {
-	q, err := newQuery(c, "query", "q", "category", "durability", "entity", "limit")
+	q, err := newQuery(c, "query", "q", "category", "durability", "entity", "limit", "since", "until")
 	if err != nil {
 		return err
 	}
@@ -58,6 +58,19 @@ func (h *handlers) recall(c echo.Context) error {
 	}
 	if rq.Limit, err = q.intRange("limit", 0, 1, 100); err != nil {
 		return err
+	}
+	// since and until bound when each fact was (last) observed.
+	for _, t := range []struct {
+		name string
+		at   **time.Time
+	}{{"since", &rq.Since}, {"until", &rq.Until}} {
+		s, err := q.text(t.name, 64)
+		if err != nil {
+			return err
+		}
+		if *t.at, err = parseInstant(t.name, s); err != nil {
+			return err
+		}
 	}
 	results, err := h.store.Recall(c.Request().Context(), rq)
 	if err != nil {
@@ -146,7 +159,10 @@ func newBriefJSON(b memory.Brief) briefJSON {
 }
 
 // parseSince reads a brief's since: an RFC 3339 timestamp.
-func parseSince(s string) (*time.Time, error) {
+func parseSince(s string) (*time.Time, error) { return parseInstant("since", s) }
+
+// parseInstant reads the time parameter name (RFC 3339), empty for none.
+func parseInstant(name, s string) (*time.Time, error) {
 	if s == "" {
 		return nil, nil
 	}
@@ -156,11 +172,11 @@ func parseSince(s string) (*time.Time, error) {
 		if strings.Contains(s, " ") {
 			hint = " (a + in a query string must be sent as %2B)"
 		}
-		return nil, memory.Invalidf("since", "invalid since %q: use an RFC 3339 timestamp such as 2026-05-01T09:00:00Z%s", s, hint)
+		return nil, memory.Invalidf(name, "invalid %s %q: use an RFC 3339 timestamp such as 2026-05-01T09:00:00Z%s", name, s, hint)
 	}
 	// The brief answers with since: a time outside the bounds (the year
 	// 9999 at -23:59 is in the year 10000 in UTC) could not be written back.
-	if err := memory.CheckTime("since", t); err != nil {
+	if err := memory.CheckTime(name, t); err != nil {
 		return nil, err
 	}
 	return &t, nil

@@ -1,11 +1,13 @@
 package mcpserver_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tenurehq/tenure/auth"
+	"github.com/tenurehq/tenure/memory"
 )
 
 // TestRememberObservedAt: remember keeps when each row was observed, and
@@ -61,5 +63,28 @@ func TestRememberObservedAt(t *testing.T) {
 	}
 	if n := f.count(t, `SELECT count(*) FROM memory_nodes WHERE observed_at = '2025-05-01T09:00:00Z'`); n != 1 {
 		t.Errorf("extracted row not observed when the text was said")
+	}
+}
+
+// TestRecallObservedDate: recall's lines say when each fact was observed,
+// and since and until keep the facts observed in between.
+func TestRecallObservedDate(t *testing.T) {
+	f := newMCPFixture(t)
+	cs := f.connect(t, f.token(t, "agent", "acme", auth.TokenWriter))
+	old := mcpNow.Add(-30 * 24 * time.Hour)
+	for _, at := range []time.Time{old, mcpNow.Add(-2 * 24 * time.Hour)} {
+		if _, _, err := f.store.CreateFact(context.Background(), memory.Token("agent"), memory.NewFact{Scope: "acme", Entity: "Melanie",
+			Content: "Melanie painted a sunrise on " + at.Format(time.DateOnly), ObservedAt: &at}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := call(t, cs, "recall", map[string]any{"query": "When did Melanie paint a sunrise?", "until": mcpNow.Add(-7 * 24 * time.Hour).Format(time.RFC3339)}, nil)
+	text := toolText(res)
+	if lines := strings.Split(strings.TrimSpace(text), "\n"); len(lines) != 1 ||
+		!strings.Contains(lines[0], "observed "+old.Format(time.DateOnly)+", 30 d ago") {
+		t.Errorf("recall until a week ago = %q, want the sunrise of 30 days ago with its date", text)
+	}
+	if msg := callError(t, cs, "recall", map[string]any{"query": "sunrise", "since": "last week"}); !strings.Contains(msg, "since") {
+		t.Errorf("recall(since: last week) error = %q", msg)
 	}
 }

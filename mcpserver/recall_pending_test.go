@@ -32,7 +32,7 @@ func TestRecallPendingRow(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(toolText(res)), "\n")
 	if len(lines) != 2 || !strings.HasPrefix(lines[0], "1. Ann moved to Hamburg in March (Ann / ") ||
-		!strings.HasSuffix(lines[0], "; pending (not yet consolidated); confidence 0.70; just now)") ||
+		!strings.HasSuffix(lines[0], "; pending (not yet consolidated); confidence 0.70; observed 2026-06-01, just now)") ||
 		strings.Contains(lines[1], "pending") {
 		t.Errorf("recall text = %q, want the row's line to say pending (not yet consolidated), the fact's not", lines)
 	}

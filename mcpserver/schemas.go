@@ -79,6 +79,11 @@ func inputSchemas() (map[string]*jsonschema.Schema, error) {
 	if err := add(toolRecall, s, err, func(s *jsonschema.Schema) {
 		setEnum(s, "durability", durabilities)
 		setRange(s, "limit", 1, maxRecallLimit)
+		for _, name := range []string{"since", "until"} {
+			if p := s.Properties[name]; p != nil {
+				p.Format = "date-time"
+			}
+		}
 	}); err != nil {
 		return nil, err
 	}

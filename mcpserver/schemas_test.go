@@ -134,12 +134,14 @@ func TestRecallTextCompact(t *testing.T) {
 	}
 	text := toolText(res)
 	lines := strings.Split(strings.TrimSpace(text), "\n")
-	if len(lines) != 10 || strings.ContainsAny(text, "{}") || len(text) > 1000 {
+	// About 110 characters a line: the fact, its entity and key, its axes,
+	// its confidence and when it was observed.
+	if len(lines) != 10 || strings.ContainsAny(text, "{}") || len(text) > 1100 {
 		t.Errorf("recall text (%d characters, %d lines) = %q, want 10 compact lines without JSON", len(text), len(lines), text)
 	}
 	if !strings.Contains(lines[0], "Ann likes tea") || !strings.Contains(lines[0], "Ann / likes_") ||
-		!strings.Contains(lines[0], "preference") || !strings.Contains(lines[0], "confidence 0.80") || !strings.Contains(lines[0], "just now") {
-		t.Errorf("recall line = %q, want content, entity / key, category, confidence and age", lines[0])
+		!strings.Contains(lines[0], "preference") || !strings.Contains(lines[0], "confidence 0.80") || !strings.Contains(lines[0], "observed 2026-06-01, just now") {
+		t.Errorf("recall line = %q, want content, entity / key, category, confidence, date and age", lines[0])
 	}
 	if r := out.Results[0]; r.Fact.ID == 0 || r.Fact.Scope != "acme" || r.Fact.EffectiveConfidence == 0 {
 		t.Errorf("structured fact = %+v, want all its fields", r.Fact)

@@ -26,8 +26,10 @@ func recallText(results []memory.RecallResult, now time.Time) string {
 		if r.Pending {
 			kind = "pending (not yet consolidated)"
 		}
-		fmt.Fprintf(&sb, "%d. %s (%s / %s; %s; confidence %.2f; %s)",
-			i+1, oneLine(f.Content), oneLine(f.Entity), f.Key, kind, f.EffectiveConfidence, age(now.Sub(f.ConfirmedAt)))
+		// When it was (last) observed: the date, and how long ago.
+		fmt.Fprintf(&sb, "%d. %s (%s / %s; %s; confidence %.2f; observed %s, %s)",
+			i+1, oneLine(f.Content), oneLine(f.Entity), f.Key, kind, f.EffectiveConfidence,
+			f.ConfirmedAt.UTC().Format(time.DateOnly), age(now.Sub(f.ConfirmedAt)))
 		if d := r.Decision; d != nil {
 			if reason := oneLine(d.Reasoning); reason != "" {
 				sb.WriteString(" — decided because " + reason)

@@ -303,6 +303,23 @@ func (r rememberRow) node(field string) (memory.NewNode, error) {
 	return n, err
 }
 
+// parseTimeArg reads an RFC 3339 time argument within memory's bounds;
+// empty is none.
+func parseTimeArg(field, s string) (*time.Time, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil, nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return nil, memory.Invalidf(field, "invalid %s %q: use an RFC 3339 time such as 2026-05-01T09:00:00Z", field, s)
+	}
+	if err := memory.CheckTime(field, t); err != nil {
+		return nil, err
+	}
+	return &t, nil
+}
+
 // parseObservedAt reads an observation time argument: empty is none (now),
 // anything else an RFC 3339 time within memory's bounds (the engine refuses
 // one too far ahead of its clock).
@@ -416,6 +433,8 @@ type recallInput struct {
 	Durability string `json:"durability,omitempty" jsonschema:"only facts of this durability (how long the fact persists, not a working row's marker): permanent, long_term, short_term or ephemeral"`
 	Entity     string `json:"entity,omitempty" jsonschema:"only facts about the entity with this exact name"`
 	Limit      int    `json:"limit,omitempty" jsonschema:"how many facts, 1 to 100 (default 10)"`
+	Since      string `json:"since,omitempty" jsonschema:"only facts last observed at or after this RFC 3339 time, such as 2026-11-01T00:00:00Z (each fact's confirmed_at)"`
+	Until      string `json:"until,omitempty" jsonschema:"only facts last observed at or before this RFC 3339 time"`
 }
 
 type recallOutput struct {
@@ -423,9 +442,17 @@ type recallOutput struct {
 }
 
 func (t *tools) recall(ctx context.Context, c TokenInfo, in recallInput) (*mcp.CallToolResult, recallOutput, error) {
-	res, err := t.store.Recall(ctx, memory.RecallQuery{
+	rq := memory.RecallQuery{
 		Scope: c.Scope, Query: in.Query, Category: in.Category, Durability: in.Durability, Entity: in.Entity, Limit: in.Limit,
-	})
+	}
+	var err error
+	if rq.Since, err = parseTimeArg("since", in.Since); err != nil {
+		return nil, recallOutput{}, err
+	}
+	if rq.Until, err = parseTimeArg("until", in.Until); err != nil {
+		return nil, recallOutput{}, err
+	}
+	res, err := t.store.Recall(ctx, rq)
 	if err != nil {
 		return nil, recallOutput{}, err
 	}
@@ -441,7 +468,7 @@ type contextInput struct {
 	Budget int    `json:"budget,omitempty" jsonschema:"the most characters the brief may take, 200 to 100000 (default 4000)"`
 	Format string `json:"format,omitempty" jsonschema:"text (default: a block ready for a prompt) or json (the brief's items as data, and the text)"`
 	Entity string `json:"entity,omitempty" jsonschema:"only memories about the entity with this exact name"`
-	Since  string `json:"since,omitempty" jsonschema:"an RFC 3339 time such as 2026-05-01T09:00:00Z, for example that of your last brief: only what changed after it (new facts, facts superseded or archived, decisions recorded, reopened or locked again)"`
+	Since  string `json:"since,omitempty" jsonschema:"an RFC 3339 time such as 2026-05-01T09:00:00Z, for example that of your last brief: only what changed after it (new facts, facts superseded or archived, decisions recorded, reopened or locked again), in observed time: what was said before it but written later is not reported"`
 }
 
 type contextOutput struct {

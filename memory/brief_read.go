@@ -72,10 +72,12 @@ type briefFloors struct {
 // briefTailFloor is the least each section's tail takes beyond what the
 // section's length counts: an obligation's " (due 2006-01-02)", a state's
 // " (as of 1 h ago)" (a fact's confirmed_at is never the zero time, which
-// alone shows no age); a decision's length counts its tail, a fact has none.
+// alone shows no age), a durable fact's " (as of 2006-01-02)", the day it
+// was last observed; a decision's length counts its tail.
 var briefTailFloor = [briefSections]int{
 	briefRowObligation: len(" (due 2006-01-02)"),
 	briefRowState:      len(" (as of 1 h ago)"),
+	briefRowFact:       factTailLen,
 }
 
 // briefSectionRead is what readBrief has read of one section.

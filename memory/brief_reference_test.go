@@ -234,7 +234,8 @@ func refPack(scope string, budget int, c briefCandidates, now time.Time, truncat
 		}
 	}
 	for _, it := range c.facts {
-		if fresh(it.Entity, it.Content) && take(briefSectionFacts, item(it), len(b.Facts) > 0) {
+		line := item(it) + " (as of " + it.ConfirmedAt.UTC().Format(time.DateOnly) + ")"
+		if fresh(it.Entity, it.Content) && take(briefSectionFacts, line, len(b.Facts) > 0) {
 			shown(it.Entity, it.Content)
 			b.Facts = append(b.Facts, it)
 		}
@@ -436,7 +437,7 @@ func TestBriefLineHelpers(t *testing.T) {
 			check(stateLine(it, recallNow), lines.states[i])
 		}
 		for i, it := range c.facts {
-			check(itemLine(it), lines.facts[i])
+			check(factLine(it), lines.facts[i])
 		}
 	}
 }

@@ -334,14 +334,21 @@ func (s *Store) briefChanges(ctx context.Context, o BriefOptions, entity *string
 			}
 			c.changes = append(c.changes, ch)
 		}
-		fs, err := q.BriefChangedFacts(ctx, queries.BriefChangedFactsParams{Scope: o.Scope, Since: since, Entity: entity, MaxRows: maxRows})
+		fs, err := q.BriefChangedFacts(ctx, queries.BriefChangedFactsParams{Scope: o.Scope, Since: since, Entity: entity,
+			MaxRows: maxRows, ForgottenReason: ForgottenReason})
 		if err != nil {
 			return fmt.Errorf("facts: %w", err)
 		}
+		// Changes follow observed time: a fact is new when it was first
+		// written and last observed after since, superseded when the fact
+		// that replaced it was observed after since, forgotten when its
+		// forget_at passed after since. A statement observed before since and
+		// written after it (replayed, or consolidated late) is not news of
+		// that time.
 		for _, f := range fs {
-			ch := BriefChange{FactID: f.ID, Entity: f.EntityName, Key: f.Key, Content: f.Content, Category: f.Category, At: f.UpdatedAt}
+			ch := BriefChange{FactID: f.ID, Entity: f.EntityName, Key: f.Key, Content: f.Content, Category: f.Category, At: f.ChangedAt}
 			switch {
-			case f.Status == string(StatusArchived) && f.ArchivedAt != nil && f.ArchivedAt.After(since):
+			case f.Status == string(StatusArchived) && f.ArchivedAt != nil && f.ArchivedAt.After(since) && f.ChangedAt.After(since):
 				switch {
 				case strings.HasPrefix(f.ArchiveReason, "merged into"):
 					continue // a duplicate folded into a fact the agent knows
@@ -351,7 +358,7 @@ func (s *Store) briefChanges(ctx context.Context, o BriefOptions, entity *string
 					ch.Kind = ChangeArchived
 				}
 				ch.Reason = f.ArchiveReason
-			case f.Status == string(StatusActive) && f.CreatedAt.After(since):
+			case f.Status == string(StatusActive) && f.CreatedAt.After(since) && f.ConfirmedAt.After(since):
 				ch.Kind = ChangeNew
 			default:
 				continue // confirmed again or edited: nothing the agent must unlearn
@@ -450,7 +457,7 @@ func briefLinesOf(c briefCandidates, now time.Time) briefLines {
 		out.states[i] = newBriefLine(it.Entity, it.Content, stateTailLen(it, now))
 	}
 	for i, it := range c.facts {
-		out.facts[i] = newBriefLine(it.Entity, it.Content, 0)
+		out.facts[i] = newBriefLine(it.Entity, it.Content, factTailLen)
 	}
 	for i, ch := range c.changes {
 		out.changes[i] = briefLine{base: runeLen(changeLine(ch)) + 1}
@@ -570,10 +577,10 @@ func packBriefWith(scope string, budget int, c briefCandidates, lines briefLines
 //	- [ann] Send the report (due 2026-12-03, overdue)
 //
 //	Current state:
-//	- [ann] Travelling in Japan
+//	- [ann] Travelling in Japan (as of 3 h ago)
 //
 //	Known facts:
-//	- [ann] Lives in Berlin
+//	- [ann] Lives in Berlin (as of 2026-11-20)
 //
 // Line breaks inside memory text become spaces so that every item stays one
 // line.
@@ -612,7 +619,7 @@ func (b Brief) Text() string {
 	section(briefSectionDecisions, mapLines(b.Decisions, decisionLine))
 	section(briefSectionObligations, mapLines(b.Obligations, obligationLine))
 	section(briefSectionStates, mapLines(b.States, func(it BriefItem) string { return stateLine(it, b.now) }))
-	section(briefSectionFacts, mapLines(b.Facts, itemLine))
+	section(briefSectionFacts, mapLines(b.Facts, factLine))
 	return sb.String()
 }
 
@@ -709,6 +716,17 @@ func obligationTail(it BriefItem) string {
 
 func itemLine(it BriefItem) string {
 	return "- [" + oneLine(it.Entity) + "] " + oneLine(it.Content)
+}
+
+// factLine is a durable fact with the day it was last observed.
+func factLine(it BriefItem) string { return itemLine(it) + factTail(it) }
+
+// factTailLen is runeLen(factTail(it)), the same for every fact: a date
+// within the bounds of every time (1970 to 9000) has ten characters.
+const factTailLen = len(" (as of 2006-01-02)")
+
+func factTail(it BriefItem) string {
+	return " (as of " + it.ConfirmedAt.UTC().Format(time.DateOnly) + ")"
 }
 
 // stateLine is a current state with how long ago it was last stated.

@@ -123,9 +123,9 @@ Current state:
 - [Ann] Working from Lisbon (as of 3 d ago)
 
 Known facts:
-- [Ann] Ann Smith is the CTO
-- [Ann] Prefers short meetings
-- [Ann] Likes jazz
+- [Ann] Ann Smith is the CTO (as of 2026-06-01)
+- [Ann] Prefers short meetings (as of 2026-06-01)
+- [Ann] Likes jazz (as of 2025-12-03)
 `
 	if got := b.Text(); got != want {
 		t.Errorf("Text() =\n%s\nwant\n%s", got, want)

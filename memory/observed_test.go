@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // observedFact is what a test reads of a fact.
@@ -386,4 +388,108 @@ func TestForgottenBeforeSupersededIsDecayed(t *testing.T) {
 		"billing-db replication lag is 9 s": "archived superseded by billing-db replication lag is 6 s",
 		"billing-db replication lag is 6 s": "active",
 	})
+}
+
+// TestRecallSinceUntil: recall keeps, with since and until, only the facts
+// last observed in between, and the pending rows observed then; each result
+// carries when it was observed.
+func TestRecallSinceUntil(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	day := func(d int) *time.Time { at := start.Add(time.Duration(d) * 24 * time.Hour); return &at }
+	paint := func(content string, at *time.Time) NewNode {
+		return NewNode{Content: content, ObservedAt: at, Properties: map[string]any{"entity": "Melanie", "category": "observation"}}
+	}
+	e.push(t, "chat", paint("Melanie painted a sunrise over the lake.", day(-40)),
+		paint("Melanie painted a portrait of her dog.", day(-20)),
+		paint("Melanie painted the garden shed blue.", day(-5)))
+	e.consolidate(t)
+	e.push(t, "chat", paint("Melanie painted a mural at the school.", day(-10))) // pending
+	recalled := func(q RecallQuery) map[string]time.Time {
+		t.Helper()
+		q.Scope, q.Query = "chat", "When did Melanie paint?"
+		res, err := e.store.Recall(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]time.Time{}
+		for _, r := range res {
+			out[r.Fact.Content] = r.Fact.ConfirmedAt
+		}
+		return out
+	}
+	all := recalled(RecallQuery{})
+	if len(all) != 4 || !all["Melanie painted a sunrise over the lake."].Equal(*day(-40)) ||
+		!all["Melanie painted a mural at the school."].Equal(*day(-10)) {
+		t.Errorf("recall = %v, want the four paintings, each with when it was observed", all)
+	}
+	got := recalled(RecallQuery{Since: day(-25), Until: day(-8)})
+	if len(got) != 2 || got["Melanie painted a portrait of her dog."].IsZero() || got["Melanie painted a mural at the school."].IsZero() {
+		t.Errorf("recall since day -25 until day -8 = %v, want the portrait and the pending mural", got)
+	}
+	if got := recalled(RecallQuery{Until: day(-30)}); len(got) != 1 || got["Melanie painted a sunrise over the lake."].IsZero() {
+		t.Errorf("recall until day -30 = %v, want the sunrise", got)
+	}
+	res, err := e.store.Recall(ctx, RecallQuery{Scope: "chat", Since: day(-6)})
+	if err != nil || len(res) != 1 || res[0].Fact.Content != "Melanie painted the garden shed blue." {
+		t.Errorf("recall without a query since day -6 = %+v, %v; want the shed", res, err)
+	}
+	_, err = e.store.Recall(ctx, RecallQuery{Scope: "chat", Query: "paint", Since: day(-1), Until: day(-2)})
+	if e := AsError(err); e == nil || e.Field != "until" {
+		t.Errorf("until before since = %v, want a refusal naming until", err)
+	}
+}
+
+// TestBriefInObservedTime: the brief's lines say when each fact was last
+// observed; asked with since, it reports what changed after since in
+// observed time: a replayed statement observed before since is not news,
+// one observed after it is, and so is a value superseded by a value
+// observed after it.
+func TestBriefInObservedTime(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	day := func(d int) *time.Time { at := start.Add(time.Duration(d) * 24 * time.Hour); return &at }
+	e.push(t, "b",
+		NewNode{Content: "Ann lives in Lisbon.", ObservedAt: day(-30), Properties: map[string]any{"entity": "Ann", "key": "home", "category": "identity"}},
+		NewNode{Content: "Ann plays the cello.", ObservedAt: day(-20), Properties: map[string]any{"entity": "Ann", "key": "instrument", "category": "observation"}},
+		NewNode{Content: "Ann lives in Porto.", ObservedAt: day(-3), Properties: map[string]any{"entity": "Ann", "key": "home", "category": "identity"}},
+		NewNode{Content: "Ann is on call.", ObservedAt: day(-1), Properties: map[string]any{"entity": "Ann", "key": "on_call", "category": "state"}})
+	e.consolidate(t)
+	b, err := e.store.ContextBrief(ctx, BriefOptions{Scope: "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := b.Text()
+	for _, want := range []string{
+		"- [Ann] Ann lives in Porto. (as of " + day(-3).Format(time.DateOnly) + ")",
+		"- [Ann] Ann plays the cello. (as of " + day(-20).Format(time.DateOnly) + ")",
+		"- [Ann] Ann is on call. (as of 24 h ago)",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("brief lacks %q:\n%s", want, text)
+		}
+	}
+	if n := utf8.RuneCountInString(text); n != b.Used {
+		t.Errorf("brief used %d, its text has %d characters", b.Used, n)
+	}
+
+	b, err = e.store.ContextBrief(ctx, BriefOptions{Scope: "b", Since: day(-10)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]string{}
+	for _, ch := range b.Changes {
+		kinds[ch.Content] = ch.Kind
+	}
+	if len(kinds) != 3 || kinds["Ann lives in Porto."] != ChangeNew || kinds["Ann is on call."] != ChangeNew ||
+		kinds["Ann lives in Lisbon."] != ChangeSuperseded {
+		t.Errorf("changes since day -10 = %v, want Porto and on call new and Lisbon superseded (the cello, said 20 days ago, is not news)", kinds)
+	}
+	b, err = e.store.ContextBrief(ctx, BriefOptions{Scope: "b", Since: day(-2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Changes) != 1 || b.Changes[0].Content != "Ann is on call." || !b.Changes[0].At.Equal(*day(-1)) {
+		t.Errorf("changes since day -2 = %+v, want only the state observed a day ago", b.Changes)
+	}
 }

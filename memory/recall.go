@@ -26,6 +26,10 @@ type RecallQuery struct {
 	Durability string // optional: only facts of this durability
 	Entity     string // optional: only facts about the entity with this name
 	Limit      int    // default 10, at most 100
+	// Since and Until, when set, keep only the facts last observed
+	// (confirmed_at) at or after Since and at or before Until, and the
+	// pending rows observed then.
+	Since, Until *time.Time
 }
 
 // RecallResult is one recalled fact and why it ranks where it does.
@@ -66,6 +70,7 @@ type recallParams struct {
 	scope                        string
 	query                        string
 	entity, category, durability *string
+	since, until                 *time.Time
 	limit                        int32
 }
 
@@ -100,6 +105,21 @@ func (rq RecallQuery) validate() (recallParams, error) {
 		}
 		p.entity = &e
 	}
+	for _, t := range []struct {
+		field string
+		at    *time.Time
+	}{{"since", rq.Since}, {"until", rq.Until}} {
+		if t.at != nil {
+			if err := CheckTime(t.field, *t.at); err != nil {
+				return p, err
+			}
+		}
+	}
+	if rq.Since != nil && rq.Until != nil && rq.Until.Before(*rq.Since) {
+		return p, Invalidf("until", "until %s is before since %s: nothing was observed in between",
+			rq.Until.UTC().Format(time.RFC3339), rq.Since.UTC().Format(time.RFC3339))
+	}
+	p.since, p.until = rq.Since, rq.Until
 	switch {
 	case rq.Limit == 0:
 		p.limit = defaultRecallLimit
@@ -148,7 +168,7 @@ func (s *Store) Recall(ctx context.Context, q RecallQuery) ([]RecallResult, erro
 func (s *Store) recallByConfidence(ctx context.Context, p recallParams, now time.Time) ([]RecallResult, error) {
 	rows, err := s.q.RecallByConfidence(ctx, queries.RecallByConfidenceParams{
 		Now: now, Scope: p.scope, Entity: p.entity, Category: p.category,
-		Durability: p.durability, MaxRows: p.limit,
+		Durability: p.durability, Since: p.since, Until: p.until, MaxRows: p.limit,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("recall: %w", err)
@@ -233,7 +253,7 @@ func (s *Store) recallQuestion(ctx context.Context, p recallParams, now time.Tim
 	}
 	params := queries.RecallCandidatesParams{
 		Now: now, Scope: p.scope, Lexemes: w.Lexemes,
-		Entity: p.entity, Category: p.category, Durability: p.durability,
+		Entity: p.entity, Category: p.category, Durability: p.durability, Since: p.since, Until: p.until,
 	}
 	if w.Required != "" {
 		params.Required = &w.Required
@@ -273,7 +293,7 @@ func (s *Store) recallQuestion(ctx context.Context, p recallParams, now time.Tim
 		}
 		rows, err := s.q.RecallPending(ctx, queries.RecallPendingParams{
 			Lexemes: w.Lexemes, Words: words, Scope: p.scope, Required: params.Required, Now: now,
-			Entity: p.entity, PerWord: int32(max(recallPending/len(words), 20)),
+			Entity: p.entity, Since: p.since, Until: p.until, PerWord: int32(max(recallPending/len(words), 20)),
 		})
 		if err != nil {
 			return nil, err
@@ -336,7 +356,7 @@ func nodeConfidence(properties json.RawMessage) float64 {
 // consolidation plans to make of it now.
 func pendingResult(n queries.RecallPendingRow, c ranked, now time.Time) RecallResult {
 	pl := planNode(queries.PeekPendingNodesRow{ID: n.ID, Scope: n.Scope, Content: n.Content,
-		Properties: n.Properties, Marker: string(MarkerDurable)}, now)
+		Properties: n.Properties, Marker: string(MarkerDurable), ObservedAt: n.ObservedAt}, now)
 	f := Fact{Scope: n.Scope, Entity: pl.entity, Key: pl.key, Content: n.Content, Durability: pl.durability,
 		Category: pl.category, Confidence: c.conf, EffectiveConfidence: c.conf, Importance: n.Importance,
 		ConfirmedAt: n.ObservedAt, Status: StatusActive, Source: SourceConsolidation, SourceNodeID: &n.ID,
@@ -351,7 +371,7 @@ func pendingResult(n queries.RecallPendingRow, c ranked, now time.Time) RecallRe
 // match match.
 func recallNewest(p queries.RecallCandidatesParams, match string, max int32) queries.RecallNewestCandidatesParams {
 	return queries.RecallNewestCandidatesParams{Now: p.Now, Lexemes: p.Lexemes, Scope: p.Scope, Match: match, Required: p.Required,
-		Entity: p.Entity, Category: p.Category, Durability: p.Durability, MaxRows: max}
+		Entity: p.Entity, Category: p.Category, Durability: p.Durability, Since: p.Since, Until: p.Until, MaxRows: max}
 }
 
 // FoldRecallTerms folds the rows of recall_terms written since the last

@@ -172,9 +172,24 @@ SELECT
 -- name: BriefChangedFacts :many
 -- BriefChangedFacts returns the facts of one scope written since @since
 -- (created, confirmed again, edited, superseded or archived), newest change
--- first, through entity_facts_scope_updated_idx.
+-- first, through entity_facts_scope_updated_idx, each with when its change
+-- happened in observed time: for a fact superseded, when the fact that
+-- superseded it was observed; for one forgotten (decayed, expired, or
+-- imported past its forget date), its forget_at; for another archived one,
+-- when it was archived. Every such time is at most a few minutes after the
+-- write (observed times may lie at most five minutes ahead of the clock), so
+-- the facts written since @since hold every change observed since then.
 SELECT f.id, e.name AS entity_name, f.key, f.content, f.durability, f.category, f.status,
-    coalesce(f.archive_reason, '')::text AS archive_reason, f.archived_at, f.created_at, f.updated_at
+    coalesce(f.archive_reason, '')::text AS archive_reason, f.archived_at, f.created_at, f.updated_at,
+    f.confirmed_at,
+    (CASE
+        WHEN f.status <> 'archived' THEN f.confirmed_at
+        WHEN f.archive_reason ~ '^superseded by fact [0-9]{1,18}$' THEN coalesce((
+            SELECT w.confirmed_at FROM entity_facts w
+            WHERE w.id = substr(f.archive_reason, length('superseded by fact ') + 1)::bigint), f.archived_at)
+        WHEN f.archive_reason IN ('decayed', 'expired', @forgotten_reason::text) THEN least(f.archived_at, f.forget_at)
+        ELSE f.archived_at
+    END)::timestamptz AS changed_at
 FROM entity_facts f
 JOIN entities e ON e.id = f.entity_id
 WHERE f.scope = @scope::text

@@ -329,22 +329,32 @@ func (q *Queries) BriefChangedDecisions(ctx context.Context, arg BriefChangedDec
 
 const briefChangedFacts = `-- name: BriefChangedFacts :many
 SELECT f.id, e.name AS entity_name, f.key, f.content, f.durability, f.category, f.status,
-    coalesce(f.archive_reason, '')::text AS archive_reason, f.archived_at, f.created_at, f.updated_at
+    coalesce(f.archive_reason, '')::text AS archive_reason, f.archived_at, f.created_at, f.updated_at,
+    f.confirmed_at,
+    (CASE
+        WHEN f.status <> 'archived' THEN f.confirmed_at
+        WHEN f.archive_reason ~ '^superseded by fact [0-9]{1,18}$' THEN coalesce((
+            SELECT w.confirmed_at FROM entity_facts w
+            WHERE w.id = substr(f.archive_reason, length('superseded by fact ') + 1)::bigint), f.archived_at)
+        WHEN f.archive_reason IN ('decayed', 'expired', $1::text) THEN least(f.archived_at, f.forget_at)
+        ELSE f.archived_at
+    END)::timestamptz AS changed_at
 FROM entity_facts f
 JOIN entities e ON e.id = f.entity_id
-WHERE f.scope = $1::text
-  AND f.updated_at > $2::timestamptz
+WHERE f.scope = $2::text
+  AND f.updated_at > $3::timestamptz
   AND f.category <> 'decision'
-  AND ($3::text IS NULL OR e.name = $3::text)
+  AND ($4::text IS NULL OR e.name = $4::text)
 ORDER BY f.updated_at DESC, f.id DESC
-LIMIT $4
+LIMIT $5
 `
 
 type BriefChangedFactsParams struct {
-	Scope   string
-	Since   time.Time
-	Entity  *string
-	MaxRows int32
+	ForgottenReason string
+	Scope           string
+	Since           time.Time
+	Entity          *string
+	MaxRows         int32
 }
 
 type BriefChangedFactsRow struct {
@@ -359,13 +369,22 @@ type BriefChangedFactsRow struct {
 	ArchivedAt    *time.Time
 	CreatedAt     time.Time
 	UpdatedAt     time.Time
+	ConfirmedAt   time.Time
+	ChangedAt     time.Time
 }
 
 // BriefChangedFacts returns the facts of one scope written since @since
 // (created, confirmed again, edited, superseded or archived), newest change
-// first, through entity_facts_scope_updated_idx.
+// first, through entity_facts_scope_updated_idx, each with when its change
+// happened in observed time: for a fact superseded, when the fact that
+// superseded it was observed; for one forgotten (decayed, expired, or
+// imported past its forget date), its forget_at; for another archived one,
+// when it was archived. Every such time is at most a few minutes after the
+// write (observed times may lie at most five minutes ahead of the clock), so
+// the facts written since @since hold every change observed since then.
 func (q *Queries) BriefChangedFacts(ctx context.Context, arg BriefChangedFactsParams) ([]BriefChangedFactsRow, error) {
 	rows, err := q.db.Query(ctx, briefChangedFacts,
+		arg.ForgottenReason,
 		arg.Scope,
 		arg.Since,
 		arg.Entity,
@@ -390,6 +409,8 @@ func (q *Queries) BriefChangedFacts(ctx context.Context, arg BriefChangedFactsPa
 			&i.ArchivedAt,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+			&i.ConfirmedAt,
+			&i.ChangedAt,
 		); err != nil {
 			return nil, err
 		}

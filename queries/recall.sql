@@ -66,7 +66,9 @@ WHERE f.scope = @scope::text
   AND (sqlc.narg('entity')::text IS NULL OR f.entity_id = (
       SELECT x.id FROM entities x WHERE x.scope = @scope::text AND x.name = sqlc.narg('entity')::text))
   AND (sqlc.narg('category')::text IS NULL OR f.category = sqlc.narg('category')::text)
-  AND (sqlc.narg('durability')::text IS NULL OR f.durability = sqlc.narg('durability')::text);
+  AND (sqlc.narg('durability')::text IS NULL OR f.durability = sqlc.narg('durability')::text)
+  AND (sqlc.narg('since')::timestamptz IS NULL OR f.confirmed_at >= sqlc.narg('since')::timestamptz)
+  AND (sqlc.narg('until')::timestamptz IS NULL OR f.confirmed_at <= sqlc.narg('until')::timestamptz);
 
 -- name: RecallNewestCandidates :many
 -- RecallNewestCandidates is RecallCandidates for words common in the scope:
@@ -87,6 +89,8 @@ WHERE f.scope = @scope::text
       SELECT x.id FROM entities x WHERE x.scope = @scope::text AND x.name = sqlc.narg('entity')::text))
   AND (sqlc.narg('category')::text IS NULL OR f.category = sqlc.narg('category')::text)
   AND (sqlc.narg('durability')::text IS NULL OR f.durability = sqlc.narg('durability')::text)
+  AND (sqlc.narg('since')::timestamptz IS NULL OR f.confirmed_at >= sqlc.narg('since')::timestamptz)
+  AND (sqlc.narg('until')::timestamptz IS NULL OR f.confirmed_at <= sqlc.narg('until')::timestamptz)
 ORDER BY f.id DESC
 LIMIT @max_rows;
 
@@ -116,6 +120,8 @@ WITH hits AS (
                    OR tenure_node_search(n.properties, n.content) @@ (sqlc.narg('required')::text)::tsquery)
               AND (n.ttl_seconds IS NULL OR n.created_at + make_interval(secs => n.ttl_seconds) > @now::timestamptz)
               AND (sqlc.narg('entity')::text IS NULL OR btrim(n.properties->>'entity') = sqlc.narg('entity')::text)
+              AND (sqlc.narg('since')::timestamptz IS NULL OR coalesce(n.observed_at, n.created_at) >= sqlc.narg('since')::timestamptz)
+              AND (sqlc.narg('until')::timestamptz IS NULL OR coalesce(n.observed_at, n.created_at) <= sqlc.narg('until')::timestamptz)
             OFFSET 0) m
         ORDER BY m.id DESC
         LIMIT @per_word::integer) h
@@ -179,6 +185,8 @@ WITH ranked AS (
           SELECT x.id FROM entities x WHERE x.scope = @scope::text AND x.name = sqlc.narg('entity')::text))
       AND (sqlc.narg('category')::text IS NULL OR f.category = sqlc.narg('category')::text)
       AND (sqlc.narg('durability')::text IS NULL OR f.durability = sqlc.narg('durability')::text)
+      AND (sqlc.narg('since')::timestamptz IS NULL OR f.confirmed_at >= sqlc.narg('since')::timestamptz)
+      AND (sqlc.narg('until')::timestamptz IS NULL OR f.confirmed_at <= sqlc.narg('until')::timestamptz)
     ORDER BY effective_confidence DESC, f.id DESC
     LIMIT @max_rows
 )

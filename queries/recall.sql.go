@@ -48,8 +48,10 @@ WITH ranked AS (
           SELECT x.id FROM entities x WHERE x.scope = $2::text AND x.name = $3::text))
       AND ($4::text IS NULL OR f.category = $4::text)
       AND ($5::text IS NULL OR f.durability = $5::text)
+      AND ($6::timestamptz IS NULL OR f.confirmed_at >= $6::timestamptz)
+      AND ($7::timestamptz IS NULL OR f.confirmed_at <= $7::timestamptz)
     ORDER BY effective_confidence DESC, f.id DESC
-    LIMIT $6
+    LIMIT $8
 )
 SELECT f.id, f.scope, f.entity_id, e.name AS entity_name, f.key, f.content, f.durability,
     f.category, f.confidence, f.importance, f.confirmed_at, f.expires_at, f.deadline,
@@ -75,6 +77,8 @@ type RecallByConfidenceParams struct {
 	Entity     *string
 	Category   *string
 	Durability *string
+	Since      *time.Time
+	Until      *time.Time
 	MaxRows    int32
 }
 
@@ -118,6 +122,8 @@ func (q *Queries) RecallByConfidence(ctx context.Context, arg RecallByConfidence
 		arg.Entity,
 		arg.Category,
 		arg.Durability,
+		arg.Since,
+		arg.Until,
 		arg.MaxRows,
 	)
 	if err != nil {
@@ -181,6 +187,8 @@ WHERE f.scope = $3::text
       SELECT x.id FROM entities x WHERE x.scope = $3::text AND x.name = $6::text))
   AND ($7::text IS NULL OR f.category = $7::text)
   AND ($8::text IS NULL OR f.durability = $8::text)
+  AND ($9::timestamptz IS NULL OR f.confirmed_at >= $9::timestamptz)
+  AND ($10::timestamptz IS NULL OR f.confirmed_at <= $10::timestamptz)
 `
 
 type RecallCandidatesParams struct {
@@ -192,6 +200,8 @@ type RecallCandidatesParams struct {
 	Entity     *string
 	Category   *string
 	Durability *string
+	Since      *time.Time
+	Until      *time.Time
 }
 
 type RecallCandidatesRow struct {
@@ -217,6 +227,8 @@ func (q *Queries) RecallCandidates(ctx context.Context, arg RecallCandidatesPara
 		arg.Entity,
 		arg.Category,
 		arg.Durability,
+		arg.Since,
+		arg.Until,
 	)
 	if err != nil {
 		return nil, err
@@ -352,8 +364,10 @@ WHERE f.scope = $3::text
       SELECT x.id FROM entities x WHERE x.scope = $3::text AND x.name = $6::text))
   AND ($7::text IS NULL OR f.category = $7::text)
   AND ($8::text IS NULL OR f.durability = $8::text)
+  AND ($9::timestamptz IS NULL OR f.confirmed_at >= $9::timestamptz)
+  AND ($10::timestamptz IS NULL OR f.confirmed_at <= $10::timestamptz)
 ORDER BY f.id DESC
-LIMIT $9
+LIMIT $11
 `
 
 type RecallNewestCandidatesParams struct {
@@ -365,6 +379,8 @@ type RecallNewestCandidatesParams struct {
 	Entity     *string
 	Category   *string
 	Durability *string
+	Since      *time.Time
+	Until      *time.Time
 	MaxRows    int32
 }
 
@@ -389,6 +405,8 @@ func (q *Queries) RecallNewestCandidates(ctx context.Context, arg RecallNewestCa
 		arg.Entity,
 		arg.Category,
 		arg.Durability,
+		arg.Since,
+		arg.Until,
 		arg.MaxRows,
 	)
 	if err != nil {
@@ -429,9 +447,11 @@ WITH hits AS (
                    OR tenure_node_search(n.properties, n.content) @@ ($4::text)::tsquery)
               AND (n.ttl_seconds IS NULL OR n.created_at + make_interval(secs => n.ttl_seconds) > $5::timestamptz)
               AND ($6::text IS NULL OR btrim(n.properties->>'entity') = $6::text)
+              AND ($7::timestamptz IS NULL OR coalesce(n.observed_at, n.created_at) >= $7::timestamptz)
+              AND ($8::timestamptz IS NULL OR coalesce(n.observed_at, n.created_at) <= $8::timestamptz)
             OFFSET 0) m
         ORDER BY m.id DESC
-        LIMIT $7::integer) h
+        LIMIT $9::integer) h
 )
 SELECT n.id, n.scope, n.content, n.properties, n.importance, n.created_at,
     coalesce(n.observed_at, n.created_at)::timestamptz AS observed_at,
@@ -449,6 +469,8 @@ type RecallPendingParams struct {
 	Required *string
 	Now      time.Time
 	Entity   *string
+	Since    *time.Time
+	Until    *time.Time
 	PerWord  int32
 }
 
@@ -484,6 +506,8 @@ func (q *Queries) RecallPending(ctx context.Context, arg RecallPendingParams) ([
 		arg.Required,
 		arg.Now,
 		arg.Entity,
+		arg.Since,
+		arg.Until,
 		arg.PerWord,
 	)
 	if err != nil {
