@@ -47,7 +47,16 @@ type Options struct {
 	// fact (minutes at millions of facts): the curve measures how Tenure's
 	// own work grows, not that baseline.
 	NoRewrite bool
+	// Seeded runs the workloads on a database "tenure bench seed" filled
+	// already (with the same Seed options), rather than seeding it.
+	Seeded bool
+	// Workloads, when set, runs only the workloads named (Workloads lists
+	// the names); empty runs them all.
+	Workloads []string
 }
+
+// Workloads are the names of the workloads, in the order Run runs them.
+var Workloads = []string{"decay", "consolidation", "page", "pages", "recall", "brief", "push", "pending"}
 
 // Result is one workload's figures.
 type Result struct {
@@ -105,28 +114,39 @@ func Run(ctx context.Context, pool *pgxpool.Pool, o Options) (Report, error) {
 	now := o.Seed.Now.UTC().Truncate(time.Microsecond)
 	o.Seed.Now = now
 	var rep Report
-	fmt.Fprintf(o.Progress, "seeding %d facts, %d working rows...\n", o.Seed.Facts, o.Seed.Nodes)
-	counts, err := Seed(ctx, pool, o.Seed)
-	if err != nil {
-		return rep, err
+	for _, w := range o.Workloads {
+		if !slices.Contains(Workloads, w) {
+			return rep, fmt.Errorf("no workload %q: use %s", w, strings.Join(Workloads, ", "))
+		}
+	}
+	counts := SeedCounts{Due: o.Seed.DueNow}
+	if !o.Seeded {
+		fmt.Fprintf(o.Progress, "seeding %d facts, %d working rows...\n", o.Seed.Facts, o.Seed.Nodes)
+		var err error
+		if counts, err = Seed(ctx, pool, o.Seed); err != nil {
+			return rep, err
+		}
+		fmt.Fprintf(o.Progress, "seeded in %s\n", counts.Elapsed.Round(time.Millisecond))
 	}
 	rep.Seed = counts
-	fmt.Fprintf(o.Progress, "seeded in %s\n", counts.Elapsed.Round(time.Millisecond))
 	clock := func() time.Time { return now }
 	store := memory.NewStore(pool, memory.Options{Logger: o.Logger, Now: clock})
 
-	steps := []func() ([]Result, error){
-		func() ([]Result, error) { return decay(ctx, pool, store, now, counts.Due, o.NoRewrite, o.Progress) },
-		func() ([]Result, error) { return consolidation(ctx, pool, store, now, o.Progress) },
-		func() ([]Result, error) { return page(ctx, pool, store, now, o) },
-		func() ([]Result, error) { return pages(ctx, pool, store, now, o) },
-		func() ([]Result, error) { return recall(ctx, pool, store, now, o) },
-		func() ([]Result, error) { return brief(ctx, store, o) },
-		func() ([]Result, error) { return push(ctx, pool, store, now, o) },
-		func() ([]Result, error) { return pending(ctx, pool, store, now, o) },
+	steps := map[string]func() ([]Result, error){
+		"decay":         func() ([]Result, error) { return decay(ctx, pool, store, now, counts.Due, o.NoRewrite, o.Progress) },
+		"consolidation": func() ([]Result, error) { return consolidation(ctx, pool, store, now, o.Progress) },
+		"page":          func() ([]Result, error) { return page(ctx, pool, store, now, o) },
+		"pages":         func() ([]Result, error) { return pages(ctx, pool, store, now, o) },
+		"recall":        func() ([]Result, error) { return recall(ctx, pool, store, now, o) },
+		"brief":         func() ([]Result, error) { return brief(ctx, store, o) },
+		"push":          func() ([]Result, error) { return push(ctx, pool, store, now, o) },
+		"pending":       func() ([]Result, error) { return pending(ctx, pool, store, now, o) },
 	}
-	for _, step := range steps {
-		res, err := step()
+	for _, name := range Workloads {
+		if len(o.Workloads) > 0 && !slices.Contains(o.Workloads, name) {
+			continue
+		}
+		res, err := steps[name]()
 		if err != nil {
 			return rep, err
 		}

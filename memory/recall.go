@@ -202,9 +202,12 @@ func (s *Store) recallByConfidence(ctx context.Context, p recallParams, now time
 // page whose last score is at least the sum of the bounds of the words it
 // did not read, no unread fact can rank on the page, and the page is exact
 // (MaxScore, Turtle and Flood 1995). Otherwise it reads the remaining words'
-// facts too, but only the newest recallCandidates of them: the words it
-// still has to read are then common in the scope, each worth little, and a
-// question of common words alone is answered from what was said lately.
+// facts too, but only among the scope's newest recallRecent facts, at most
+// recallCandidates of them: the words it still has to read are then common
+// in the scope, each worth little, and a question of common words alone is
+// answered from what was said lately. That read walks an index that holds
+// every column it ranks by, so its cost is bounded by recallRecent index
+// entries however common the words are.
 // Words in more than half the scope's facts (idf under ln 2) find no
 // candidates at all unless the question has no other: they only add to the
 // scores of the facts other words found.
@@ -215,7 +218,11 @@ func (s *Store) recallByConfidence(ctx context.Context, p recallParams, now time
 // costs a few bytes a fact.
 
 // recallCandidates is about how many facts one recall reads and scores.
-const recallCandidates = 2000
+const recallCandidates = 1000
+
+// recallRecent is how many of the scope's newest facts the common words of
+// a question are looked for in.
+const recallRecent = 8000
 
 // recallPending is about how many pending working rows one recall reads at
 // most: the newest that hold each word of the question, shared among its
@@ -270,7 +277,7 @@ func (s *Store) recallQuestion(ctx context.Context, p recallParams, now time.Tim
 		}
 	}
 	if len(rest) > 0 && !r.settled(int(p.limit), rest) {
-		rows, err := s.q.RecallNewestCandidates(ctx, recallNewest(params, orQuery(r.common(rest)), recallCandidates))
+		rows, err := s.q.RecallNewestCandidates(ctx, recallNewest(params, orQuery(r.common(rest)), recallRecent, recallCandidates))
 		if err != nil {
 			return nil, err
 		}
@@ -368,10 +375,11 @@ func pendingResult(n queries.RecallPendingRow, c ranked, now time.Time) RecallRe
 }
 
 // recallNewest is the candidates' parameters for the newest max facts that
-// match match.
-func recallNewest(p queries.RecallCandidatesParams, match string, max int32) queries.RecallNewestCandidatesParams {
-	return queries.RecallNewestCandidatesParams{Now: p.Now, Lexemes: p.Lexemes, Scope: p.Scope, Match: match, Required: p.Required,
-		Entity: p.Entity, Category: p.Category, Durability: p.Durability, Since: p.Since, Until: p.Until, MaxRows: max}
+// match match among the scope's newest recent.
+func recallNewest(p queries.RecallCandidatesParams, match string, recent, max int32) queries.RecallNewestCandidatesParams {
+	return queries.RecallNewestCandidatesParams{Now: p.Now, Lexemes: p.Lexemes, Scope: p.Scope, RecentFacts: recent,
+		Match: match, Required: p.Required, Entity: p.Entity, Category: p.Category, Durability: p.Durability,
+		Since: p.Since, Until: p.Until, MaxRows: max}
 }
 
 // FoldRecallTerms folds the rows of recall_terms written since the last

@@ -298,3 +298,46 @@ func TestRecallTermsFollowFacts(t *testing.T) {
 		t.Errorf("after a delete: coffe %d, facts %d; want 0, 1", df("coffe"), df(""))
 	}
 }
+
+// TestRecallReadsCommonWordsAmongTheNewest shows the bound that keeps recall
+// fast in a large scope: a word too common to read whole is looked for among
+// the scope's newest recallRecent facts only, while a rare word of the same
+// question is read wherever it is. Old facts that hold only a common word
+// are therefore not recalled by it, however well they would rank; with a
+// rare word of its own beside it, such a fact is, and ranks first.
+func TestRecallReadsCommonWordsAmongTheNewest(t *testing.T) {
+	rf := newRecallFixture(t)
+	ctx := context.Background()
+	insert := func(n int, content string) {
+		t.Helper()
+		if _, err := rf.pool.Exec(ctx, `INSERT INTO entity_facts (scope, entity_id, content, confidence, confirmed_at, created_at, updated_at)
+			SELECT 'acme', (SELECT id FROM entities WHERE scope = 'acme' AND name = 'Ann'), $3 || ' ' || i, 0.5, $1, $1, $1
+			FROM generate_series(1, $2::integer) i`, rf.now, n, content); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := rf.insert(t, recallFact{content: "beta gamma", confidence: 1})
+	// More old facts holding beta than recall reads whole, so beta is a
+	// common word; then a window's worth of newer facts, ten of them
+	// holding beta.
+	insert(recallCandidates+200, "beta old filler")
+	insert(recallRecent-10, "new filler")
+	insert(10, "beta new filler")
+	var oldest int64 // the oldest fact in the window
+	if err := rf.pool.QueryRow(ctx, `SELECT id FROM entity_facts WHERE scope = 'acme' AND status = 'active'
+		ORDER BY id DESC OFFSET $1 LIMIT 1`, recallRecent-1).Scan(&oldest); err != nil {
+		t.Fatal(err)
+	}
+	res := rf.recall(t, RecallQuery{Scope: "acme", Query: "beta", Limit: 25})
+	if len(res) != 10 {
+		t.Errorf("Recall(beta) gave %d facts, want the 10 among the newest %d", len(res), recallRecent)
+	}
+	for _, r := range res {
+		if r.Fact.ID < oldest {
+			t.Errorf("Recall(beta) gave fact %d, older than the newest %d facts (from %d on)", r.Fact.ID, recallRecent, oldest)
+		}
+	}
+	if got := resultIDs(rf.recall(t, RecallQuery{Scope: "acme", Query: "beta gamma", Limit: 3})); len(got) == 0 || got[0] != old {
+		t.Errorf("Recall(beta gamma) = %v, want the old fact %d first (gamma is rare: read wherever it is)", got, old)
+	}
+}

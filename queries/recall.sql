@@ -72,17 +72,24 @@ WHERE f.scope = @scope::text
 
 -- name: RecallNewestCandidates :many
 -- RecallNewestCandidates is RecallCandidates for words common in the scope:
--- the newest max_rows of those facts only. The planner walks the scope's
--- facts newest first (entity_facts_scope_idx) when the words are in many of
--- them, and ranks the index's matches by id when they are fewer.
+-- of the scope's newest recent_facts live facts, the newest max_rows that
+-- match. It walks entity_facts_recall_recent_idx newest first and reads
+-- every column it needs from the index, so it costs about the same whether
+-- the words are in one fact of ten or in every one, and never more than
+-- recent_facts index entries.
 SELECT f.id,
     tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz)::double precision AS effective_confidence,
     length(f.search)::integer AS length,
     ts_filter(setweight(f.search, 'A', @lexemes::text[]), '{a}')::text AS terms
-FROM entity_facts f
-WHERE f.scope = @scope::text
-  AND f.status = 'active'
-  AND f.search @@ (@match::text)::tsquery
+FROM (
+    SELECT r.id, r.entity_id, r.durability, r.category, r.confirmed_at, r.confidence, r.decay_from,
+        r.decay_half_life, r.forget_at, r.search
+    FROM entity_facts r
+    WHERE r.scope = @scope::text AND r.status = 'active'
+    ORDER BY r.id DESC
+    LIMIT @recent_facts::integer
+) f
+WHERE f.search @@ (@match::text)::tsquery
   AND (sqlc.narg('required')::text IS NULL OR f.search @@ (sqlc.narg('required')::text)::tsquery)
   AND (f.forget_at IS NULL OR f.forget_at > @now::timestamptz)
   AND (sqlc.narg('entity')::text IS NULL OR f.entity_id = (

@@ -354,34 +354,40 @@ SELECT f.id,
     tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, $1::timestamptz)::double precision AS effective_confidence,
     length(f.search)::integer AS length,
     ts_filter(setweight(f.search, 'A', $2::text[]), '{a}')::text AS terms
-FROM entity_facts f
-WHERE f.scope = $3::text
-  AND f.status = 'active'
-  AND f.search @@ ($4::text)::tsquery
-  AND ($5::text IS NULL OR f.search @@ ($5::text)::tsquery)
+FROM (
+    SELECT r.id, r.entity_id, r.durability, r.category, r.confirmed_at, r.confidence, r.decay_from,
+        r.decay_half_life, r.forget_at, r.search
+    FROM entity_facts r
+    WHERE r.scope = $3::text AND r.status = 'active'
+    ORDER BY r.id DESC
+    LIMIT $4::integer
+) f
+WHERE f.search @@ ($5::text)::tsquery
+  AND ($6::text IS NULL OR f.search @@ ($6::text)::tsquery)
   AND (f.forget_at IS NULL OR f.forget_at > $1::timestamptz)
-  AND ($6::text IS NULL OR f.entity_id = (
-      SELECT x.id FROM entities x WHERE x.scope = $3::text AND x.name = $6::text))
-  AND ($7::text IS NULL OR f.category = $7::text)
-  AND ($8::text IS NULL OR f.durability = $8::text)
-  AND ($9::timestamptz IS NULL OR f.confirmed_at >= $9::timestamptz)
-  AND ($10::timestamptz IS NULL OR f.confirmed_at <= $10::timestamptz)
+  AND ($7::text IS NULL OR f.entity_id = (
+      SELECT x.id FROM entities x WHERE x.scope = $3::text AND x.name = $7::text))
+  AND ($8::text IS NULL OR f.category = $8::text)
+  AND ($9::text IS NULL OR f.durability = $9::text)
+  AND ($10::timestamptz IS NULL OR f.confirmed_at >= $10::timestamptz)
+  AND ($11::timestamptz IS NULL OR f.confirmed_at <= $11::timestamptz)
 ORDER BY f.id DESC
-LIMIT $11
+LIMIT $12
 `
 
 type RecallNewestCandidatesParams struct {
-	Now        time.Time
-	Lexemes    []string
-	Scope      string
-	Match      string
-	Required   *string
-	Entity     *string
-	Category   *string
-	Durability *string
-	Since      *time.Time
-	Until      *time.Time
-	MaxRows    int32
+	Now         time.Time
+	Lexemes     []string
+	Scope       string
+	RecentFacts int32
+	Match       string
+	Required    *string
+	Entity      *string
+	Category    *string
+	Durability  *string
+	Since       *time.Time
+	Until       *time.Time
+	MaxRows     int32
 }
 
 type RecallNewestCandidatesRow struct {
@@ -392,14 +398,17 @@ type RecallNewestCandidatesRow struct {
 }
 
 // RecallNewestCandidates is RecallCandidates for words common in the scope:
-// the newest max_rows of those facts only. The planner walks the scope's
-// facts newest first (entity_facts_scope_idx) when the words are in many of
-// them, and ranks the index's matches by id when they are fewer.
+// of the scope's newest recent_facts live facts, the newest max_rows that
+// match. It walks entity_facts_recall_recent_idx newest first and reads
+// every column it needs from the index, so it costs about the same whether
+// the words are in one fact of ten or in every one, and never more than
+// recent_facts index entries.
 func (q *Queries) RecallNewestCandidates(ctx context.Context, arg RecallNewestCandidatesParams) ([]RecallNewestCandidatesRow, error) {
 	rows, err := q.db.Query(ctx, recallNewestCandidates,
 		arg.Now,
 		arg.Lexemes,
 		arg.Scope,
+		arg.RecentFacts,
 		arg.Match,
 		arg.Required,
 		arg.Entity,

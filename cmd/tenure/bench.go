@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -75,7 +76,7 @@ func runBench(ctx context.Context, env *environment, args []string) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(env.stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: tenure bench [flags]     measure every workload against its baseline\n       tenure bench seed [flags] fill the database at DATABASE_URL or --data-dir\n       tenure bench curve [flags] run the workloads at several store sizes; write a table and an SVG plot\n       tenure bench conversation [flags] recall on generated multi-session chats, against BM25 and a PostgreSQL OR\n\nWithout DATABASE_URL, bench starts a throw-away private cluster (fsync off) in a temporary folder.\nWith DATABASE_URL, the database must be empty: bench migrates it and writes into it.")
+		fmt.Fprintln(fs.Output(), "Usage: tenure bench [flags]     measure every workload against its baseline\n       tenure bench seed [flags] fill the database at DATABASE_URL or --data-dir\n       tenure bench curve [flags] run the workloads at several store sizes; write a table and an SVG plot\n       tenure bench conversation [flags] recall on generated multi-session chats, against BM25 and a PostgreSQL OR\n\nWithout DATABASE_URL, bench starts a throw-away private cluster (fsync off) in a temporary folder.\nWith DATABASE_URL, the database must be empty: bench migrates it and writes into it,\nunless --seeded says \"tenure bench seed\" filled it already (with the same sizes and seed).")
 		fs.PrintDefaults()
 	}
 	sizes.register(fs, 1000000, 125000)
@@ -84,6 +85,8 @@ func runBench(ctx context.Context, env *environment, args []string) error {
 	fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	budget := fs.Duration("budget", 2*time.Minute, "time limit of the page and of the recall workload each (fewer samples when reached)")
 	databaseURL := fs.String("database-url", envOr(env.getenv, "DATABASE_URL", ""), "PostgreSQL URL of an empty database (env DATABASE_URL); empty starts a private cluster")
+	seeded := fs.Bool("seeded", false, "the database at --database-url was filled by \"tenure bench seed\" with the same sizes: measure without seeding")
+	only := fs.String("workloads", "", "comma-separated workloads to run, of "+strings.Join(bench.Workloads, ", ")+" (default all)")
 	if err := parseFlags(fs, args, 0); err != nil {
 		return err
 	}
@@ -92,6 +95,19 @@ func runBench(ctx context.Context, env *environment, args []string) error {
 	}
 	if requests < 1 || batches < 1 {
 		return usagef("bench: --requests and --push-batches must be at least 1")
+	}
+	var workloads []string
+	for _, w := range strings.Split(*only, ",") {
+		if w = strings.TrimSpace(w); w == "" {
+			continue
+		}
+		if !slices.Contains(bench.Workloads, w) {
+			return usagef("bench: no workload %q: use %s", w, strings.Join(bench.Workloads, ", "))
+		}
+		workloads = append(workloads, w)
+	}
+	if *seeded && *databaseURL == "" {
+		return usagef("bench: --seeded needs --database-url (or DATABASE_URL), the database \"tenure bench seed\" filled")
 	}
 	logger := (&baseConfig{logLevel: "warn", logFormat: "text"}).logger(env.stderr)
 	url := *databaseURL
@@ -129,7 +145,7 @@ func runBench(ctx context.Context, env *environment, args []string) error {
 	seed := sizes.options()
 	seed.Progress = seedProgress(env, asJSON)
 	rep, err := bench.Run(ctx, pool, bench.Options{Seed: seed, Requests: requests, PushBatches: batches, Budget: *budget,
-		Logger: logger, Progress: env.stderr})
+		Logger: logger, Progress: env.stderr, Seeded: *seeded, Workloads: workloads})
 	if err != nil {
 		return err
 	}
