@@ -647,3 +647,59 @@ func TestConsolidateProgress(t *testing.T) {
 		t.Errorf("promote progress = %+v, want %+v", promote, want)
 	}
 }
+
+// TestConsolidationLeavesFactsAllVisible shows that a run that promoted
+// facts vacuums their heap pages, so that recall's walk over the newest
+// facts (an index-only scan) reads them from the index alone, and that a
+// run that promoted nothing does not vacuum.
+func TestConsolidationLeavesFactsAllVisible(t *testing.T) {
+	ctx := context.Background()
+	// The test cluster commits asynchronously, and a vacuum cannot mark a
+	// page all-visible until the commits of its rows reach the WAL on disk:
+	// here they do at once, as they do on a server with the default
+	// synchronous_commit.
+	e := &env{pool: pgtest.Connect(t, pgtest.NewURL(t)+"&synchronous_commit=on"), clock: &clock{t: start},
+		logs: &logBuffer{}, metrics: &countingMetrics{}}
+	e.store = NewStore(e.pool, Options{Now: e.clock.Now})
+	var nodes []NewNode
+	for i := range 300 {
+		nodes = append(nodes, NewNode{Content: fmt.Sprintf("Customer %d prefers invoices by email, sent on the first of the month.", i),
+			Properties: map[string]any{"entity": fmt.Sprintf("Customer %d", i), "key": "invoice_channel"}})
+	}
+	e.push(t, "support", nodes...)
+	vacuums := func() int64 {
+		t.Helper()
+		var n int64
+		if err := e.pool.QueryRow(ctx, `SELECT vacuum_count FROM pg_stat_user_tables WHERE relname = 'entity_facts'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := vacuums()
+	if _, err := e.store.Consolidate(ctx, ConsolidateOptions{Trigger: TriggerTest}); err != nil {
+		t.Fatal(err)
+	}
+	// Statistics reach pg_stat_user_tables when a session reports them.
+	if _, err := e.pool.Exec(ctx, `SELECT pg_stat_force_next_flush()`); err != nil {
+		t.Fatal(err)
+	}
+	if after := vacuums(); after != before+1 {
+		t.Errorf("vacuums of entity_facts = %d after a run that promoted 300 facts, want %d", after, before+1)
+	}
+	var pages, visible int32
+	if err := e.pool.QueryRow(ctx, `SELECT relpages, relallvisible FROM pg_class WHERE relname = 'entity_facts'`).Scan(&pages, &visible); err != nil {
+		t.Fatal(err)
+	}
+	if pages == 0 || visible != pages {
+		t.Errorf("entity_facts has %d of %d pages all-visible after the run, want all", visible, pages)
+	}
+	if _, err := e.store.Consolidate(ctx, ConsolidateOptions{Trigger: TriggerTest}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.pool.Exec(ctx, `SELECT pg_stat_force_next_flush()`); err != nil {
+		t.Fatal(err)
+	}
+	if after := vacuums(); after != before+1 {
+		t.Errorf("vacuums of entity_facts = %d after a run that promoted nothing, want %d", after, before+1)
+	}
+}
