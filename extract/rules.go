@@ -14,8 +14,12 @@ import (
 // Rules is the default Extractor: it splits a text into its speakers' turns
 // and their sentences, attributes each sentence to an entity (see
 // attribution.go) and classifies it with memory.Classify, with no network.
-// Questions, greetings and the assistant's and the system's turns are not
-// facts and are skipped. It never fails.
+// Greetings and the assistant's and the system's turns are not facts and
+// are skipped, and so are the sentences memory.NotFact finds state none:
+// questions, acknowledgements ("Incident closed."), instructions ("Do not
+// reopen this."), hypotheticals ("If I moved to Paris..."), sarcasm ("Oh
+// great, another outage") and negations ("I no longer live in Berlin"),
+// which deny a value rather than state one. It never fails.
 type Rules struct{}
 
 // Name implements Extractor.
@@ -50,6 +54,10 @@ func (Rules) ExtractAs(_ context.Context, text, entity, speaker string, now time
 			if len(out) == maxCandidates {
 				return out, nil
 			}
+			// The sentence as written decides whether it is a fact: the
+			// greeting stripped below may be what gives sarcasm away ("Oh
+			// great, another outage").
+			raw := s
 			s = stripGreeting(s)
 			if isPleasantry(s) {
 				continue
@@ -58,13 +66,17 @@ func (Rules) ExtractAs(_ context.Context, text, entity, speaker string, now time
 				add(a.introductionCandidates(t, s, name, rest, now)...)
 				continue
 			}
+			c := memory.Classify(s, now)
+			if kind, _ := memory.NotFact(raw, c); kind != "" {
+				continue
+			}
 			sub := memory.SubjectOf(s)
 			e, why := a.attribute(t, sub)
 			if split := roleInPlace(s, e, why, sub.Kind == memory.SubjectFirstPerson); split != nil {
 				add(split...)
 				continue
 			}
-			add(a.keyState(classified(s, e, why, now)))
+			add(a.keyState(classifiedWith(c, s, e, why)))
 		}
 	}
 	return out, nil
@@ -135,7 +147,12 @@ func (f fact) candidate(entity, why string) Candidate {
 // classified is the Candidate of sentence s about entity, classified by
 // memory.Classify.
 func classified(s, entity, why string, now time.Time) Candidate {
-	c := memory.Classify(s, now)
+	return classifiedWith(memory.Classify(s, now), s, entity, why)
+}
+
+// classifiedWith is the Candidate of sentence s about entity, which
+// memory.Classify classified as c.
+func classifiedWith(c memory.Classification, s, entity, why string) Candidate {
 	return clamp(Candidate{
 		Content: s, Entity: entity, Key: c.Key, Category: c.Category, Durability: string(c.Durability),
 		Deadline: c.Deadline, Alternatives: c.Alternatives, Reasoning: c.Reasoning, Reason: c.Reason + about(entity, why),

@@ -21,3 +21,9 @@ func Classify(text string, now time.Time) Classification { return classify.Class
 // resolved or is back to normal ("It recovered at 10:05", "back to normal"):
 // a state that resolves an earlier one, whose key it should keep.
 func Resolves(text string) bool { return classify.Resolves(text) }
+
+// NotFact reports whether text, which Classify classified as c, states no
+// fact, and what it is instead: a question, an acknowledgement, an
+// instruction, a hypothetical, sarcasm, or a negation, for which retracts
+// is the key of the attribute it denies. It returns "" for a fact.
+func NotFact(text string, c Classification) (kind, retracts string) { return classify.NotFact(text, c) }

@@ -1,0 +1,45 @@
+package extract_test
+
+import "testing"
+
+// TestRulesSkipNotFacts: of a snippet of conversation, only the sentences
+// that state a fact become candidates; questions, acknowledgements,
+// instructions, hypotheticals, sarcasm and negations do not.
+func TestRulesSkipNotFacts(t *testing.T) {
+	tests := []struct {
+		name, text, entity, speaker string
+		want                        []want
+	}{
+		{"ops incident", "Incident closed. Do not reopen this. billing-db replication lag recovered.", "", "",
+			[]want{{"billing-db", "replication_lag", "state", ""}}},
+		{"hypothetical", "If I moved to Paris I'd learn French. I live in Lyon.", "", "",
+			[]want{{"user", "home_city", "observation", "I live in Lyon."}}},
+		{"sarcasm", "Oh great, another Monday on call. I just love being paged at 3am. I work nights.", "", "",
+			[]want{{"user", "work_schedule", "routine", "I work nights."}}},
+		{"request and thanks", "Can you summarise the thread. Thanks for the quick fix! Sam is the on-call engineer this week.", "", "",
+			[]want{{"Sam", "status", "state", "Sam is the on-call engineer this week."}}},
+		{"negation", "I don't live in Berlin anymore. I moved to Hamburg.", "", "",
+			[]want{{"user", "home_city", "observation", "I moved to Hamburg."}}},
+		{"support chat",
+			"Customer: Hi, I can't log in since the update.\nAgent: Sorry about that! Could you clear your cache?\n" +
+				"Customer: Ok, done. Still broken. I'm on the Pro plan, if that matters.\nCustomer: Thanks for the help!",
+			"", "Dana",
+			[]want{{"Dana", "", "observation", "I can't log in since the update."}, {"Dana", "status", "state", "Still broken."},
+				{"Dana", "", "observation", "I'm on the Pro plan, if that matters."}}},
+		{"coding session",
+			"Please don't merge that PR yet. Maybe we should switch to pnpm. We decided to use Vitest instead of Jest. LGTM.",
+			"Acme", "",
+			[]want{{"Acme", "choice_jest_vitest", "decision", ""}}},
+		{"personal assistant",
+			"Remind me to renew the passport in two weeks. I'm thinking about moving to Lisbon. I'm not vegetarian anymore. " +
+				"I'm allergic to shellfish.", "", "Jordan",
+			[]want{{"Jordan", "deadline", "obligation", ""}, {"Jordan", "allergy", "identity", ""}}},
+		{"a greeting does not hide the rest", "Hey Claude, can you check the deploy logs. Thanks, I'm based in Denver.", "", "",
+			[]want{{"user", "home_city", "observation", "I'm based in Denver."}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			checkCandidates(t, tt.text, rulesExtract(t, tt.text, tt.entity, tt.speaker), tt.want)
+		})
+	}
+}

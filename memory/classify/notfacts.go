@@ -1,0 +1,865 @@
+package classify
+
+import (
+	"regexp"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// This file tells the text that states no fact from the text that does. A
+// conversation is mostly talk about the facts, not the facts themselves:
+//
+//	question         "Could you check the deploy logs", "Any update on the refund"
+//	acknowledgement  "Incident closed.", "Thanks for the quick fix!", "LGTM"
+//	instruction      "Please don't reopen this thread", "Summarise the thread"
+//	hypothetical     "If I moved to Paris I'd learn French", "Maybe we should switch"
+//	sarcasm          "Oh great, another pager storm.", "I just love being paged at 3am"
+//	negation         "I no longer live in Berlin", "I'm not vegetarian anymore"
+//
+// Stored as facts, the first five are chatter at best and false at worst (a
+// hypothetical city becomes a home city, sarcasm a preference). A negation
+// denies a value rather than stating one: it should retire the fact it
+// denies, so NotFact names that fact's key.
+//
+// NotFact is not part of Classify: the store classifies every row it
+// consolidates, and only the extractor, which reads raw conversation, pays
+// for these checks. Every rule is anchored (at the start of the text, on a
+// short text, or on an explicit phrase) because dropping a real fact costs
+// more than keeping some chatter; a text that also states something ("Check
+// the API, it's down") is a fact.
+
+// The kinds of text that state no fact, as NotFact names them.
+const (
+	NotFactQuestion        = "question"
+	NotFactAcknowledgement = "acknowledgement"
+	NotFactInstruction     = "instruction"
+	NotFactHypothetical    = "hypothetical"
+	NotFactSarcasm         = "sarcasm"
+	NotFactNegation        = "negation"
+)
+
+// NotFactKinds lists the kinds NotFact returns.
+func NotFactKinds() []string {
+	return []string{NotFactQuestion, NotFactAcknowledgement, NotFactInstruction, NotFactHypothetical,
+		NotFactSarcasm, NotFactNegation}
+}
+
+// maxNotFactSentences is the most sentences a text may have to be called no
+// fact: a longer text is a document, which states something somewhere.
+const maxNotFactSentences = 4
+
+// maxNotFactBytes is the longest sentence the rules read: chatter is short,
+// and a longer sentence is read as a fact unless it ends in "?".
+const maxNotFactBytes = 1 << 10
+
+// NotFact reports whether text, which Classify classified as c, states no
+// fact, and what it is instead: "" for a fact, else one of NotFactKinds.
+// For a negation, retracts is the key of the attribute the text denies
+// ("I no longer live in Berlin": home_city). A text of several sentences is
+// no fact only when none of them is one; its kind is its first sentence's.
+// It is deterministic and never fails.
+func NotFact(text string, c Classification) (kind, retracts string) {
+	t := normalize(text)
+	if t.norm == "" {
+		return "", ""
+	}
+	spans := t.sentences(maxNotFactSentences + 1)
+	if len(spans) > maxNotFactSentences {
+		return "", ""
+	}
+	if len(spans) == 1 {
+		return t.notFact(c, true, 0)
+	}
+	for i, sp := range spans {
+		s := normalize(t.span(sp[0], sp[1]))
+		k, r := s.notFact(c, false, 0)
+		if k == "" {
+			return "", ""
+		}
+		if i == 0 {
+			kind, retracts = k, r
+		}
+	}
+	return kind, retracts
+}
+
+// sentences splits the normalised text into at most max sentences, as
+// [start, end) offsets into norm.
+func (t *text) sentences(max int) [][2]int {
+	s := t.norm
+	var out [][2]int
+	start := 0
+	for i := 0; i < len(s) && len(out) < max; i++ {
+		if isSentenceEnd(s, i) && !t.abbreviation(i) && strings.ContainsFunc(s[i+1:], isLetterOrDigit) {
+			out = append(out, [2]int{start, i + 1})
+			start = i + 1
+		}
+	}
+	if len(out) < max {
+		out = append(out, [2]int{start, len(s)})
+	}
+	return out
+}
+
+func isLetterOrDigit(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// maxDepth bounds the openers stripped from a sentence ("Ok, thanks, sure,
+// ..."); a clause read on its own (secondClause) is read at maxDepth, so
+// that it neither strips openers nor looks for clauses of its own, and the
+// cost stays linear.
+const maxDepth = 3
+
+// notFact is NotFact for one sentence. whole says the sentence is the whole
+// text c classifies; depth counts the openers stripped (maxDepth).
+func (t *text) notFact(c Classification, whole bool, depth int) (string, string) {
+	s := strings.TrimSpace(t.norm)
+	if s == "" {
+		return "", ""
+	}
+	w := leadingWords(s, 8)
+	if len(w) == 0 {
+		return "", ""
+	}
+	if len(s) > maxNotFactBytes {
+		// A sentence this long says something; only a question mark at its
+		// end makes it a question.
+		if endsInQuestionMark(s) {
+			return NotFactQuestion, ""
+		}
+		return "", ""
+	}
+	switch {
+	case t.question(s, w, depth):
+		return NotFactQuestion, ""
+	case sarcastic(s):
+		// Before acknowledgements: "Thanks for nothing." thanks no one.
+		return NotFactSarcasm, ""
+	case t.acknowledgement(s, w):
+		return NotFactAcknowledgement, ""
+	case t.instruction(s, w, c, depth):
+		return NotFactInstruction, ""
+	case t.hypothetical(s, w, c):
+		return NotFactHypothetical, ""
+	}
+	if key, ok := t.negation(s, c, whole); ok {
+		return NotFactNegation, key
+	}
+	// "Ok, don't reopen it", "Thanks for the fix, can you close the ticket":
+	// an opener says nothing, what follows it decides.
+	if depth < maxDepth {
+		if rest, ok := t.afterOpener(s); ok {
+			if countWords(rest) <= 2 && !strings.ContainsFunc(rest, unicode.IsDigit) && t.thanks(s) ||
+				countWords(rest) == 0 {
+				return NotFactAcknowledgement, ""
+			}
+			r := normalize(rest)
+			return r.notFact(c, whole, depth+1)
+		}
+	}
+	return "", ""
+}
+
+// ----------------------------------------------------------------- words
+
+// leadingWords returns the first n words of s, trimmed of quotes and dashes;
+// contractions stay whole ("what's", "don't", "i'd").
+func leadingWords(s string, n int) []string {
+	var out []string
+	for i := 0; i < len(s) && len(out) < n; {
+		if !isWordByte(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && isWordByte(s[j]) {
+			j++
+		}
+		if w := strings.Trim(s[i:j], "'-"); w != "" {
+			out = append(out, w)
+		}
+		i = j
+	}
+	return out
+}
+
+// countWords counts the words of s.
+func countWords(s string) int {
+	n := 0
+	eachWord(s, func(string) bool { n++; return true })
+	return n
+}
+
+// wordAt returns w[i], or "" past its end.
+func wordAt(w []string, i int) string {
+	if i < len(w) {
+		return w[i]
+	}
+	return ""
+}
+
+func wordSet(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[w] = true
+	}
+	return m
+}
+
+// secondClause reports whether s goes on, after a comma, a semicolon or
+// "but", with a clause of its own subject that states a fact: "Check the
+// API, it's down", "Can you close the ticket, I fixed it". Within a clause
+// (depth maxDepth) it looks no further.
+func secondClause(s string, depth int) bool {
+	if depth >= maxDepth {
+		return false
+	}
+	for i, tries := 0, 0; i < len(s) && tries < 8; i++ {
+		j := -1
+		switch {
+		case s[i] == ',' || s[i] == ';' || s[i] == ':':
+			j = i + 1
+		case strings.HasPrefix(s[i:], " but ") || strings.HasPrefix(s[i:], " because ") ||
+			strings.HasPrefix(s[i:], " since "):
+			j = i + 1 + strings.IndexByte(s[i+1:], ' ')
+		}
+		if j < 0 {
+			continue
+		}
+		tries++
+		first, _ := nextWord(s, j)
+		if clauseSubjects[strings.Trim(first, "'-")] {
+			rest := normalize(s[j:])
+			if k, _ := rest.notFact(Classification{}, false, maxDepth); k == "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// clauseSubjects open a clause with a subject of its own.
+var clauseSubjects = wordSet(`i i'm i've i'll im ive we we're we've we'll he he's she she's they they're they've
+	it it's its that's there's my our his her their`)
+
+// standingRe: a rule that holds from now on, not a request of the moment
+// ("Never deploy on Fridays", "Keep answers short", "From now on, ping me
+// first"). Instructions that set one are preferences and rules, and kept.
+var standingRe = regexp.MustCompile(`\b(?:always|never|from now on|going forward|in future|in the future|by default|whenever|every time|each time|as a rule|in general|answers|replies|responses|emojis?|tone|formatting|spelling|address me|call me|refer to me)\b`)
+
+// noteRe: a request to remember that carries the fact it asks to keep
+// ("Please note that I'm vegetarian", "Make a note: Jordan prefers email").
+var noteRe = regexp.MustCompile(`\b(?:note|remember|keep in mind|bear in mind|be aware|aware|know|record|save|store|write down|jot down)\b(?: that\b|:)|\bmake a note\b|\btake note\b|\bfor the record\b|\bfyi\b`)
+
+// -------------------------------------------------------------- questions
+
+var (
+	whWords = wordSet(`what why how where when who which whose whom`)
+	// whContractions are a wh-word and its verb in one word.
+	whContractions = wordSet(`what's whats where's wheres who's how's hows when's why's what're where're who're
+		how're what'll who'll how'd where'd why'd what'd who'd`)
+	auxWords = wordSet(`is are was were do does did can could should would will has have had am shall must might
+		isn't aren't wasn't weren't don't doesn't didn't can't couldn't shouldn't wouldn't won't hasn't haven't
+		's 're`)
+	// questionSubjects follow an auxiliary that opens a question: "Can you",
+	// "Is there", "Does anyone". "Is on vacation" and "Has a dentist
+	// appointment" are fragments that state a fact.
+	questionSubjects = wordSet(`i you we he she it they there anyone anybody someone somebody everyone everybody
+		this that these those y'all u ya`)
+	// personalSubjects follow "do" or "have", which are imperatives before
+	// an object: "Do you know" asks, "Do it now" tells.
+	personalSubjects = wordSet(`i you we he she they anyone anybody someone somebody everyone everybody y'all u`)
+)
+
+// questionStartRe: the openers of a question that does not end in "?".
+var questionStartRe = regexp.MustCompile(`^(?:i wonder|i was wondering|i'm wondering|im wondering|wondering (?:if|whether|why|how|what|when|where|who)|just wondering|curious (?:if|whether|why|how|what|when|where|who)|just curious|(?:i'm |im )?not sure (?:if|whether|why|how|what|when|where|who)|i don't know (?:if|whether|why|how|what|when|where|who)|any (?:idea|ideas|clue|update|updates|news|eta|chance|luck|thoughts|word)\b|do you know|do you happen to know|quick question|question:|how about|what about|why not|how come|can i ask|may i ask|just checking (?:in|if|whether|on)|(?:anyone|anybody|someone|somebody) (?:know|knows|seen|have|has|got|else|able|around|free|available)\b)`)
+
+// question: the sentence asks rather than tells.
+func (t *text) question(s string, w []string, depth int) bool {
+	if endsInQuestionMark(s) {
+		return true
+	}
+	if questionStartRe.MatchString(s) {
+		return !secondClause(s, depth)
+	}
+	first, second := w[0], wordAt(w, 1)
+	asks := false
+	switch {
+	case whContractions[first]:
+		// "What's worse is the lag" states; "What's the ETA" asks.
+		asks = !pseudoCleft(w[1:])
+	case whWords[first] && first != "which" && auxWords[second]:
+		asks = !pseudoCleft(w[2:])
+	case first == "which" && (second == "do" || second == "does" || second == "did" || second == "should" ||
+		second == "would" || second == "can" || second == "could" || second == "will"):
+		asks = true
+	case (first == "which" || first == "what" || first == "whose" || first == "how") && auxWords[wordAt(w, 2)] &&
+		questionSubjects[wordAt(w, 3)]:
+		// "Which region should we use", "What time does it open", "How long does it take"
+		asks = true
+	case first == "how" && (second == "many" || second == "much" || second == "long" || second == "often" ||
+		second == "far" || second == "soon") && (auxWords[wordAt(w, 2)] || auxWords[wordAt(w, 3)]):
+		asks = true
+	case (first == "did" || first == "have") && second == "i":
+		// "Did I mention I'm moving to Berlin" tells.
+		switch wordAt(w, 2) {
+		case "mention", "mentioned", "tell", "told", "say", "said":
+		default:
+			asks = true
+		}
+	case first == "do" || first == "don't" || first == "have" || first == "haven't":
+		asks = personalSubjects[second]
+	case first == "may":
+		asks = second == "i" || second == "we"
+	case auxWords[first] && first != "'s" && first != "'re" && first != "had" && first != "must":
+		asks = questionSubjects[second]
+	}
+	return asks && !secondClause(s, depth)
+}
+
+// endsInQuestionMark reports whether s ends in "?", before any closing
+// punctuation or emoji ("Is it down?! 😅").
+func endsInQuestionMark(s string) bool {
+	return strings.HasSuffix(strings.TrimRightFunc(s, func(r rune) bool {
+		return r != '?' && !isLetterOrDigit(r)
+	}), "?")
+}
+
+// pseudoCleft reports whether the words after "what's" or "what is" go on
+// to a second "is" ("What's worse is that...", "What is clear is..."),
+// which makes the sentence a statement.
+func pseudoCleft(w []string) bool {
+	for i, x := range w {
+		if i >= 4 {
+			break
+		}
+		if x == "is" || x == "was" {
+			return true
+		}
+	}
+	return false
+}
+
+// -------------------------------------------------------- acknowledgements
+
+// ackWords are the words an acknowledgement is made of: "Ok, thanks!",
+// "Incident closed.", "Marking this as resolved", "Sounds good to me". A
+// fact needs a word outside them: "The incident is resolved" ("is") and
+// "INC-231 resolved" (an identifier) are facts.
+var ackWords = wordSet(`ok okay k kk thanks thank thx ty tysm tyvm you got it noted sounds good great perfect cool
+	sure will do on roger that ack acked acknowledged understood makes sense yes yeah yep yup no nope problem
+	problems np nw worries lgtm sgtm done fixed sorted resolved closed closing close marking mark marked as this
+	the ticket incident issue case thread page alert all set agreed fair enough works for me appreciate
+	appreciated cheers nice awesome so much a lot very really again alright right excellent brilliant wonderful
+	fantastic super sweet neat exactly correct true indeed absolutely definitely totally of course thing one
+	catch point sorry apologies my bad lol haha hahaha lmao heh hehe yay wow ah oh now then just glad happy to
+	help helped welcome pleasure anytime merged approved pushed and bye later see talk soon hi hello hey
+	morning evening i i'm i'll we we're we'll agree see same here too me fine by whatever brb sec second moment
+	hang hold bear with leave back check checking look looking into`)
+
+// ackNumberRe: "+1" agrees.
+var ackNumberRe = regexp.MustCompile(`^\+1\b`)
+
+// thanksRe: thanks for something ("Thanks for the quick fix!", "Appreciate
+// the help"), an acknowledgement up to the next clause. "Thanks to the new
+// cache, p99 is 80 ms" gives a cause, not thanks.
+var thanksRe = regexp.MustCompile(`^(?:(?:thanks|thank you|thx|ty|many thanks|cheers|kudos)(?: so much| a lot| very much| again| heaps)? for\b|(?:i |we )?(?:really |truly |greatly |much )?appreciated?\b|much appreciated\b)`)
+
+// acknowledgement: the sentence only receives, thanks or closes.
+func (t *text) acknowledgement(s string, w []string) bool {
+	if ackNumberRe.MatchString(s) {
+		return true
+	}
+	if t.thanks(s) {
+		return clauseEnd(s) == len(s)
+	}
+	if len(w) > 6 || strings.ContainsFunc(s, unicode.IsDigit) || hasIdentifier(s) {
+		return false
+	}
+	if countWords(s) > len(w) {
+		return false
+	}
+	for _, x := range w {
+		if !ackWords[x] {
+			return false
+		}
+	}
+	return true
+}
+
+// thanks reports whether s opens with thanks for something.
+func (t *text) thanks(s string) bool { return thanksRe.MatchString(s) }
+
+// clauseEnd is where the first clause of s ends: at a comma, a semicolon,
+// a colon or "but", else at the end.
+func clauseEnd(s string) int {
+	end := len(s)
+	if i := strings.IndexAny(s, ",;:"); i >= 0 {
+		end = i
+	}
+	if i := strings.Index(s, " but "); i >= 0 && i < end {
+		end = i
+	}
+	return end
+}
+
+// hasIdentifier reports whether s holds a word made for machines: one with
+// an inner hyphen, underscore, dot, slash or hash ("billing-db", "node.js",
+// "#4312").
+func hasIdentifier(s string) bool {
+	for i := 1; i+1 < len(s); i++ {
+		switch s[i] {
+		case '-', '_', '.', '/':
+			if isPartByte(s[i-1]) && isPartByte(s[i+1]) {
+				return true
+			}
+		case '#':
+			if isPartByte(s[i+1]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// -------------------------------------------------------------- openers
+
+// openerRe: words that open a sentence and say nothing, followed by a
+// comma, a colon or a dash (made a comma by normalize): "Ok, ", "Thanks Sam,
+// ", "Got it: ", "Hey Claude, ", "Oh, ".
+var openerRe = regexp.MustCompile(`^(?:(?:oh|ah|well|so|um|uh|hmm|and) )?(?:ok|okay|k|sure|sure thing|yes|yeah|yep|yup|right|alright|all right|great|cool|nice|awesome|perfect|excellent|fantastic|wonderful|brilliant|lovely|thanks|thank you|thanks so much|thank you so much|thanks a lot|thanks again|many thanks|cheers|got it|gotcha|noted|sounds good|understood|roger|roger that|will do|on it|no worries|no problem|np|fair enough|makes sense|good call|good catch|good point|ah|oh|well|so|hmm|um|uh|hi|hello|hey|hiya|morning|good morning|good afternoon|good evening|lol|haha|fyi|btw|also|anyway|anyways|actually|honestly|update|quick update|heads up|sorry|apologies|agreed|done|fixed|closed|resolved)(?: [\p{L}][\p{L}'.]*)?\s*(?:[,:;]+|\.\.\.|!+)\s*`)
+
+// afterOpener returns what follows the opener of s, or false when s opens
+// with none. A "thanks for ..." opener runs to the end of its clause.
+func (t *text) afterOpener(s string) (string, bool) {
+	if t.thanks(s) {
+		if end := clauseEnd(s); end < len(s) {
+			rest := strings.TrimLeft(s[end:], ",;: ")
+			rest = strings.TrimPrefix(rest, "but ")
+			return t.origAfter(len(s) - len(rest)), true
+		}
+		return "", false
+	}
+	m := openerRe.FindStringIndex(s)
+	if m == nil {
+		m = asideRe.FindStringIndex(s)
+	}
+	if m == nil {
+		return "", false
+	}
+	return t.origAfter(m[1]), true
+}
+
+// asideRe: a condition that only frames what follows it ("If I remember
+// correctly, Jordan lives in Leeds", "In case you missed it, the API is
+// down"): an opener, not a supposition.
+var asideRe = regexp.MustCompile(`^(?:just )?(?:in case you (?:missed it|were wondering|didn't know|forgot)|if (?:you're|you are|anyone is) (?:wondering|curious|interested)|if you must know|if i (?:remember|recall)(?: correctly| right)?|if memory serves(?: me)?(?: right)?|if (?:it|that) (?:helps|matters)|if anyone asks|for what it's worth)\s*,\s*`)
+
+// origAfter is the original text behind t.norm[i:] (s is t.norm trimmed,
+// and normalize leaves no leading space).
+func (t *text) origAfter(i int) string { return t.span(i, len(t.norm)) }
+
+// ------------------------------------------------------------ instructions
+
+// instructionVerbs are the bare imperatives that open an instruction.
+// "remind" is missing on purpose: "Remind me to renew the passport" is an
+// obligation the user keeps. "use" is missing too: "Use pnpm, not npm" is
+// a decision.
+var instructionVerbs = wordSet(`do make tell show give check keep stop ignore add remove delete create write
+	summarize summarise explain list find look reopen open close ping escalate ask try run fix update draft
+	investigate confirm restart reboot revert rollback rerun retry send share forward merge deploy cancel
+	schedule book assign approve review rename enable disable install upgrade bump pin wait hold help get buy
+	email message file raise grab pull push clean clear verify double-check triage rotate sync
+	translate rewrite rephrase shorten expand compare describe walk note`)
+
+// objectStarters open the object of an imperative: "Check the logs", "Ping
+// me", "Explain why". "Fix version 2.3 ships Friday" and "Draft is ready"
+// have none, and are facts.
+var objectStarters = wordSet(`the a an this that these those it them him her me us my our your his their its
+	all any some every each everything something anything everyone someone more again why how what where when who
+	whether if sure yourself`)
+
+// particles follow the verbs of particleVerbs in an imperative ("Look into
+// it", "Escalate to tier 2"); after another word they read as a fragment
+// ("Open to suggestions", "Update on the migration: done").
+var (
+	particles     = wordSet(`up down off on in back over through into at for with about out to`)
+	particleVerbs = wordSet(`look check keep find hold wait roll follow reach sign ping try escalate send forward
+		get add turn pick write fill shut reply switch`)
+)
+
+// pleaseWords ask politely; "please" before anything is a request.
+var pleaseWords = wordSet(`please pls plz kindly`)
+
+// dontVerbs after "don't" make a statement with its subject left out ("Don't
+// have a car", "Don't like phone calls"), not an order.
+var dontVerbs = wordSet(`have know like love need want own drink eat smoke live work speak think care mind
+	remember understand see feel believe recall plan usually really ever normally drive cook watch play get go
+	mean agree`)
+
+// instructionRe: a request put as a need: "I need you to ...", "You
+// should ...".
+var instructionRe = regexp.MustCompile(`^(?:i|we) (?:need|want|would like|'d like|d like) (?:you|someone|somebody|one of you) to\b|^(?:i|we)'d like (?:you|someone) to\b|^you (?:should|need to|must|have to|'ll need to|will need to)\b|^(?:let|lemme) (?:me|us) know\b|^make sure\b|^go ahead\b|^hold off\b`)
+
+// instruction: the sentence tells someone to do something now. A dated
+// request ("Rotate the API key by Friday", "Submit expenses by next
+// Monday") is an obligation someone keeps, and a rule ("Never deploy on
+// Fridays", "Use pnpm, not npm") a decision, a routine or a preference:
+// those are facts.
+func (t *text) instruction(s string, w []string, c Classification, depth int) bool {
+	switch c.Category {
+	case CategoryDecision, CategoryRoutine, CategoryPreference, CategoryIdentity:
+		return false
+	case CategoryObligation:
+		if c.Deadline != nil {
+			return false
+		}
+	}
+	if standingRe.MatchString(s) || noteRe.MatchString(s) {
+		return false
+	}
+	if _, dated := t.findDate(noFactNow); dated {
+		return false
+	}
+	found := false
+	i := 0
+	for i < 2 && i < len(w) && (pleaseWords[w[i]] || w[i] == "just" || w[i] == "also" || w[i] == "now" ||
+		w[i] == "then" || w[i] == "and" || w[i] == "so") {
+		i++
+	}
+	please := i > 0 && pleaseWords[w[0]]
+	verb, next, after := wordAt(w, i), wordAt(w, i+1), wordAt(w, i+2)
+	switch {
+	case instructionRe.MatchString(s):
+		found = true
+	case verb == "don't" || verb == "dont" || verb == "do" && next == "not":
+		v := next
+		if verb == "do" {
+			v = after
+		}
+		found = v != "" && !dontVerbs[v]
+	case verb == "let" || verb == "lemme":
+		found = next == "me" || next == "us"
+	case verb == "be":
+		found = next == "careful" || next == "sure" || next == "patient" || next == "concise" || next == "brief"
+	case instructionVerbs[verb]:
+		if at := wordIndex(s, i); at >= 0 && strings.HasPrefix(s[at+len(verb):], ":") {
+			return false // a heading: "Update: the migration finished"
+		}
+		gerund := strings.HasSuffix(next, "ing") && (verb == "try" || verb == "stop")
+		found = (gerund || t.imperativeObject(s, w, i+1)) && !copula(next) && !copula(after)
+	case please && verb != "" && !copula(verb):
+		// "Please rotate the key", "Please send the invoice"
+		found = true
+	}
+	return found && !secondClause(s, depth)
+}
+
+// imperativeObject reports whether w[i] opens the object of an imperative: a
+// determiner or pronoun, a name (capitalised in the original), or an
+// identifier ("Reopen INC-231").
+func (t *text) imperativeObject(s string, w []string, i int) bool {
+	x := wordAt(w, i)
+	if x == "" {
+		return i > 0 && w[0] != "" && len(w) == i // "Retry." alone
+	}
+	if objectStarters[x] || particles[x] && particleVerbs[wordAt(w, i-1)] {
+		return true
+	}
+	if strings.ContainsFunc(x, unicode.IsDigit) || strings.ContainsAny(x, "-_") {
+		// "Reopen INC-231", but not "Order 1234 shipped".
+		next := wordAt(w, i+1)
+		return !strings.HasSuffix(next, "ed") && !copula(next)
+	}
+	// A name: the word is capitalised where the writer wrote it.
+	at := wordIndex(s, i)
+	if at >= 0 && at < len(t.norm) {
+		if r, _ := utf8.DecodeRuneInString(t.orig[t.off[at]:]); unicode.IsUpper(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// wordIndex is the offset in s of its n-th word (from 0), or -1.
+func wordIndex(s string, n int) int {
+	k := 0
+	for i := 0; i < len(s); {
+		if !isWordByte(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && isWordByte(s[j]) {
+			j++
+		}
+		if strings.Trim(s[i:j], "'-") != "" {
+			if k == n {
+				for i < j && (s[i] == '\'' || s[i] == '-') {
+					i++
+				}
+				return i
+			}
+			k++
+		}
+		i = j
+	}
+	return -1
+}
+
+// copula reports whether w makes the word before it a subject: "Draft is
+// ready", "Review was fine", "Update has landed".
+func copula(w string) bool {
+	switch w {
+	case "is", "are", "was", "were", "has", "have", "had", "'s", "will", "would", "can", "could", "should",
+		"must", "may", "might", "of", "and", "or":
+		return true
+	}
+	return false
+}
+
+// noFactNow is the reference time NotFact reads dates against: only whether
+// a text names a date matters here, never which.
+var noFactNow = time.Date(2026, 1, 5, 12, 0, 0, 0, time.UTC)
+
+// ----------------------------------------------------------- hypotheticals
+
+// hypotheticalStartRe: the openers of a supposition.
+var hypotheticalStartRe = regexp.MustCompile(`^(?:if|even if|only if|suppose|supposing|imagine|assuming|assume|hypothetically|what if|let's say|lets say|say (?:we|i|you|they|he|she)|were (?:i|we)|had (?:i|we)|maybe|perhaps|possibly|hopefully|ideally|one day,? (?:i|we|i'll|we'll|i'd|we'd|you|he|she|they|my|our)|someday|some day|in an ideal world)\b`)
+
+var (
+	// ifModalRe: a condition with a modal ("If we moved the standup to 9
+	// we'd lose Ana", "I would go if they paid").
+	ifModalRe = regexp.MustCompile(`\bif (?:i|we|you|he|she|they|it|only)\b`)
+	modalRe   = regexp.MustCompile(`\b(?:would|could|might|wouldn't|couldn't)\b|[a-z]'d\b|\bwere\b`)
+	// wishRe: wishes, musings and plans not yet made.
+	wishRe = regexp.MustCompile(`\b(?:(?:i|we|you|he|she|they|it) might|might (?:be|have|not|need|want|go|get|come|take|move|switch|quit|leave|join|lose|fail|break|happen|work|rain|slip|change|try|use|end up|buy|sell|hire|cancel|drop|run|ask|call|stay)|(?:i|we|you|he|she|they) could (?:be|have|try|use|switch|move|go|do|always|just|also|maybe|possibly|probably|potentially|consider|hire|add|look|buy|take|start|ask|swap|drop|cut|skip|save|split|rewrite|migrate|learn|get away)|thinking (?:about|of) [a-z]+ing|considering [a-z]+ing|toying with|(?:i|we|he|she|they) (?:wish|wished) (?:i|we|you|he|she|they|it|the|my|our|there|that)|someday|some day|hypothetically|would be (?:nice|great|cool|good|awesome|ideal) (?:if|to)|it'd be (?:nice|great|cool|good|awesome|ideal)|in an ideal world|what if)\b`)
+	// preferRe: a stated preference put with "would": "Would rather be
+	// contacted by email", "Priya would like a callback".
+	preferRe = regexp.MustCompile(`\b(?:would|'d|d) (?:rather|like|prefer|love|hate|appreciate)\b`)
+	// pastMarkRe: "I could see the error yesterday" is a past ability.
+	pastMarkRe = regexp.MustCompile(`\b(?:yesterday|ago|last (?:week|night|time|month|year)|earlier|before|already)\b`)
+)
+
+// hypothetical: the sentence supposes, wishes or muses rather than states.
+// "May" is never a cue (it is also the month) nor "probably" ("lag is 4 s,
+// probably the backup" is a reading). A condition that sets a habit or a
+// rule ("If it rains, Jordan works from home", "If lag tops 10 s, always
+// page the DBA") is a fact.
+func (t *text) hypothetical(s string, w []string, c Classification) bool {
+	if c.Category == CategoryRoutine || c.Category == CategoryPreference || standingRe.MatchString(s) ||
+		preferRe.MatchString(s) {
+		return false
+	}
+	if asideRe.MatchString(s) {
+		return false // the rest decides (afterOpener)
+	}
+	if hypotheticalStartRe.MatchString(s) {
+		return true
+	}
+	if ifModalRe.MatchString(s) && modalRe.MatchString(s) {
+		return true
+	}
+	if m := wishRe.FindStringIndex(s); m != nil {
+		return !(strings.Contains(s[m[0]:m[1]], " could ") && pastMarkRe.MatchString(s))
+	}
+	return false
+}
+
+// ----------------------------------------------------------------- sarcasm
+
+var (
+	// sarcasmOpenRe: "Oh great", "Oh joy": delight that the rest of the
+	// sentence, or nothing at all, belies.
+	sarcasmOpenRe = regexp.MustCompile(`^(?:oh|ah)[,!]* (?:great|wonderful|fantastic|perfect|joy|lovely|brilliant|goody|fun|terrific|super|splendid|marvell?ous|nice|cool)\b`)
+	// sarcasmGreatRe: "Great, another outage", "Perfect, more meetings".
+	sarcasmGreatRe = regexp.MustCompile(`^(?:oh[,!]* )?(?:great|wonderful|fantastic|perfect|lovely|brilliant|awesome|terrific|super|splendid|fabulous|nice|fun)[,!.]* (?:another|more|yet another|yet more|just what|exactly what|because|here we go)\b`)
+	// sarcasmPhraseRe: phrases that are sarcastic wherever they stand.
+	sarcasmPhraseRe = regexp.MustCompile(`\b(?:just what (?:i|we) (?:needed|need|wanted)|exactly what (?:i|we) needed|yeah,? right|what a (?:surprise|shock)|big surprise|colou?r me (?:surprised|shocked)|shocking,? i know|thanks for nothing|that went well|because that always works|because that (?:worked|went) so well|what could (?:possibly )?go wrong|said no ?one ever|said nobody ever|how (?:convenient|delightful)|could this day get any better|oh joy|oh goody)\b|^as if\b|^(?:sure|yeah|right|oh sure|oh yeah|oh right)[,!]* because\b|^another (?:day|week|monday|morning|night|sprint|release|deploy|quarter|weekend)[,!]* another\b|(?:^|\s)/s[.!]*$|\x{1F644}|\beye ?roll\b`)
+	// loveTroubleRe: loving what nobody loves ("I just love being paged
+	// at 3am", "Love how the build breaks every Friday").
+	loveTroubleRe = regexp.MustCompile(`\b(?:love|loves|adore|adores|enjoy|enjoys|nothing like|nothing says)(?: it)? (?:when|how|being|getting|having|waiting|spending|a|an|the)\b`)
+	troubleRe     = regexp.MustCompile(`\b(?:paged|pages|pager|woken|woke|ignored|blamed|stuck|waiting|breaks|broke|broken|fails|failed|failing|crash|crashes|crashed|crashing|down|late|outage|outages|flaky|flakes|on hold|delayed|delays|cancell?ed|timeouts?|timed out|rejected|red|bugs?|regressions?|incidents?|3am|2am|4am|overtime|reverted|rollback)\b`)
+	// sarcasmEndRe: a trouble told with a sarcastic opener ("Great, the
+	// build is broken again").
+	sarcasmEndRe = regexp.MustCompile(`\b(?:again|as usual|as always|of course)[.!]*$`)
+	// greatOpenRe: a delighted opener.
+	greatOpenRe = regexp.MustCompile(`^(?:oh[,!]* )?(?:great|wonderful|fantastic|perfect|lovely|brilliant|awesome|terrific|super|fabulous|nice|fun)[,!.]`)
+)
+
+// sarcastic reports whether s says the opposite of what it means in a way a
+// rule can see. "Great, the deploy finished." and "Oh nice, Jordan is back"
+// are not: nothing in them belies the delight.
+func sarcastic(s string) bool {
+	if sarcasmPhraseRe.MatchString(s) || sarcasmGreatRe.MatchString(s) {
+		return true
+	}
+	trouble := troubleRe.FindStringIndex(s) != nil && !Resolves(s)
+	if m := sarcasmOpenRe.FindStringIndex(s); m != nil {
+		rest := strings.TrimLeft(s[m[1]:], " ,!.")
+		if trouble {
+			return true
+		}
+		if rest == "" {
+			// "Oh joy." alone; "Oh great." and "Oh nice." alone may be meant.
+			switch w := strings.Fields(s[:m[1]]); w[len(w)-1] {
+			case "great", "nice", "cool", "perfect", "super":
+				return false
+			}
+			return true
+		}
+		switch first, _ := nextWord(rest, 0); first {
+		case "another", "more", "yet", "again", "just", "exactly", "because", "here", "now", "nothing":
+			return true
+		}
+	}
+	if greatOpenRe.MatchString(s) && trouble && sarcasmEndRe.MatchString(s) {
+		return true
+	}
+	if m := loveTroubleRe.FindStringIndex(s); m != nil && troubleRe.MatchString(s[m[1]:]) {
+		return true
+	}
+	return false
+}
+
+// --------------------------------------------------------------- negations
+
+var (
+	// negationRe: the words that deny a value.
+	negationRe = regexp.MustCompile(`\b(?:no longer|any ?more|any longer|used to|moved (?:out of|away from)|(?:quit|left|leaving|quitting|resigned from) (?:my|his|her|their|our|the) (?:job|position|role)|stopped|gave up)\b`)
+	// negWordRe: the negation an "anymore" needs before it.
+	negWordRe = regexp.MustCompile(`\b(?:not|never|no|nobody|nothing)\b|n't\b`)
+	// newValueRe: the sentence goes on to state the new value ("I'm not a
+	// nurse anymore, I'm a teacher", "I used to live in Leeds but now ...").
+	newValueRe = regexp.MustCompile(`\b(?:now|instead|these days|nowadays|currently)\b|(?:,|;| but| and) (?:i|i'm|im|i've|i'll|we|we're|he|she|he's|she's|they|they're|it's|my|our|his|her|their|moved|switched|started|joined|work|works|live|lives)\b`)
+	// denyRe: the words stripped to read what is denied.
+	denyRe     = regexp.MustCompile(`\b(?:no longer|any ?more|any longer|not|never|do not|does not|did not|don't|doesn't|didn't|dont|doesnt|didnt|stopped|gave up)\b`)
+	contractRe = regexp.MustCompile(`\b(is|are|was|were|has|have|had|ca|wo|ai)n't\b`)
+	usedToBeRe = regexp.MustCompile(`\b(i|we|you|they|[a-z]+) used to be\b`)
+	usedToRe   = regexp.MustCompile(`\bused to\b`)
+	movedOutRe = regexp.MustCompile(`\bmoved (?:out of|away from)\b`)
+	leftJobRe  = regexp.MustCompile(`\b(?:quit|left|leaving|quitting|resigned from) (?:my|his|her|their|our|the) (?:job|position|role)\b`)
+)
+
+// negation reports whether s denies an attribute it names ("I no longer
+// live in Berlin", "I don't work at Globex anymore", "I used to be a
+// nurse") and its key. A mood, a state or a decision said in the negative
+// is what holds now ("Edmund is not stressed anymore", "The VPN is no
+// longer flaky"), and a denial with no attribute to retire ("Priya doesn't
+// need to file taxes this year") or that goes on to the new value ("I'm not
+// a nurse anymore, I'm a teacher") is a fact too.
+func (t *text) negation(s string, c Classification, whole bool) (string, bool) {
+	m := t.negationMarker(s)
+	if m == nil {
+		return "", false
+	}
+	if newValueRe.MatchString(s[m[1]:]) {
+		return "", false
+	}
+	switch c.Category {
+	case CategoryMood, CategoryState, CategoryDecision:
+		if whole {
+			return "", false
+		}
+	}
+	denied := Classify(deniedText(s), noFactNow)
+	switch denied.Category {
+	case CategoryMood, CategoryState, CategoryDecision:
+		return "", false
+	}
+	key := ""
+	switch {
+	case denied.Key != "" && !IsGenericKey(denied.Key):
+		key = denied.Key
+	case whole && c.Key != "" && !IsGenericKey(c.Key):
+		key = c.Key
+	case leftJobRe.MatchString(s):
+		key = "employer"
+	}
+	return key, key != ""
+}
+
+// negationMarker finds the words of s that deny a value, or nil. "Any more"
+// needs a negation before it ("I don't work there any more"), "used to" is
+// not "is used to", and "no longer than" is a length.
+func (t *text) negationMarker(s string) []int {
+	for from, tries := 0, 0; from < len(s) && tries < maxTries; tries++ {
+		loc := negationRe.FindStringIndex(s[from:])
+		if loc == nil {
+			return nil
+		}
+		a, b := from+loc[0], from+loc[1]
+		from = b
+		switch w := s[a:b]; {
+		case w == "no longer":
+			if next, _ := nextWord(s, b); next == "than" {
+				continue
+			}
+		case strings.HasPrefix(w, "any"):
+			if !negWordRe.MatchString(s[sentenceStart(s, a):a]) {
+				continue
+			}
+			if next, _ := nextWord(s, b); next != "" && w == "any more" {
+				continue // "any more questions"
+			}
+		case w == "used to":
+			var prev [1]string
+			if wordsBefore(s, a, prev[:]) == 1 {
+				switch prev[0] {
+				case "am", "'m", "i'm", "im", "is", "'s", "are", "'re", "we're", "they're", "you're", "was", "were",
+					"be", "been", "being", "get", "got", "getting", "gets", "become", "became", "it's", "he's", "she's":
+					continue // "I'm used to working nights"
+				}
+			}
+		case w == "stopped" || w == "gave up":
+			// Only people give things up: "the backup stopped running" is an
+			// incident, not a retraction.
+			next, _ := nextWord(s, b)
+			var prev [1]string
+			wordsBefore(s, a, prev[:])
+			if w == "stopped" && !strings.HasSuffix(next, "ing") || next == "" || !quitters[prev[0]] {
+				continue
+			}
+		}
+		return []int{a, b}
+	}
+	return nil
+}
+
+// quitters are the words before "stopped" or "gave up" when a person
+// stops a habit ("I stopped drinking coffee", "she finally gave up meat").
+var quitters = wordSet(`i we he she they you i've we've they've he's she's finally just recently already
+	have has`)
+
+// deniedText is s said in the affirmative, to name what it denies: "i no
+// longer live in berlin" is "i live in berlin", "i used to be a nurse" "i
+// am a nurse".
+func deniedText(s string) string {
+	s = usedToBeRe.ReplaceAllStringFunc(s, func(m string) string {
+		subject := strings.Fields(m)[0]
+		switch subject {
+		case "i":
+			return "i am"
+		case "we", "you", "they":
+			return subject + " are"
+		}
+		return subject + " is"
+	})
+	s = usedToRe.ReplaceAllString(s, "")
+	s = movedOutRe.ReplaceAllString(s, "live in")
+	s = leftJobRe.ReplaceAllString(s, "job")
+	s = contractRe.ReplaceAllStringFunc(s, func(m string) string {
+		switch m {
+		case "can't":
+			return "can"
+		case "won't":
+			return "will"
+		case "ain't":
+			return "is"
+		}
+		return strings.TrimSuffix(m, "n't")
+	})
+	s = denyRe.ReplaceAllString(s, "")
+	return strings.Join(strings.Fields(s), " ")
+}
