@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tenurehq/tenure/bench"
 	"github.com/tenurehq/tenure/internal/pgtest"
 )
 
@@ -62,5 +63,28 @@ func TestBenchSeedCommand(t *testing.T) {
 	}
 	if _, _, err := runCmd(t, nil, "", "bench", "--facts", "10"); err == nil || exitCode(err) != 2 {
 		t.Errorf("bench --facts 10 error = %v, want a usage error", err)
+	}
+	// The seeded database measured again, one workload only.
+	out, _, err = runCmd(t, env, "", "bench", "--seeded", "--workloads", "recall", "--facts", "20000", "--nodes", "300",
+		"--scopes", "2", "--due", "10", "--requests", "40", "--json")
+	if err != nil {
+		t.Fatalf("bench --seeded --workloads recall: %v\n%s", err, out)
+	}
+	var rep bench.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("bench --seeded --json = %q: %v", out, err)
+	}
+	if len(rep.Results) == 0 {
+		t.Fatal("bench --seeded --workloads recall reported nothing")
+	}
+	for _, r := range rep.Results {
+		if !strings.HasPrefix(r.Workload, "recall ") {
+			t.Errorf("bench --workloads recall reported %q", r.Workload)
+		}
+	}
+	for _, args := range [][]string{{"bench", "--seeded"}, {"bench", "--workloads", "recall,nap"}} {
+		if _, stderr, err := runCmd(t, nil, "", args...); err == nil || exitCode(err) != 2 {
+			t.Errorf("%v error = %v (%s), want a usage error", args, err, stderr)
+		}
 	}
 }
