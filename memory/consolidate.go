@@ -1370,6 +1370,7 @@ func (r *runner) decideRows(ctx context.Context, q *queries.Queries, rows []quer
 		params.Alternatives = append(params.Alternatives, alts)
 		params.Reasonings = append(params.Reasonings, p.reasoning)
 		params.DecidedBys = append(params.DecidedBys, p.decidedBy)
+		params.Locks = append(params.Locks, p.lock)
 	}
 	if len(params.NodeIds) == 0 {
 		return res, nil
@@ -1434,6 +1435,7 @@ type plan struct {
 	alternatives []string
 	reasoning    string
 	decidedBy    string
+	lock         bool  // a decision locked against reopening (Lockable)
 	err          error // the classifier failed on this row
 }
 
@@ -1698,6 +1700,7 @@ func planNode(row queries.PeekPendingNodesRow, now time.Time) plan {
 		if p.key == "" {
 			p.key = slugKey(row.Content)
 		}
+		p.lock = Lockable(p.reasoning)
 	}
 	if p.alternatives == nil {
 		p.alternatives = []string{}

@@ -141,6 +141,14 @@ func parseReasoning(s string) (string, error) {
 	return s, nil
 }
 
+// Lockable reports whether an automated writer may lock a decision with
+// this reasoning against reopening: it takes at least two words. One word
+// ("transactions") or none is no reasoning a later session can weigh, so
+// such a decision is kept, open, for a person to lock.
+func Lockable(reasoning string) bool {
+	return len(strings.Fields(reasoning)) >= 2
+}
+
 // parseAlternatives trims the alternatives and drops empty ones, as a form's
 // blank inputs send them.
 func parseAlternatives(in []string) ([]string, error) {

@@ -267,16 +267,18 @@ FROM marked;
 
 -- name: PromoteDecisionNodes :one
 -- PromoteDecisionNodes turns durable decision rows into decisions: a fact of
--- category decision plus its decisions row, locked against reopening,
--- decided (and its fact confirmed) when the row's statement was observed,
--- never later than now. Entities come resolved (EnsureEntities).
+-- category decision plus its decisions row, locked against reopening when
+-- its lock says so (not when its reasoning is under two words), decided (and
+-- its fact confirmed) when the row's statement was observed, never later
+-- than now. Entities come resolved (EnsureEntities).
 WITH input AS (
     SELECT unnest(@node_ids::bigint[]) AS node_id, unnest(@entity_ids::bigint[]) AS entity_id,
         unnest(@keys::text[]) AS key, unnest(@alternatives::jsonb[]) AS alternatives,
-        unnest(@reasonings::text[]) AS reasoning, unnest(@decided_bys::text[]) AS decided_by
+        unnest(@reasonings::text[]) AS reasoning, unnest(@decided_bys::text[]) AS decided_by,
+        unnest(@locks::bool[]) AS lock
 ),
 gated AS (
-    SELECT i.node_id, i.entity_id, i.key, i.alternatives, i.reasoning, i.decided_by,
+    SELECT i.node_id, i.entity_id, i.key, i.alternatives, i.reasoning, i.decided_by, i.lock,
         n.scope, btrim(n.content) AS content, n.importance,
         least(coalesce(n.observed_at, n.created_at), @now::timestamptz) AS decided_at
     FROM input i
@@ -297,10 +299,10 @@ facts AS (
 ),
 decs AS (
     INSERT INTO decisions (fact_id, scope, entity_id, key, decision, alternatives, reasoning,
-        decided_by, decided_at, created_at, updated_at)
+        decided_by, decided_at, do_not_reopen, created_at, updated_at)
     SELECT f.id, f.scope, f.entity_id, f.key, f.content,
         ARRAY(SELECT jsonb_array_elements_text(g.alternatives)), g.reasoning, g.decided_by,
-        g.decided_at, @now, @now
+        g.decided_at, g.lock, @now, @now
     FROM facts f
     JOIN gated g ON g.node_id = f.source_node_id
     RETURNING id

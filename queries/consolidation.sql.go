@@ -560,41 +560,42 @@ const promoteDecisionNodes = `-- name: PromoteDecisionNodes :one
 WITH input AS (
     SELECT unnest($1::bigint[]) AS node_id, unnest($2::bigint[]) AS entity_id,
         unnest($3::text[]) AS key, unnest($4::jsonb[]) AS alternatives,
-        unnest($5::text[]) AS reasoning, unnest($6::text[]) AS decided_by
+        unnest($5::text[]) AS reasoning, unnest($6::text[]) AS decided_by,
+        unnest($7::bool[]) AS lock
 ),
 gated AS (
-    SELECT i.node_id, i.entity_id, i.key, i.alternatives, i.reasoning, i.decided_by,
+    SELECT i.node_id, i.entity_id, i.key, i.alternatives, i.reasoning, i.decided_by, i.lock,
         n.scope, btrim(n.content) AS content, n.importance,
-        least(coalesce(n.observed_at, n.created_at), $7::timestamptz) AS decided_at
+        least(coalesce(n.observed_at, n.created_at), $8::timestamptz) AS decided_at
     FROM input i
     -- One primary-key lookup per row of the batch (LIMIT keeps the planner
     -- from hashing every pending row instead).
     JOIN LATERAL (SELECT id, scope, content, properties, importance, ttl_seconds, created_at, promoted_at, promoted_fact_id, promoted_run_id, marker, observed_at FROM memory_nodes x WHERE x.id = i.node_id LIMIT 1) n ON true
     WHERE n.promoted_at IS NULL AND n.marker = 'durable'
       -- A row past its explicit ttl is left to cleanup, not promoted.
-      AND (n.ttl_seconds IS NULL OR n.created_at + n.ttl_seconds * interval '1 second' > $7::timestamptz)
+      AND (n.ttl_seconds IS NULL OR n.created_at + n.ttl_seconds * interval '1 second' > $8::timestamptz)
 ),
 facts AS (
     INSERT INTO entity_facts (scope, entity_id, key, content, durability, category, confidence,
         importance, confirmed_at, source, source_node_id, created_at, updated_at)
     SELECT g.scope, g.entity_id, g.key, g.content, 'permanent', 'decision', 1, g.importance, g.decided_at,
-        'consolidation', g.node_id, $7, $7
+        'consolidation', g.node_id, $8, $8
     FROM gated g
     RETURNING id, scope, entity_id, key, content, source_node_id
 ),
 decs AS (
     INSERT INTO decisions (fact_id, scope, entity_id, key, decision, alternatives, reasoning,
-        decided_by, decided_at, created_at, updated_at)
+        decided_by, decided_at, do_not_reopen, created_at, updated_at)
     SELECT f.id, f.scope, f.entity_id, f.key, f.content,
         ARRAY(SELECT jsonb_array_elements_text(g.alternatives)), g.reasoning, g.decided_by,
-        g.decided_at, $7, $7
+        g.decided_at, g.lock, $8, $8
     FROM facts f
     JOIN gated g ON g.node_id = f.source_node_id
     RETURNING id
 ),
 marked AS (
     UPDATE memory_nodes n
-    SET promoted_at = $7, promoted_run_id = $8::bigint, promoted_fact_id = f.id
+    SET promoted_at = $8, promoted_run_id = $9::bigint, promoted_fact_id = f.id
     FROM facts f
     WHERE n.id = f.source_node_id
     RETURNING n.id
@@ -609,6 +610,7 @@ type PromoteDecisionNodesParams struct {
 	Alternatives []json.RawMessage
 	Reasonings   []string
 	DecidedBys   []string
+	Locks        []bool
 	Now          time.Time
 	RunID        int64
 }
@@ -619,9 +621,10 @@ type PromoteDecisionNodesRow struct {
 }
 
 // PromoteDecisionNodes turns durable decision rows into decisions: a fact of
-// category decision plus its decisions row, locked against reopening,
-// decided (and its fact confirmed) when the row's statement was observed,
-// never later than now. Entities come resolved (EnsureEntities).
+// category decision plus its decisions row, locked against reopening when
+// its lock says so (not when its reasoning is under two words), decided (and
+// its fact confirmed) when the row's statement was observed, never later
+// than now. Entities come resolved (EnsureEntities).
 func (q *Queries) PromoteDecisionNodes(ctx context.Context, arg PromoteDecisionNodesParams) (PromoteDecisionNodesRow, error) {
 	row := q.db.QueryRow(ctx, promoteDecisionNodes,
 		arg.NodeIds,
@@ -630,6 +633,7 @@ func (q *Queries) PromoteDecisionNodes(ctx context.Context, arg PromoteDecisionN
 		arg.Alternatives,
 		arg.Reasonings,
 		arg.DecidedBys,
+		arg.Locks,
 		arg.Now,
 		arg.RunID,
 	)

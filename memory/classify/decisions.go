@@ -21,13 +21,26 @@ var (
 	fromToRe = regexp.MustCompile(`\bfrom ([^,.;!?]+?) to\b`)
 	// reasonRe: where the reasoning starts.
 	reasonRe = regexp.MustCompile(`(?:^|[ ,;(])(because of|because|since|as|so that|due to|given that|the reason (?:is|being)(?: that)?|reason:|reasoning:|rationale:|why:)(?: |$)`)
+	// oneOffRe: a choice for today only ("we decided to get takeout tonight").
+	oneOffRe = regexp.MustCompile(`\b(?:today|tonight|this (?:morning|afternoon|evening)|for (?:breakfast|brunch|lunch|dinner))\b`)
+	// lastingRe: words that make a choice made today last ("from today on").
+	lastingRe = regexp.MustCompile(`\b(?:from now on|going forward|from today|onwards?|for good|permanently|always|every)\b`)
+	// ruleRe: what makes "we agreed that ..." a rule rather than an
+	// opinion shared ("refunds over $100 need approval").
+	ruleRe = regexp.MustCompile(`\b(?:will|would|shall|should|must|need|needs|require|requires|required|only|always|never|every|is to|are to|going to|gonna|can't|cannot|won't|don't|doesn't|from now on|going forward)\b|'ll\b`)
+	// tripRe: where people go together ("went with Jake to the lake"), not
+	// what was chosen ("going with Vercel to host the site").
+	tripRe = regexp.MustCompile(`^[^,.;!?]{0,40}? to (?:the|a|an|my|our|his|her|their|some) `)
+	// diagnosisRe: "ruled out" in a diagnosis, not a choice ("we ruled out
+	// the network as the cause").
+	diagnosisRe = regexp.MustCompile(`\b(?:cause|causes|culprit|fault|faulty|issue|problem|bug|leak|failure|regression|suspect|explanation|diagnosis|symptom)s?\b`)
 )
 
 func isCollective(w string, passive bool) bool {
 	switch w {
 	case "we", "we've", "we'll", "we're", "we'd", "let's", "lets", "our", "us", "team", "teams", "everyone", "everybody",
 		"all", "both", "group", "committee", "board", "they", "they've", "they'll", "they're", "leads", "company", "org",
-		"organisation", "organization", "project", "squad", "crew", "i", "i've", "i'll", "i'm":
+		"organisation", "organization", "project", "squad", "crew":
 		return true
 	case "was", "were", "been", "it's":
 		return passive
@@ -35,15 +48,309 @@ func isCollective(w string, passive bool) bool {
 	return false
 }
 
-// collective reports whether one of the few words before pos names a group
-// (or the speaker) as the one deciding.
-func (t *text) collective(pos int, passive bool) bool {
+// isSpeaker reports whether w is the speaker alone.
+func isSpeaker(w string) bool {
+	switch w {
+	case "i", "i've", "i'll", "i'm", "i'd":
+		return true
+	}
+	return false
+}
+
+// decider tells who decides at pos, from the nearest of the few words
+// before it that names someone: a group ("we", "the team", "Sam and I")
+// or the speaker alone ("I"). Neither means a named person or no one.
+func (t *text) decider(pos int, passive bool) (group, speaker bool) {
 	var w [6]string
 	n := wordsBefore(t.norm, pos, w[:])
-	for _, x := range w[:n] {
+	for i, x := range w[:n] {
 		if isCollective(x, passive) {
+			return true, false
+		}
+		if isSpeaker(x) {
+			if i+1 < n && w[i+1] == "and" {
+				return true, false // "Sam and I agreed"
+			}
+			return false, true
+		}
+	}
+	return false, false
+}
+
+// groupAfter reports whether a group is the subject of the clause that
+// follows a decision phrase: "I decided we'd go with Stripe".
+func (t *text) groupAfter(pos int) bool {
+	w, e := nextWord(t.norm, pos)
+	if w == "that" {
+		w, e = nextWord(t.norm, e)
+	}
+	switch w {
+	case "we", "we'll", "we're", "we'd", "we've", "let's", "everyone", "everybody":
+		return true
+	case "the", "our", "all":
+		w, _ = nextWord(t.norm, e)
+		return w == "team" || w == "teams" || w == "company" || w == "group" || w == "squad" || w == "crew"
+	}
+	return false
+}
+
+// hedged reports whether the decision at pos is only weighed, not made: a
+// modal or a hedge just before it or its subject ("maybe we'll go with",
+// "we should use", "if we switch", "how about we"), or a question ("should
+// we go with Stripe"). For a choice verb (choice) intentions, attempts,
+// advice and habits count too ("we want to go with", "let's try using",
+// "I'd recommend sticking with", "we usually go with"); the subject ends
+// the look back, so that "after we tried Redis we went with Memcached" is
+// a choice made.
+func (t *text) hedged(pos int, choice bool) bool {
+	var w [4]string
+	n := wordsBefore(t.norm, pos, w[:])
+	last := n - 1
+	for i := 0; i <= last; i++ {
+		switch x := w[i]; x {
+		case "maybe", "perhaps", "possibly", "probably", "might", "could", "should", "would", "can", "shall",
+			"might've", "could've", "should've", "would've", "if", "whether", "unless", "wonder", "wondering":
+			return true
+		case "i'd", "we'd", "you'd", "they'd":
+			if choice {
+				return true // "I'd go with Postgres"; but "we'd decided"
+			}
+		case "consider", "considering", "think", "thinking", "suggest", "suggests", "suggested", "suggesting",
+			"propose", "proposes", "proposed", "proposing", "recommend", "recommends", "recommended",
+			"recommending", "need", "needs", "want", "wants", "wanna", "try", "trying", "tried", "tries", "testing",
+			"tested", "experimenting", "experimented", "hope", "hoping", "usually", "normally", "typically",
+			"generally", "often", "sometimes", "tend":
+			if choice {
+				return true
+			}
+		case "about":
+			if choice && i+1 < n && (w[i+1] == "how" || w[i+1] == "what") {
+				return true // "how about we go with"
+			}
+		default:
+			if (isCollective(x, false) || isSpeaker(x) || isPerson(x)) && last > i+1 {
+				last = i + 1 // the word before the subject is the last that hedges
+			}
+		}
+	}
+	return t.askedAt(pos)
+}
+
+// askedAt reports whether the sentence or clause holding pos asks rather
+// than tells: it ends in "?", or it opens like a question ("should we",
+// "did the team", "why did we"), question mark or not.
+func (t *text) askedAt(pos int) bool {
+	s := t.norm
+	start, end := t.near(pos, pos)
+	if end < len(s) && s[end] == '?' {
+		return true
+	}
+	if (start == 0 || isSentenceEnd(s, start-1)) && opensQuestion(s, start) {
+		return true
+	}
+	// "Hey team, should we go with Stripe"; "Sam: are we sticking with it"
+	if c := strings.LastIndexAny(s[start:pos], ",:"); c >= 0 {
+		return opensQuestion(s, start+c+1)
+	}
+	return false
+}
+
+// opensQuestion reports whether the clause starting at pos opens like a
+// question.
+func opensQuestion(s string, pos int) bool {
+	first, e := nextWord(s, pos)
+	second, _ := nextWord(s, e)
+	switch first {
+	case "what", "why", "how", "which", "when", "where", "who", "whose":
+		return isAuxWord(second)
+	}
+	if !isAuxWord(first) {
+		return false
+	}
+	switch second {
+	case "we", "i", "you", "they", "he", "she", "it", "the", "our", "your", "their", "his", "her", "everyone",
+		"everybody", "anyone", "anybody", "someone", "somebody", "there", "team":
+		return true
+	}
+	return false
+}
+
+func isAuxWord(w string) bool {
+	switch w {
+	case "do", "does", "did", "is", "are", "was", "were", "am", "have", "has", "had", "can", "could", "should",
+		"shall", "will", "would", "may", "might", "must":
+		return true
+	}
+	return false
+}
+
+// oneOff reports whether the sentence holding pos makes a choice for today
+// only ("we decided to get takeout tonight"), which is no lasting decision
+// unless it names an alternative or says it lasts.
+func (t *text) oneOff(pos int, hasContrast bool) bool {
+	if hasContrast {
+		return false
+	}
+	a, b := t.near(pos, pos)
+	sent := t.norm[a:b]
+	return oneOffRe.MatchString(sent) && !lastingRe.MatchString(sent)
+}
+
+// near is the sentence holding norm[a:b], cut to at most window bytes
+// either side of it, so that a long text repeating a match costs linear
+// time.
+func (t *text) near(a, b int) (start, end int) {
+	s := t.norm
+	lo, hi := max(0, a-window), min(len(s), b+window)
+	start, end = lo, hi
+	for i := a - 1; i >= lo; i-- {
+		if isSentenceEnd(s, i) {
+			start = i + 1
+			break
+		}
+	}
+	for i := b; i < hi; i++ {
+		if isSentenceEnd(s, i) {
+			end = i
+			break
+		}
+	}
+	return start, end
+}
+
+// companion reports whether the words after "go with" or "stick with"
+// name company rather than an option: "went with my mom to the mall",
+// "going with friends", "go with your gut", "going with the flow".
+func (t *text) companion(pos int) bool {
+	s := t.norm
+	w, e := nextWord(s, pos)
+	switch w {
+	case "me", "him", "them", "us", "you", "everyone", "everybody", "someone", "somebody", "y'all":
+		return true
+	}
+	for range 4 {
+		switch w {
+		case "the", "a", "an", "some", "few", "couple", "of", "two", "three", "my", "your", "our", "their", "his",
+			"her", "best", "little", "big", "older", "younger", "old", "whole", "new", "dear", "other", "own":
+			w, e = nextWord(s, e) // "my best friend"
+			continue
+		case "friend", "friends", "family", "kids", "kid", "children", "child", "baby", "parents", "mom", "mum",
+			"dad", "mother", "father", "sister", "sisters", "brother", "brothers", "wife", "husband", "partner",
+			"boyfriend", "girlfriend", "fiance", "fiancé", "fiancee", "fiancée", "daughter", "son", "grandma",
+			"grandpa", "cousin", "cousins", "aunt", "uncle", "colleague", "colleagues", "coworker", "coworkers",
+			"neighbour", "neighbours", "neighbor", "neighbors", "in-laws", "inlaws", "folks", "guys", "girls", "boys",
+			"roommate", "roommates", "team", "gang", "class", "dog", "flow", "gut", "crowd", "instinct", "instincts",
+			"heart":
 			return true
 		}
+		return false
+	}
+	return false
+}
+
+// particle reports whether "up", "out" or "off" follows the verb that
+// ends at pos within a few words, or "on" or "at" right after it: "picked
+// up the kids", "picked us up", "picked on him".
+func (t *text) particle(pos int) bool {
+	for i := range 3 {
+		w, e := nextWord(t.norm, pos)
+		switch w {
+		case "up", "out", "off":
+			return true
+		case "on", "at":
+			return i == 0
+		case "":
+			return false
+		}
+		pos = e
+	}
+	return false
+}
+
+// operational reports whether what "switched" or "migrated" at pos moves is
+// load in an incident, not a choice of tools: "we switched traffic from the
+// primary to the replica".
+func (t *text) operational(pos int) bool {
+	s := t.norm
+	for range 3 {
+		w, e := nextWord(s, pos)
+		switch w {
+		case "the", "all", "over":
+			pos = e
+			continue
+		case "traffic", "load", "reads", "writes", "requests", "queries", "connections", "jobs", "pods", "nodes",
+			"replicas", "primary", "leader", "shards", "shard", "partitions", "workloads", "users", "customers",
+			"sessions":
+			return true
+		}
+		return false
+	}
+	return false
+}
+
+// action reports whether what was decided, after the decision phrase
+// ending at pos, is an action taken once during an incident, which a
+// decision to take it does not make lasting: "we decided to restart the
+// pods", "the team decided to roll back".
+func (t *text) action(pos int) bool {
+	w, e := nextWord(t.norm, pos)
+	if w == "to" {
+		w, e = nextWord(t.norm, e)
+	} else if !strings.HasSuffix(t.norm[:pos], " to") {
+		return false
+	}
+	switch w {
+	case "restart", "reboot", "revert", "redeploy", "retry", "rerun", "bounce", "flush", "purge", "drain", "kill",
+		"failover", "rollback", "wait", "abort", "reindex", "resync", "hotfix":
+		return true
+	case "roll", "fail":
+		next, _ := nextWord(t.norm, e)
+		return next == "back" || next == "over"
+	}
+	return false
+}
+
+// isBeOrGot reports whether w, just before a choice verb, makes it passive:
+// "I got picked", "we were selected", "we're stuck with".
+func isBeOrGot(w string) bool {
+	switch w {
+	case "got", "get", "gets", "getting", "was", "were", "is", "are", "am", "be", "been", "being", "i'm", "we're",
+		"they're", "you're", "he's", "she's", "it's", "still":
+		return true
+	}
+	return false
+}
+
+// isPerson reports whether w is a personal pronoun: "she was picked over
+// Sam" is about a person, not a choice of tools.
+func isPerson(w string) bool {
+	switch w {
+	case "i", "we", "you", "he", "she", "they", "who", "me", "him", "her", "us", "them":
+		return true
+	}
+	return false
+}
+
+// isIntent reports whether w, before "to go with" or "to choose", makes it
+// a choice: "we're going to go with Stripe", unlike "wine to go with
+// dinner" or "we have to choose".
+func isIntent(w string) bool {
+	switch w {
+	case "going", "decided", "agreed", "chose", "opted", "voted", "plan", "planning", "planned", "intend",
+		"intending":
+		return true
+	}
+	return false
+}
+
+// isPetOrChild reports whether w names what a family adopts: "we adopted a
+// rescue dog" is no decision about a tool.
+func isPetOrChild(w string) bool {
+	switch w {
+	case "dog", "dogs", "cat", "cats", "puppy", "puppies", "kitten", "kittens", "pup", "rescue", "baby", "child",
+		"children", "kid", "kids", "son", "daughter", "boy", "girl", "pet", "pets", "bunny", "rabbit", "hamster",
+		"horse", "parrot", "bird", "greyhound", "twins":
+		return true
 	}
 	return false
 }
@@ -70,7 +377,9 @@ func (t *text) decision() (Classification, bool) {
 	s := t.norm
 	start, end, found := -1, -1, false
 	objectAt := -1 // the object of "we won't use X" is an alternative
-	// Explicit decision phrases.
+	// Explicit decision phrases, by anyone but the speaker alone: "I
+	// decided to take a nap" is a personal choice unless it names an
+	// alternative or the group it binds ("I decided we'd use pnpm").
 	for from, tries := 0, 0; t.has(fDecided) && from < len(s) && !found && tries < maxTries; tries++ {
 		loc := decidedRe.FindStringIndex(s[from:])
 		if loc == nil {
@@ -82,11 +391,19 @@ func (t *text) decision() (Classification, bool) {
 		case "nothing", "yet", "anything", "whether", "if":
 			continue // "decided nothing yet"
 		}
-		if !t.negated(a, 3) && !t.pending(a) {
-			start, end, found = a, b, true
+		if t.negated(a, 3) || t.pending(a) || t.action(b) || t.hedged(a, false) {
+			continue
 		}
+		hasContrast := t.contrastIn(t.near(a, b))
+		if _, speaker := t.decider(a, false); speaker && !hasContrast && !t.groupAfter(b) {
+			continue
+		}
+		if t.oneOff(a, hasContrast) {
+			continue
+		}
+		start, end, found = a, b, true
 	}
-	// Agreement by a group.
+	// Agreement by a group: "we agreed to", not "I agree with you".
 	for from, tries := 0, 0; t.has(fAgreed) && from < len(s) && !found && tries < maxTries; tries++ {
 		loc := agreedRe.FindStringIndex(s[from:])
 		if loc == nil {
@@ -94,11 +411,25 @@ func (t *text) decision() (Classification, bool) {
 		}
 		a, b := from+loc[0], from+loc[1]
 		from = b
-		if !t.negated(a, 3) && !t.pending(a) && t.collective(a, true) {
-			start, end, found = a, b, true
+		if group, _ := t.decider(a, true); !group || t.negated(a, 3) || t.pending(a) {
+			continue
 		}
+		phrase := s[a:b]
+		if next, _ := nextWord(s, b); phrase == "agree" || phrase == "agree that" || next == "disagree" {
+			continue // "we agree": an opinion shared, not a decision
+		}
+		_, hi := t.near(a, b)
+		if (phrase == "agreed" || phrase == "agreed that") && !strings.HasPrefix(s[b:], ":") && !ruleRe.MatchString(s[b:hi]) {
+			continue // "we all agreed it was a great trip"; not "the team agreed: no deploys on Fridays"
+		}
+		if t.hedged(a, !strings.HasPrefix(phrase, "agreed")) || t.oneOff(a, false) {
+			continue // "we need to agree on a naming scheme"
+		}
+		start, end, found = a, b, true
 	}
-	// Choices by a group, with an alternative where the verb alone says little.
+	// Choices by a group, with an alternative where the verb alone says
+	// little. The speaker alone chooses for others only against a named
+	// alternative ("I'm going with Postgres over MySQL").
 	for from, tries := 0, 0; t.has(fChoice) && from < len(s) && !found && tries < maxTries; tries++ {
 		loc := choiceRe.FindStringIndex(s[from:])
 		if loc == nil {
@@ -111,28 +442,77 @@ func (t *text) decision() (Classification, bool) {
 		sentStart, sentEnd := max(sentenceStart(s, a), a-window), min(sentenceEnd(s, b), b+window)
 		rest := s[b:sentEnd]
 		hasContrast := t.contrastIn(sentStart, sentEnd)
+		group, speaker := t.decider(a, false)
+		var prev [2]string
+		np := wordsBefore(s, a, prev[:])
+		neg := strings.HasPrefix(verb, "won't ") || strings.HasPrefix(verb, "will ") ||
+			strings.HasPrefix(verb, "never ") || strings.HasPrefix(verb, "don't ") || strings.HasPrefix(verb, "do not ")
 		switch {
 		case verb == "use" || verb == "using" || verb == "uses":
 			// "we use pnpm, not npm"; "use pnpm, not npm" as a house rule.
-			found = hasContrast && (atStart && verb == "use" || t.collective(a, false)) && !t.negated(a, 2)
-		case verb == "switched" || verb == "moved" || verb == "migrated":
-			found = t.collective(a, false) && (fromToRe.MatchString(rest) || hasContrast)
-		case verb == "from now on" || verb == "going forward":
-			found = t.collective(a, false) || strings.Contains(s, "we ")
-		case strings.HasPrefix(verb, "go with") || strings.HasPrefix(verb, "going with") || strings.HasPrefix(verb, "stick"):
-			found = atStart || t.collective(a, false) || hasContrast
-		default:
-			var prev [1]string
-			if wordsBefore(s, a, prev[:]) == 1 && (prev[0] == "got" || prev[0] == "get" || prev[0] == "gets" ||
-				prev[0] == "getting") {
-				continue // "I got picked for the workshop": chosen, not choosing
+			found = hasContrast && (atStart && verb == "use" || group || speaker) && !t.negated(a, 2)
+		case verb == "switched" || verb == "migrated":
+			if t.operational(b) {
+				continue // "we switched traffic from the primary to the replica"
 			}
-			found = t.collective(a, false) && !t.negated(a, 2)
-			neg := strings.HasPrefix(verb, "won't ") || strings.HasPrefix(verb, "will ") ||
-				strings.HasPrefix(verb, "never ") || strings.HasPrefix(verb, "don't ") || strings.HasPrefix(verb, "do not ")
+			found = group && (fromToRe.MatchString(rest) || hasContrast) || speaker && hasContrast
+		case verb == "moved":
+			// "We moved from Leeds to York" tells where, not what was ruled
+			// out: only an alternative makes a move a decision.
+			found = (group || speaker) && hasContrast
+		case verb == "from now on" || verb == "going forward":
+			after := b
+			for after < len(s) && (s[after] == ' ' || s[after] == ',' || s[after] == ':') {
+				after++
+			}
+			found = group || t.groupAfter(after) || strings.Contains(s, "we ") // "going forward, we'll ..."
+		case strings.HasSuffix(verb, " with") && !neg:
+			if verb == "stuck with" && np > 0 && isBeOrGot(prev[0]) {
+				continue // "we're stuck with Oracle": no choice at all
+			}
+			trip := verb != "stuck with" && !strings.HasPrefix(verb, "stick") && tripRe.MatchString(rest[:min(len(rest), 64)])
+			if trip || t.companion(b) {
+				continue // "went with Jake and Amy to the lake", "going with friends"
+			}
+			if np == 2 && prev[0] == "to" && !isIntent(prev[1]) {
+				continue // "wine to go with dinner"
+			}
+			if next, _ := nextWord(s, b); atStart && next == "it" {
+				continue // "Stick with it": encouragement
+			}
+			found = atStart || group || hasContrast
+		default:
+			if np > 0 && isBeOrGot(prev[0]) {
+				// "I got picked for the workshop": chosen, not choosing. A
+				// thing chosen over another is a decision, whoever made it:
+				// "Postgres was chosen over MySQL".
+				found = np == 2 && hasContrast && !isBeOrGot(prev[1]) && !isSpeaker(prev[1]) && !isPerson(prev[1])
+				break
+			}
+			if np == 2 && prev[0] == "to" && !isIntent(prev[1]) {
+				continue // "we have to choose between them", "we get to pick"
+			}
+			next, nextEnd := nextWord(s, b)
+			switch {
+			case verb == "picked" && t.particle(b):
+				continue // "picked up the kids", "picked us up"
+			case verb == "adopted":
+				if next == "a" || next == "an" || next == "two" || next == "our" || next == "my" || next == "the" {
+					next, nextEnd = nextWord(s, nextEnd)
+				}
+				if after, _ := nextWord(s, nextEnd); isPetOrChild(next) || isPetOrChild(after) {
+					continue // "we adopted a rescue dog"
+				}
+			case verb == "ruled out" && diagnosisRe.MatchString(s[sentStart:sentEnd]):
+				continue // "we ruled out the network as the cause"
+			}
+			found = (group || speaker && hasContrast) && !t.negated(a, 2)
 			if found && neg {
 				objectAt = b
 			}
+		}
+		if found && (t.hedged(a, true) || t.oneOff(a, hasContrast)) {
+			found, objectAt = false, -1
 		}
 		if found {
 			start, end = a, b

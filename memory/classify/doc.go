@@ -11,7 +11,13 @@
 //     ("we use pnpm, not npm", "going with X instead of Y"). It comes first
 //     because a decision lost to another category gets reopened: "we decided
 //     to meet every Monday" is a decision, not a routine. Negated or open
-//     ("we haven't decided", "to be decided") it is not a decision.
+//     ("we haven't decided", "to be decided") it is not a decision. A
+//     decision needs a decider and a choice made: a bare "I" decides only
+//     beside a rejected alternative or a group; hedged or asked choices
+//     ("maybe we'll go with", "should we go with"), company rather than a
+//     choice ("went with my mom"), a move without a rejected alternative,
+//     passives such as "got picked", and one-offs for today are not
+//     decisions.
 //  3. mood (ephemeral): before everything else because moods must never
 //     harden; a feeling taken for a trait breaks the product's promise, while
 //     a trait taken for a mood only fades early.

@@ -1,0 +1,107 @@
+package memory
+
+import (
+	"context"
+	"testing"
+)
+
+func TestLockable(t *testing.T) {
+	cases := []struct {
+		reasoning string
+		want      bool
+	}{
+		{"", false},
+		{"   ", false},
+		{"transactions", false},
+		{" speed\t", false},
+		{"Its store saves disk.", true},
+		{"the team already runs it", true},
+		{"faster builds", true},
+		{"cheaper\nhosting", true},
+	}
+	for _, tc := range cases {
+		if got := Lockable(tc.reasoning); got != tc.want {
+			t.Errorf("Lockable(%q) = %t, want %t", tc.reasoning, got, tc.want)
+		}
+	}
+}
+
+// TestDecisionWithoutReasoningIsNotLocked: consolidation, an automated
+// writer, records every decision row as a decision but locks only those
+// whose reasoning a later session can weigh. An unlocked decision is no
+// "settled, do not reopen" line of the brief, and refuses no later row on
+// its key.
+func TestDecisionWithoutReasoningIsNotLocked(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	ids := e.push(t, "ops",
+		NewNode{Content: "Sam decided to move the night shift to Thursdays.",
+			Properties: map[string]any{"entity": "Ops"}},
+		NewNode{Content: "We run Postgres for the main database.",
+			Properties: map[string]any{"entity": "Ops", "key": "db", "category": "decision", "reasoning": "transactions"}},
+		NewNode{Content: "We use RabbitMQ for the job queue.",
+			Properties: map[string]any{"entity": "Ops", "key": "queue", "category": "decision",
+				"reasoning": "the team already runs it"}},
+	)
+	run := e.consolidate(t)
+	if n := run.Count(PhaseDecide, "decisions"); n != 3 {
+		t.Fatalf("report = %v, want three decisions", run.Report)
+	}
+	want := []struct {
+		reasoning string
+		locked    bool
+	}{{"", false}, {"transactions", false}, {"the team already runs it", true}}
+	keys := make([]string, len(ids))
+	for i, id := range ids {
+		var reasoning string
+		var locked bool
+		err := e.pool.QueryRow(ctx, `SELECT d.key, d.reasoning, d.do_not_reopen FROM decisions d
+			JOIN entity_facts f ON f.id = d.fact_id WHERE f.source_node_id = $1`, id).Scan(&keys[i], &reasoning, &locked)
+		if err != nil {
+			t.Fatalf("row %d: %v", i, err)
+		}
+		if reasoning != want[i].reasoning || locked != want[i].locked {
+			t.Errorf("row %d: decision on %q with reasoning %q, do_not_reopen = %t; want reasoning %q, do_not_reopen = %t",
+				i, keys[i], reasoning, locked, want[i].reasoning, want[i].locked)
+		}
+	}
+
+	b, err := e.store.ContextBrief(ctx, BriefOptions{Scope: "ops"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Decisions) != 1 || b.Decisions[0].Key != "queue" {
+		t.Errorf("brief decisions = %+v, want only the locked decision on queue", b.Decisions)
+	}
+
+	// A later row on the unlocked decision's key gets no note and becomes a
+	// fact; one on the locked decision's key is refused.
+	res, err := e.store.PushNoted(ctx, agent, "ops", []NewNode{
+		{Content: "The main database moves to MySQL.", Properties: map[string]any{"entity": "Ops", "key": "db"}},
+		{Content: "The job queue moves to Kafka.", Properties: map[string]any{"entity": "Ops", "key": "queue"}},
+	}, PushOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Notes) != 1 || res.Notes[0].Row != 1 || res.Notes[0].Code != NoteDecisionLocked {
+		t.Errorf("notes = %+v, want one decision_locked note, on the row about the queue", res.Notes)
+	}
+	next := e.consolidate(t)
+	if next.DecisionLocked != 1 {
+		t.Errorf("decision_locked = %d, want 1, the row on queue (report %v)", next.DecisionLocked, next.Report)
+	}
+	if n := e.count(t, `SELECT count(*) FROM consolidation_rejections WHERE node_id = $1`, res.IDs[0]); n != 0 {
+		t.Errorf("the row on db was refused %d times; an unlocked decision refuses nothing", n)
+	}
+	if n := e.count(t, `SELECT count(*) FROM entity_facts WHERE source_node_id = $1 AND key = 'db' AND status = 'active'`,
+		res.IDs[0]); n != 1 {
+		t.Errorf("%d active facts from the row on db, want 1", n)
+	}
+	// The keyless decision's key is the classifier's; a row on it is not
+	// refused either.
+	e.push(t, "ops", NewNode{Content: "The night shift stays on Tuesdays.",
+		Properties: map[string]any{"entity": "Ops", "key": keys[0]}})
+	if again := e.consolidate(t); again.DecisionLocked != 0 {
+		t.Errorf("decision_locked = %d on the keyless decision's key %q, want 0", again.DecisionLocked, keys[0])
+	}
+}
