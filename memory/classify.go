@@ -27,3 +27,8 @@ func Resolves(text string) bool { return classify.Resolves(text) }
 // instruction, a hypothetical, sarcasm, or a negation, for which retracts
 // is the key of the attribute it denies. It returns "" for a fact.
 func NotFact(text string, c Classification) (kind, retracts string) { return classify.NotFact(text, c) }
+
+// CanonicalKey is the canonical key of key's concept ("company" and
+// "works_at" are "employer"); a key outside the vocabulary is returned as
+// it is. Consolidation and the push's notes read every key through it.
+func CanonicalKey(key string) string { return classify.CanonicalKey(key) }

@@ -1679,6 +1679,9 @@ func planNode(row queries.PeekPendingNodesRow, now time.Time) plan {
 	if p.key == "" {
 		p.key = c.Key
 	}
+	// One key per concept: a writer's "company" is the classifier's
+	// "employer".
+	p.key = CanonicalKey(p.key)
 	if _, err := ParseKey(p.key); err != nil {
 		p.key = ""
 	}

@@ -408,7 +408,7 @@ func TestReinforcementKeepsAxesAndMoodsNeverHarden(t *testing.T) {
 // a conflicting fact on an accumulating key is queued as a near duplicate.
 func TestMergeAndNearDuplicates(t *testing.T) {
 	e := newEnv(t)
-	props := map[string]any{"entity": "Edmund", "key": "lives_in", "category": "observation"}
+	props := map[string]any{"entity": "Edmund", "key": "visited_city", "category": "observation"}
 	e.push(t, "pa", NewNode{Content: "Edmund lives in Austin.", Properties: props},
 		NewNode{Content: "Edmund lives in Austin.", Properties: props})
 	run := e.consolidate(t)

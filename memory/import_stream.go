@@ -8,6 +8,7 @@ import (
 	"iter"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -428,18 +429,22 @@ WHERE f.status = 'active' AND f.category <> 'decision'
       AND g.status = 'active' AND g.category <> 'decision')`
 
 // supersedeCandidatesSQL selects the facts written, active and of a
-// superseding kind, whose entity and key hold another such fact that says
-// something else: SupersedeFacts archives nothing on a key whose active
-// superseding facts all say the same.
-const supersedeCandidatesSQL = `
+// superseding kind (or on a single-valued key), whose entity and key hold
+// another such fact that says something else: SupersedeFacts archives
+// nothing on a key whose active superseding facts all say the same. The
+// single-valued keys are written into the statement: keys are lowercase
+// letters, digits and '_'.
+var supersedeCandidatesSQL = `
 SELECT f.id AS fact_id
 FROM import_rows r
 JOIN entity_facts f ON f.id = r.fact_id
-WHERE f.status = 'active' AND f.key <> '' AND tenure_supersedes(f.category, f.durability)
+WHERE f.status = 'active' AND f.key <> ''
+  AND (tenure_supersedes(f.category, f.durability) OR f.key = ANY('{` + strings.Join(singleKeys, ",") + `}'::text[]))
   AND EXISTS (
     SELECT 1 FROM entity_facts o
     WHERE o.entity_id = f.entity_id AND o.key = f.key AND o.id <> f.id AND o.status = 'active'
-      AND tenure_supersedes(o.category, o.durability) AND lower(btrim(o.content)) <> lower(btrim(f.content)))`
+      AND (tenure_supersedes(o.category, o.durability) OR o.key = f.key AND f.key = ANY('{` + strings.Join(singleKeys, ",") + `}'::text[]))
+      AND lower(btrim(o.content)) <> lower(btrim(f.content)))`
 
 // importBatches calls fn with the ids in import_candidates, in increasing
 // order, importBatch at a time, and how many came before.

@@ -174,7 +174,7 @@ func (s *Store) keyNotes(ctx context.Context, q *queries.Queries, scope string, 
 	for i, n := range nodes {
 		entity, _ := n.Properties["entity"].(string)
 		key, _ := n.Properties["key"].(string)
-		entity, key = strings.TrimSpace(entity), strings.TrimSpace(key)
+		entity, key = strings.TrimSpace(entity), CanonicalKey(strings.TrimSpace(key))
 		// Only rows consolidation may promote: no marker, or durable (the
 		// batch is validated, so markerOf cannot fail here).
 		if m, _ := markerOf(n); entity == "" || key == "" || (m != "" && m != MarkerDurable) {

@@ -15,7 +15,7 @@ import (
 // things on one key, and returns the open item.
 func queueNearDuplicate(t *testing.T, e *env) ReviewItem {
 	t.Helper()
-	props := map[string]any{"entity": "Edmund", "key": "lives_in", "category": "observation"}
+	props := map[string]any{"entity": "Edmund", "key": "visited_city", "category": "observation"}
 	e.push(t, "pa", NewNode{Content: "Edmund lives in Austin.", Properties: props})
 	e.consolidate(t)
 	e.clock.Advance(time.Hour)

@@ -24,8 +24,12 @@ import (
 // the decision log. Every writer of facts applies it: consolidation, the
 // API, import and the console.
 
-// genericKeys are the keys supersession leaves alone.
-var genericKeys = classify.GenericKeys()
+// genericKeys are the keys supersession leaves alone, and singleKeys those
+// it applies to in any category.
+var (
+	genericKeys = classify.GenericKeys()
+	singleKeys  = classify.SingleValuedKeys()
+)
 
 // Superseded is a fact archived because a newer one on its key replaced it.
 type Superseded struct {
@@ -41,7 +45,7 @@ func (s *Store) supersede(ctx context.Context, q *queries.Queries, actor Actor, 
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	rows, err := q.SupersedeFacts(ctx, queries.SupersedeFactsParams{Ids: ids, GenericKeys: genericKeys, Now: now})
+	rows, err := q.SupersedeFacts(ctx, queries.SupersedeFactsParams{Ids: ids, GenericKeys: genericKeys, SingleKeys: singleKeys, Now: now})
 	if err != nil {
 		return nil, fmt.Errorf("supersede: %w", err)
 	}

@@ -209,8 +209,12 @@ func TestNewValueOfAnAttributeSupersedes(t *testing.T) {
 		{"Dana", "Dana: I'm in Lisbon until Friday.", "Dana: I'm in Porto until Sunday.", "location"},
 		{"billing-db", "billing-db replication lag is 4 s", "billing-db replication lag recovered", "replication_lag"},
 	}
-	push := func(content, entity string) {
-		e.push(t, "pa", NewNode{Content: content, Properties: map[string]any{"entity": entity}})
+	push := func(content, entity string, key ...string) {
+		props := map[string]any{"entity": entity}
+		if len(key) > 0 {
+			props["key"] = key[0]
+		}
+		e.push(t, "pa", NewNode{Content: content, Properties: props})
 		e.consolidate(t)
 		e.clock.Advance(time.Hour)
 	}
@@ -243,17 +247,24 @@ func TestNewValueOfAnAttributeSupersedes(t *testing.T) {
 		check(p.old, p.new, p.key, true)
 	}
 
-	// Observations accumulate: a new employer sits beside the old one (and
-	// the pair goes to review), until observations are set to supersede.
+	// A single-valued attribute (employer, home city) has one value at a
+	// time: a new one replaces the old although observations accumulate.
 	push("Dana: I work at Acme.", "Dana")
 	push("Dana: I now work at Initech.", "Dana")
-	check("Dana: I work at Acme.", "Dana: I now work at Initech.", "employer", false)
-	if _, err := e.store.SetCategorySupersedes(ctx, reviewer, CategoryObservation, true, "one value an attribute"); err != nil {
-		t.Fatal(err)
-	}
+	check("Dana: I work at Acme.", "Dana: I now work at Initech.", "employer", true)
 	push("Dana: I live in Leeds.", "Dana")
 	push("Dana: I moved to York.", "Dana")
 	check("Dana: I live in Leeds.", "Dana: I moved to York.", "home_city", true)
+	// Other observations still accumulate (and a pair goes to review),
+	// until observations are set to supersede.
+	push("Dana: I visited Lisbon.", "Dana", "visited")
+	push("Dana: I visited Porto.", "Dana", "visited")
+	check("Dana: I visited Lisbon.", "Dana: I visited Porto.", "visited", false)
+	if _, err := e.store.SetCategorySupersedes(ctx, reviewer, CategoryObservation, true, "one value an attribute"); err != nil {
+		t.Fatal(err)
+	}
+	push("Dana: I visited Faro.", "Dana", "visited")
+	check("Dana: I visited Porto.", "Dana: I visited Faro.", "visited", true)
 	push("Dana: I work at Hooli.", "Dana")
 	check("Dana: I now work at Initech.", "Dana: I work at Hooli.", "employer", true)
 

@@ -17,7 +17,10 @@
 -- generic key (generic_keys: status, routine, likes...; classify.GenericKeys)
 -- names a category or a catch-all, not an attribute: its facts never
 -- supersede and are never superseded (the other facts on a key share its
--- key). Each key is read once, through entity_facts_entity_key_content_idx,
+-- key). A single-valued key (single_keys: employer, home_city, occupation...;
+-- classify.SingleValuedKeys) holds one value at a time: its facts supersede
+-- whatever their category (an employer told as an observation replaces one
+-- told as an identity). Each key is read once, through entity_facts_entity_key_content_idx,
 -- and only when it holds another active fact: most keys a batch writes hold
 -- one.
 WITH settings AS MATERIALIZED (
@@ -29,7 +32,8 @@ touched AS (
     WHERE f.id = ANY(@ids::bigint[]) AND f.status = 'active' AND f.key <> ''
       AND f.key <> ALL(coalesce(@generic_keys::text[], '{}'))
       AND f.category <> 'decision'
-      AND (f.durability IN ('short_term', 'ephemeral') OR f.category IN (SELECT category FROM settings))
+      AND (f.durability IN ('short_term', 'ephemeral') OR f.category IN (SELECT category FROM settings)
+           OR f.key = ANY(coalesce(@single_keys::text[], '{}')))
 ),
 contested AS (
     -- The keys with a second active fact (of any kind): the others have
@@ -50,7 +54,8 @@ ranked AS (
         FROM entity_facts o
         WHERE o.entity_id = c.entity_id AND o.key = c.key AND o.status = 'active'
           AND o.category <> 'decision'
-          AND (o.durability IN ('short_term', 'ephemeral') OR o.category IN (SELECT category FROM settings))
+          AND (o.durability IN ('short_term', 'ephemeral') OR o.category IN (SELECT category FROM settings)
+               OR o.key = ANY(coalesce(@single_keys::text[], '{}')))
     ) o
 ),
 losers AS (

@@ -180,7 +180,8 @@ touched AS (
     WHERE f.id = ANY($1::bigint[]) AND f.status = 'active' AND f.key <> ''
       AND f.key <> ALL(coalesce($2::text[], '{}'))
       AND f.category <> 'decision'
-      AND (f.durability IN ('short_term', 'ephemeral') OR f.category IN (SELECT category FROM settings))
+      AND (f.durability IN ('short_term', 'ephemeral') OR f.category IN (SELECT category FROM settings)
+           OR f.key = ANY(coalesce($3::text[], '{}')))
 ),
 contested AS (
     -- The keys with a second active fact (of any kind): the others have
@@ -201,7 +202,8 @@ ranked AS (
         FROM entity_facts o
         WHERE o.entity_id = c.entity_id AND o.key = c.key AND o.status = 'active'
           AND o.category <> 'decision'
-          AND (o.durability IN ('short_term', 'ephemeral') OR o.category IN (SELECT category FROM settings))
+          AND (o.durability IN ('short_term', 'ephemeral') OR o.category IN (SELECT category FROM settings)
+               OR o.key = ANY(coalesce($3::text[], '{}')))
     ) o
 ),
 losers AS (
@@ -215,9 +217,9 @@ losers AS (
 ),
 archived AS (
     UPDATE entity_facts f
-    SET status = 'archived', archived_at = $3::timestamptz,
+    SET status = 'archived', archived_at = $4::timestamptz,
         archive_reason = 'superseded by fact ' || x.winner_id,
-        version = f.version + 1, updated_at = $3::timestamptz
+        version = f.version + 1, updated_at = $4::timestamptz
     FROM losers x
     WHERE f.id = x.id AND f.status = 'active'
     RETURNING f.id, f.scope, f.content, x.winner_id
@@ -228,6 +230,7 @@ SELECT id, scope, content, winner_id FROM archived ORDER BY id
 type SupersedeFactsParams struct {
 	Ids         []int64
 	GenericKeys []string
+	SingleKeys  []string
 	Now         time.Time
 }
 
@@ -256,11 +259,19 @@ type SupersedeFactsRow struct {
 // generic key (generic_keys: status, routine, likes...; classify.GenericKeys)
 // names a category or a catch-all, not an attribute: its facts never
 // supersede and are never superseded (the other facts on a key share its
-// key). Each key is read once, through entity_facts_entity_key_content_idx,
+// key). A single-valued key (single_keys: employer, home_city, occupation...;
+// classify.SingleValuedKeys) holds one value at a time: its facts supersede
+// whatever their category (an employer told as an observation replaces one
+// told as an identity). Each key is read once, through entity_facts_entity_key_content_idx,
 // and only when it holds another active fact: most keys a batch writes hold
 // one.
 func (q *Queries) SupersedeFacts(ctx context.Context, arg SupersedeFactsParams) ([]SupersedeFactsRow, error) {
-	rows, err := q.db.Query(ctx, supersedeFacts, arg.Ids, arg.GenericKeys, arg.Now)
+	rows, err := q.db.Query(ctx, supersedeFacts,
+		arg.Ids,
+		arg.GenericKeys,
+		arg.SingleKeys,
+		arg.Now,
+	)
 	if err != nil {
 		return nil, err
 	}

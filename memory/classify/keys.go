@@ -53,8 +53,10 @@ import (
 //     got picked for a car mod workshop, so excited") is what else it
 //     states, often an observation; archiving it when one attribute changes
 //     would lose the rest of what it says. Such a text keeps a key only
-//     where facts accumulate (an observation's home_city, employer or
-//     metric) or where the key is its own (a decision's).
+//     where facts accumulate (an observation's metric or topic) or where
+//     the key is its own (a decision's): not a single-valued attribute
+//     (home_city, employer, occupation: vocabulary.go), whose key
+//     supersedes in any category.
 //
 // A bare status line may still be filed under status: the key is generic,
 // so the line fades with its durability and replaces nothing. Mood is an
@@ -212,7 +214,7 @@ func (t *text) refineKey(c Classification) string {
 	switch {
 	case c.Category == CategoryDecision:
 		return key
-	case c.Category == CategoryObservation && !IsGenericKey(key):
+	case c.Category == CategoryObservation && !IsGenericKey(key) && !IsSingleValued(key):
 		return key
 	}
 	return ""
@@ -247,13 +249,9 @@ func (t *text) attributeKey(c Classification) string {
 	}
 	// An observation.
 	switch c.Key {
-	case "lives_in":
-		return "home_city"
-	case "works_at":
-		return "employer"
 	case "", "uses":
 	default:
-		return c.Key
+		return CanonicalKey(c.Key)
 	}
 	if k := t.metricKey(); k != "" {
 		return k
