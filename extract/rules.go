@@ -45,6 +45,7 @@ func (Rules) ExtractAs(_ context.Context, text, entity, speaker string, now time
 			}
 		}
 	}
+reading:
 	for _, t := range turns(text, speaker) {
 		if t.role == roleAssistant || t.role == roleSystem {
 			continue // not facts about the user (see attribution.go)
@@ -52,7 +53,7 @@ func (Rules) ExtractAs(_ context.Context, text, entity, speaker string, now time
 		a.prev = ""
 		for _, s := range sentences(t.text) {
 			if len(out) == maxCandidates {
-				return out, nil
+				break reading
 			}
 			// The sentence as written decides whether it is a fact: the
 			// greeting stripped below may be what gives sarcasm away ("Oh
@@ -79,7 +80,9 @@ func (Rules) ExtractAs(_ context.Context, text, entity, speaker string, now time
 			add(a.keyState(classifiedWith(c, s, e, why)))
 		}
 	}
-	return out, nil
+	// One person or thing, one name, however the text spells it (see
+	// entities.go).
+	return canonicalEntities(out, text, speaker, entity), nil
 }
 
 // introductionCandidates are the facts of a sentence in which t's speaker
