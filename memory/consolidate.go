@@ -690,7 +690,16 @@ func (r *runner) targets(ctx context.Context, q *queries.Queries, phase int, pla
 	type target struct{ scope, name, key string }
 	scopes, names, keys := make([]string, len(plans)), make([]string, len(plans)), make([]string, len(plans))
 	for i, p := range plans {
-		scopes[i], names[i], keys[i] = p.scope, p.entity, p.key
+		scopes[i], names[i] = p.scope, p.entity
+	}
+	// One entity however it is spelled (entities.go).
+	names, err := canonicalEntities(ctx, q, scopes, names)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range plans {
+		plans[i].entity = names[i]
+		keys[i] = plans[i].key
 	}
 	found, err := q.ResolveFactTargets(ctx, queries.ResolveFactTargetsParams{Scopes: scopes, Names: names, Keys: keys})
 	if err != nil {

@@ -269,6 +269,11 @@ func (s *Store) RecordDecision(ctx context.Context, actor Actor, in NewDecision)
 		locked *Error
 	)
 	err = s.tx(ctx, func(q *queries.Queries, _ pgx.Tx) error {
+		// One entity however it is spelled (entities.go).
+		var err error
+		if in.Entity, err = canonicalEntity(ctx, q, in.Scope, in.Entity); err != nil {
+			return err
+		}
 		if err := q.LockFactKey(ctx, lockKey(in.Scope, in.Entity, in.Key)); err != nil {
 			return fmt.Errorf("lock key: %w", err)
 		}

@@ -188,6 +188,14 @@ func (s *Store) keyNotes(ctx context.Context, q *queries.Queries, scope string, 
 	if len(p.Rows) == 0 {
 		return nil, nil
 	}
+	scopes := make([]string, len(p.Entities))
+	for i := range scopes {
+		scopes[i] = scope
+	}
+	var err error
+	if p.Entities, err = canonicalEntities(ctx, q, scopes, p.Entities); err != nil {
+		return nil, fmt.Errorf("push notes: %w", err)
+	}
 	rows, err := q.PushNotes(ctx, p)
 	if err != nil {
 		return nil, fmt.Errorf("push notes: %w", err)

@@ -149,6 +149,14 @@ func (s *Store) Recall(ctx context.Context, q RecallQuery) ([]RecallResult, erro
 	if err != nil {
 		return nil, err
 	}
+	if p.entity != nil {
+		// One entity however it is spelled (entities.go).
+		name, err := canonicalEntity(ctx, s.q, p.scope, *p.entity)
+		if err != nil {
+			return nil, fmt.Errorf("recall: %w", err)
+		}
+		p.entity = &name
+	}
 	now := s.Now()
 	if p.query == "" {
 		return s.recallByConfidence(ctx, p, now)

@@ -40,3 +40,34 @@ SELECT EXISTS (SELECT 1 FROM entities) AS entities,
 SELECT id, scope, name, kind, created_at, updated_at
 FROM entities
 WHERE scope = @scope AND name = @name;
+
+-- name: CanonicalEntityNames :many
+-- CanonicalEntityNames reads each (scope, name) as the scope's entity it
+-- names, in the order given (ord counts from 1): the entity whose name has
+-- the same fold (tenure_entity_fold: case, white space and accents aside),
+-- the name as written first, then the oldest; else, for a first name alone,
+-- the one entity of the scope whose name is that first name and more ("Ana"
+-- for "Ana Ruiz", never when "Ana Lopez" is there too); else the name as
+-- written, for an entity not seen yet. Both lookups read
+-- entities_scope_fold_idx.
+WITH wanted AS (
+    SELECT s.ord, s.scope, n.name, tenure_entity_fold(n.name) AS fold
+    FROM unnest(@scopes::text[]) WITH ORDINALITY AS s(scope, ord)
+    JOIN unnest(@names::text[]) WITH ORDINALITY AS n(name, ord) ON n.ord = s.ord
+)
+SELECT w.ord::bigint AS ord, coalesce(same.name, first.name, w.name)::text AS name
+FROM wanted w
+LEFT JOIN LATERAL (
+    SELECT e.name FROM entities e
+    WHERE e.scope = w.scope AND tenure_entity_fold(e.name) = w.fold
+    ORDER BY (e.name = w.name) DESC, e.id
+    LIMIT 1
+) same ON true
+LEFT JOIN LATERAL (
+    SELECT min(e.name) AS name FROM entities e
+    WHERE same.name IS NULL AND w.fold <> '' AND strpos(w.fold, ' ') = 0
+      AND e.scope = w.scope
+      AND tenure_entity_fold(e.name) ~>=~ (w.fold || ' ') AND tenure_entity_fold(e.name) ~<~ (w.fold || '!')
+    HAVING count(*) = 1
+) first ON true
+ORDER BY w.ord;

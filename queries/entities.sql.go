@@ -9,6 +9,68 @@ import (
 	"context"
 )
 
+const canonicalEntityNames = `-- name: CanonicalEntityNames :many
+WITH wanted AS (
+    SELECT s.ord, s.scope, n.name, tenure_entity_fold(n.name) AS fold
+    FROM unnest($1::text[]) WITH ORDINALITY AS s(scope, ord)
+    JOIN unnest($2::text[]) WITH ORDINALITY AS n(name, ord) ON n.ord = s.ord
+)
+SELECT w.ord::bigint AS ord, coalesce(same.name, first.name, w.name)::text AS name
+FROM wanted w
+LEFT JOIN LATERAL (
+    SELECT e.name FROM entities e
+    WHERE e.scope = w.scope AND tenure_entity_fold(e.name) = w.fold
+    ORDER BY (e.name = w.name) DESC, e.id
+    LIMIT 1
+) same ON true
+LEFT JOIN LATERAL (
+    SELECT min(e.name) AS name FROM entities e
+    WHERE same.name IS NULL AND w.fold <> '' AND strpos(w.fold, ' ') = 0
+      AND e.scope = w.scope
+      AND tenure_entity_fold(e.name) ~>=~ (w.fold || ' ') AND tenure_entity_fold(e.name) ~<~ (w.fold || '!')
+    HAVING count(*) = 1
+) first ON true
+ORDER BY w.ord
+`
+
+type CanonicalEntityNamesParams struct {
+	Scopes []string
+	Names  []string
+}
+
+type CanonicalEntityNamesRow struct {
+	Ord  int64
+	Name string
+}
+
+// CanonicalEntityNames reads each (scope, name) as the scope's entity it
+// names, in the order given (ord counts from 1): the entity whose name has
+// the same fold (tenure_entity_fold: case, white space and accents aside),
+// the name as written first, then the oldest; else, for a first name alone,
+// the one entity of the scope whose name is that first name and more ("Ana"
+// for "Ana Ruiz", never when "Ana Lopez" is there too); else the name as
+// written, for an entity not seen yet. Both lookups read
+// entities_scope_fold_idx.
+func (q *Queries) CanonicalEntityNames(ctx context.Context, arg CanonicalEntityNamesParams) ([]CanonicalEntityNamesRow, error) {
+	rows, err := q.db.Query(ctx, canonicalEntityNames, arg.Scopes, arg.Names)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []CanonicalEntityNamesRow{}
+	for rows.Next() {
+		var i CanonicalEntityNamesRow
+		if err := rows.Scan(&i.Ord, &i.Name); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const databaseHoldsMemory = `-- name: DatabaseHoldsMemory :one
 SELECT EXISTS (SELECT 1 FROM entities) AS entities,
     EXISTS (SELECT 1 FROM memory_nodes) AS memory_nodes,

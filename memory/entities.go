@@ -1,0 +1,46 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/tenurehq/tenure/queries"
+)
+
+// One entity however its name is spelled. Every writer reads the entity a
+// row, a fact or a decision names as the scope's entity of the same fold
+// (case, white space and accents aside: "acme robotics" is "Acme
+// Robotics"), and a first name alone as the one entity of the scope whose
+// name is that first name and more ("Ana" is "Ana Ruiz" unless an "Ana
+// Lopez" is there too), before it resolves locks, duplicates and
+// supersession, which pair facts by entity. A name that matches none is a
+// new entity, as written. Migration 00035 holds the fold.
+
+// canonicalEntities returns, for each (scopes[i], names[i]), the name of
+// the entity it names (see above).
+func canonicalEntities(ctx context.Context, q *queries.Queries, scopes, names []string) ([]string, error) {
+	out := make([]string, len(names))
+	copy(out, names)
+	if len(names) == 0 {
+		return out, nil
+	}
+	rows, err := q.CanonicalEntityNames(ctx, queries.CanonicalEntityNamesParams{Scopes: scopes, Names: names})
+	if err != nil {
+		return nil, fmt.Errorf("entity names: %w", err)
+	}
+	for _, r := range rows {
+		if i := int(r.Ord) - 1; i >= 0 && i < len(out) && r.Name != "" {
+			out[i] = r.Name
+		}
+	}
+	return out, nil
+}
+
+// canonicalEntity is canonicalEntities for one name.
+func canonicalEntity(ctx context.Context, q *queries.Queries, scope, name string) (string, error) {
+	out, err := canonicalEntities(ctx, q, []string{scope}, []string{name})
+	if err != nil {
+		return "", err
+	}
+	return out[0], nil
+}
