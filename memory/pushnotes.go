@@ -69,8 +69,11 @@ func (s *Store) PushNoted(ctx context.Context, actor Actor, scope string, nodes 
 		if opts.Strict && len(notes) > 0 {
 			n := notes[0]
 			field := "key"
-			if n.Code == NoteForgotten {
+			switch key, _ := nodes[n.Row].Properties["key"].(string); {
+			case n.Code == NoteForgotten:
 				field = "observed_at"
+			case strings.TrimSpace(key) == "":
+				field = "content" // a repeat found by its text alone
 			}
 			if len(nodes) > 1 {
 				field = fmt.Sprintf("nodes[%d].%s", n.Row, field)
@@ -98,12 +101,55 @@ func (s *Store) pushNotes(ctx context.Context, q *queries.Queries, scope string,
 	if err != nil {
 		return nil, err
 	}
+	repeats, err := s.contentNotes(ctx, q, scope, nodes)
+	if err != nil {
+		return nil, err
+	}
+	notes = append(notes, repeats...)
 	forgotten, err := s.forgottenNotes(ctx, q, scope, nodes)
-	if err != nil || len(forgotten) == 0 {
-		return notes, err
+	if err != nil {
+		return nil, err
 	}
 	notes = append(notes, forgotten...)
 	slices.SortStableFunc(notes, func(a, b PushNote) int { return cmp.Compare(a.Row, b.Row) })
+	return notes, nil
+}
+
+// contentNotes notes the durable rows that name no key and repeat a live
+// fact of the scope word for word (about the entity they name, when they
+// name one): a repeat is a repeat whether or not its writer knew the key.
+func (s *Store) contentNotes(ctx context.Context, q *queries.Queries, scope string, nodes []NewNode) ([]PushNote, error) {
+	var p queries.PushContentNotesParams
+	p.Scope = scope
+	var scopes []string
+	for i, n := range nodes {
+		entity, _ := n.Properties["entity"].(string)
+		key, _ := n.Properties["key"].(string)
+		if m, _ := markerOf(n); strings.TrimSpace(key) != "" || (m != "" && m != MarkerDurable) {
+			continue
+		}
+		p.Rows = append(p.Rows, int32(i))
+		p.Entities = append(p.Entities, strings.TrimSpace(entity))
+		p.Contents = append(p.Contents, n.Content)
+		scopes = append(scopes, scope)
+	}
+	if len(p.Rows) == 0 {
+		return nil, nil
+	}
+	var err error
+	if p.Entities, err = canonicalEntities(ctx, q, scopes, p.Entities); err != nil {
+		return nil, fmt.Errorf("push notes: %w", err)
+	}
+	rows, err := q.PushContentNotes(ctx, p)
+	if err != nil {
+		return nil, fmt.Errorf("push notes: %w", err)
+	}
+	notes := make([]PushNote, len(rows))
+	for i, r := range rows {
+		notes[i] = PushNote{Row: int(r.RowNo), Code: NoteDuplicate, FactID: r.FactID, Message: fmt.Sprintf(
+			"this row repeats live fact %d (entity %q, key %q) word for word; name that entity and key to have "+
+				"consolidation reinforce the fact rather than write the row as another", r.FactID, r.EntityName, r.FactKey)}
+	}
 	return notes, nil
 }
 

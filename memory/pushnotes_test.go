@@ -55,3 +55,42 @@ func TestPushAnswersHonestly(t *testing.T) {
 		t.Errorf("strict push of a clean row = %+v, %v; want it written without notes", res, err)
 	}
 }
+
+// TestPushNotesRepeatWithoutKey: a row that names no key but repeats a live
+// fact word for word (case and surrounding white space aside) gets the
+// duplicate note naming the fact, its entity and its key, whether it names
+// the fact's entity or no entity at all; about another entity it gets none;
+// and strict refuses it on its content, writing nothing.
+func TestPushNotesRepeatWithoutKey(t *testing.T) {
+	fx := newFixture(t)
+	ctx := context.Background()
+	live := fx.create(t, bot, NewFact{Scope: "acme", Entity: "Globex", Key: "contract_end",
+		Content: "Globex renewed the enterprise contract until 2027."})
+	rows := []NewNode{
+		{Content: "  globex renewed the enterprise contract until 2027.", Properties: map[string]any{"entity": "Globex"}},
+		{Content: "Globex renewed the enterprise contract until 2027."},
+		{Content: "Globex renewed the enterprise contract until 2027.", Properties: map[string]any{"entity": "Initech"}},
+		{Content: "Globex renewed the enterprise contract until 2027.", Durability: "transient"},
+	}
+	res, err := fx.s.PushNoted(ctx, bot, "acme", rows, PushOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Notes) != 2 {
+		t.Fatalf("notes = %+v, want rows 0 and 1 noted", res.Notes)
+	}
+	for i, n := range res.Notes {
+		if n.Row != i || n.Code != NoteDuplicate || n.FactID != live.ID || !strings.Contains(n.Message, `"contract_end"`) {
+			t.Errorf("note %d = %+v, want row %d a duplicate of fact %d naming its key", i, n, i, live.ID)
+		}
+	}
+	before := fx.count(t, `SELECT count(*) FROM memory_nodes`)
+	_, err = fx.s.PushNoted(ctx, bot, "acme", rows[1:2], PushOptions{Strict: true})
+	var me *Error
+	if !errors.As(err, &me) || me.Code != CodeConflict || me.Field != "content" {
+		t.Errorf("strict push of a repeat = %v, want a conflict on content", err)
+	}
+	if got := fx.count(t, `SELECT count(*) FROM memory_nodes`); got != before {
+		t.Errorf("strict refused push wrote %d rows", got-before)
+	}
+}

@@ -127,3 +127,26 @@ CROSS JOIN LATERAL tenure_decay_state(i.durability, i.category, i.confidence, i.
     nullif(i.deadline, '')::timestamptz) s
 WHERE s.forget_at IS NOT NULL
 ORDER BY i.row_no;
+
+-- name: PushContentNotes :many
+-- PushContentNotes finds, for pushed rows that name no key, the live fact of
+-- the scope that says the same word for word (case and surrounding white
+-- space aside), about the entity the row names when it names one, through
+-- entity_facts_scope_content_idx.
+WITH input AS (
+    SELECT unnest(@rows::int[]) AS row_no, unnest(@entities::text[]) AS entity,
+        unnest(@contents::text[]) AS content
+)
+SELECT i.row_no::int AS row_no, f.id AS fact_id, f.key AS fact_key,
+    (SELECT e.name FROM entities e WHERE e.id = f.entity_id)::text AS entity_name
+FROM input i
+CROSS JOIN LATERAL (
+    SELECT y.id, y.key, y.entity_id FROM entity_facts y
+    WHERE y.scope = @scope::text AND y.status = 'active'
+      AND md5(lower(y.content)) = md5(lower(btrim(i.content))) AND lower(y.content) = lower(btrim(i.content))
+      AND (i.entity = '' OR y.entity_id = (
+          SELECT e.id FROM entities e WHERE e.scope = @scope::text AND e.name = i.entity))
+    ORDER BY y.id
+    LIMIT 1
+) f
+ORDER BY i.row_no;

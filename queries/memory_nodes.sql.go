@@ -305,6 +305,74 @@ func (q *Queries) ListNodes(ctx context.Context, arg ListNodesParams) ([]MemoryN
 	return items, nil
 }
 
+const pushContentNotes = `-- name: PushContentNotes :many
+WITH input AS (
+    SELECT unnest($2::int[]) AS row_no, unnest($3::text[]) AS entity,
+        unnest($4::text[]) AS content
+)
+SELECT i.row_no::int AS row_no, f.id AS fact_id, f.key AS fact_key,
+    (SELECT e.name FROM entities e WHERE e.id = f.entity_id)::text AS entity_name
+FROM input i
+CROSS JOIN LATERAL (
+    SELECT y.id, y.key, y.entity_id FROM entity_facts y
+    WHERE y.scope = $1::text AND y.status = 'active'
+      AND md5(lower(y.content)) = md5(lower(btrim(i.content))) AND lower(y.content) = lower(btrim(i.content))
+      AND (i.entity = '' OR y.entity_id = (
+          SELECT e.id FROM entities e WHERE e.scope = $1::text AND e.name = i.entity))
+    ORDER BY y.id
+    LIMIT 1
+) f
+ORDER BY i.row_no
+`
+
+type PushContentNotesParams struct {
+	Scope    string
+	Rows     []int32
+	Entities []string
+	Contents []string
+}
+
+type PushContentNotesRow struct {
+	RowNo      int32
+	FactID     int64
+	FactKey    string
+	EntityName string
+}
+
+// PushContentNotes finds, for pushed rows that name no key, the live fact of
+// the scope that says the same word for word (case and surrounding white
+// space aside), about the entity the row names when it names one, through
+// entity_facts_scope_content_idx.
+func (q *Queries) PushContentNotes(ctx context.Context, arg PushContentNotesParams) ([]PushContentNotesRow, error) {
+	rows, err := q.db.Query(ctx, pushContentNotes,
+		arg.Scope,
+		arg.Rows,
+		arg.Entities,
+		arg.Contents,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []PushContentNotesRow{}
+	for rows.Next() {
+		var i PushContentNotesRow
+		if err := rows.Scan(
+			&i.RowNo,
+			&i.FactID,
+			&i.FactKey,
+			&i.EntityName,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const pushNotes = `-- name: PushNotes :many
 WITH input AS (
     SELECT unnest($2::int[]) AS row_no, unnest($3::text[]) AS entity,
