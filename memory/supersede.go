@@ -53,13 +53,23 @@ func (s *Store) supersede(ctx context.Context, q *queries.Queries, actor Actor, 
 	for i, r := range rows {
 		out[i] = Superseded{FactID: r.ID, Scope: r.Scope, By: r.WinnerID}
 	}
+	if err := s.auditSuperseded(ctx, q, actor, out); err != nil {
+		return out, err
+	}
+	fulfilled, err := s.fulfil(ctx, q, actor, now, ids)
+	return append(out, fulfilled...), err
+}
+
+// auditSuperseded audits each fact supersession archived (one row for the
+// lot when many, as consolidation writes them).
+func (s *Store) auditSuperseded(ctx context.Context, q *queries.Queries, actor Actor, out []Superseded) error {
 	if len(out) > 20 {
 		facts := make([]int64, len(out))
 		by := make([]int64, len(out))
 		for i, x := range out {
 			facts[i], by[i] = x.FactID, x.By
 		}
-		return out, s.audit(ctx, q, auditEntry{
+		return s.audit(ctx, q, auditEntry{
 			actor: actor, action: "fact.supersede", targetType: "facts", targetID: strconv.FormatInt(facts[0], 10),
 			after:  map[string]any{"status": "archived", "facts": facts, "superseded_by": by},
 			reason: "a newer fact on the same key replaced them",
@@ -73,7 +83,46 @@ func (s *Store) supersede(ctx context.Context, q *queries.Queries, actor Actor, 
 			after:  map[string]any{"status": "archived", "archive_reason": "superseded by fact " + strconv.FormatInt(x.By, 10), "superseded_by": x.By},
 			reason: "a newer fact on the same key replaced it",
 		}); err != nil {
-			return out, err
+			return err
+		}
+	}
+	return nil
+}
+
+// fulfil archives the obligations that facts ids say are done ("Paid the
+// water bill" closes "I must pay the water bill by Friday", on the same
+// entity: classify.Fulfils), each with reason "fulfilled by fact N", and
+// audits them. The fulfilment supersedes the obligation: it is restorable
+// like any archived fact.
+func (s *Store) fulfil(ctx context.Context, q *queries.Queries, actor Actor, now time.Time, ids []int64) ([]Superseded, error) {
+	pairs, err := q.OpenObligationsBeside(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("fulfilled obligations: %w", err)
+	}
+	var done, by []int64
+	for _, p := range pairs {
+		if (len(done) == 0 || done[len(done)-1] != p.ObligationID) && classify.Fulfils(p.Obligation, p.Statement) {
+			done, by = append(done, p.ObligationID), append(by, p.FactID)
+		}
+	}
+	if len(done) == 0 {
+		return nil, nil
+	}
+	rows, err := q.ArchiveFulfilled(ctx, queries.ArchiveFulfilledParams{Ids: done, By: by, Now: now})
+	if err != nil {
+		return nil, fmt.Errorf("fulfilled obligations: %w", err)
+	}
+	out := make([]Superseded, len(rows))
+	for i, r := range rows {
+		out[i] = Superseded{FactID: r.ID, Scope: r.Scope, By: r.ByID}
+		if err := s.audit(ctx, q, auditEntry{
+			actor: actor, action: "fact.fulfil", targetType: "fact", targetID: strconv.FormatInt(r.ID, 10),
+			scope:  r.Scope,
+			before: map[string]any{"status": "active"},
+			after:  map[string]any{"status": "archived", "archive_reason": "fulfilled by fact " + strconv.FormatInt(r.ByID, 10), "fulfilled_by": r.ByID},
+			reason: "a later fact says the obligation was done",
+		}); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 )
@@ -51,5 +52,53 @@ func TestSynonymKeysAndCategoriesShareAKey(t *testing.T) {
 	}
 	if len(res.Notes) != 1 || res.Notes[0].Code != NoteDuplicate {
 		t.Errorf("notes = %+v, want the duplicate of the live employer fact", res.Notes)
+	}
+}
+
+// TestFulfilmentClosesObligation: a row saying an obligation was done, about
+// the same entity, archives the obligation as fulfilled by its fact (audited,
+// restorable); a denial, or the same words about another entity, leaves it
+// open.
+func TestFulfilmentClosesObligation(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	about := func(entity, content string) NewNode {
+		return NewNode{Content: content, Properties: map[string]any{"entity": entity}}
+	}
+	e.push(t, "pa", about("Mia", "Mia must pay the water bill by Friday."), about("Leo", "Leo must pay the water bill by Friday."))
+	e.consolidate(t)
+	e.clock.Advance(time.Hour)
+	e.push(t, "pa", about("Mia", "Mia hasn't paid the water bill yet."))
+	e.consolidate(t)
+	status := func(content string) (string, string) {
+		var st, reason string
+		if err := e.pool.QueryRow(ctx, `SELECT status, coalesce(archive_reason, '') FROM entity_facts WHERE content = $1`,
+			content).Scan(&st, &reason); err != nil {
+			t.Fatalf("%q: %v", content, err)
+		}
+		return st, reason
+	}
+	if st, _ := status("Mia must pay the water bill by Friday."); st != "active" {
+		t.Fatalf("a denial closed the obligation: %s", st)
+	}
+	e.clock.Advance(time.Hour)
+	e.push(t, "pa", about("Mia", "Paid the water bill this morning."))
+	e.consolidate(t)
+	var paid int64
+	if err := e.pool.QueryRow(ctx, `SELECT id FROM entity_facts WHERE content = 'Paid the water bill this morning.'`).Scan(&paid); err != nil {
+		t.Fatal(err)
+	}
+	if st, reason := status("Mia must pay the water bill by Friday."); st != "archived" || reason != fmt.Sprintf("fulfilled by fact %d", paid) {
+		t.Errorf("Mia's obligation = %s (%q), want archived as fulfilled by fact %d", st, reason, paid)
+	}
+	if st, _ := status("Leo must pay the water bill by Friday."); st != "active" {
+		t.Errorf("Leo's obligation = %s, want active: Mia paid hers", st)
+	}
+	var audited int
+	if err := e.pool.QueryRow(ctx, `SELECT count(*) FROM audit_log WHERE action = 'fact.fulfil'`).Scan(&audited); err != nil {
+		t.Fatal(err)
+	}
+	if audited != 1 {
+		t.Errorf("fact.fulfil audit rows = %d, want 1", audited)
 	}
 }

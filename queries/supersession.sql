@@ -146,3 +146,25 @@ survivors AS (
 )
 SELECT a.id, a.scope, a.survivor::bigint AS survivor, (SELECT count(*) FROM survivors)::int AS survivors
 FROM archived a ORDER BY a.id;
+
+-- name: OpenObligationsBeside :many
+-- OpenObligationsBeside returns, for each of the given facts that is not an
+-- obligation, the active obligations of its entity observed no later than
+-- it, with both texts: the candidates for an obligation fulfilled by the
+-- fact (classify.Fulfils decides).
+SELECT o.id AS obligation_id, o.scope, o.content AS obligation, f.id AS fact_id, f.content AS statement
+FROM entity_facts f
+JOIN entity_facts o ON o.entity_id = f.entity_id AND o.id <> f.id
+WHERE f.id = ANY(@ids::bigint[]) AND f.status = 'active' AND f.category <> 'obligation'
+  AND o.status = 'active' AND o.category = 'obligation' AND o.confirmed_at <= f.confirmed_at
+ORDER BY o.id, f.id;
+
+-- name: ArchiveFulfilled :many
+-- ArchiveFulfilled archives each obligation of ids as fulfilled by the fact
+-- of the same place in by.
+UPDATE entity_facts f
+SET status = 'archived', archived_at = @now::timestamptz,
+    archive_reason = 'fulfilled by fact ' || x.by_id, version = f.version + 1, updated_at = @now::timestamptz
+FROM (SELECT unnest(@ids::bigint[]) AS id, unnest(@by::bigint[]) AS by_id) x
+WHERE f.id = x.id AND f.status = 'active'
+RETURNING f.id, f.scope, x.by_id::bigint AS by_id;

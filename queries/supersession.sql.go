@@ -10,6 +10,49 @@ import (
 	"time"
 )
 
+const archiveFulfilled = `-- name: ArchiveFulfilled :many
+UPDATE entity_facts f
+SET status = 'archived', archived_at = $1::timestamptz,
+    archive_reason = 'fulfilled by fact ' || x.by_id, version = f.version + 1, updated_at = $1::timestamptz
+FROM (SELECT unnest($2::bigint[]) AS id, unnest($3::bigint[]) AS by_id) x
+WHERE f.id = x.id AND f.status = 'active'
+RETURNING f.id, f.scope, x.by_id::bigint AS by_id
+`
+
+type ArchiveFulfilledParams struct {
+	Now time.Time
+	Ids []int64
+	By  []int64
+}
+
+type ArchiveFulfilledRow struct {
+	ID    int64
+	Scope string
+	ByID  int64
+}
+
+// ArchiveFulfilled archives each obligation of ids as fulfilled by the fact
+// of the same place in by.
+func (q *Queries) ArchiveFulfilled(ctx context.Context, arg ArchiveFulfilledParams) ([]ArchiveFulfilledRow, error) {
+	rows, err := q.db.Query(ctx, archiveFulfilled, arg.Now, arg.Ids, arg.By)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ArchiveFulfilledRow{}
+	for rows.Next() {
+		var i ArchiveFulfilledRow
+		if err := rows.Scan(&i.ID, &i.Scope, &i.ByID); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listCategorySettings = `-- name: ListCategorySettings :many
 SELECT category, supersedes, description, updated_at, updated_by
 FROM category_settings
@@ -124,6 +167,53 @@ func (q *Queries) MergeDuplicatesOf(ctx context.Context, arg MergeDuplicatesOfPa
 			&i.Scope,
 			&i.Survivor,
 			&i.Survivors,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const openObligationsBeside = `-- name: OpenObligationsBeside :many
+SELECT o.id AS obligation_id, o.scope, o.content AS obligation, f.id AS fact_id, f.content AS statement
+FROM entity_facts f
+JOIN entity_facts o ON o.entity_id = f.entity_id AND o.id <> f.id
+WHERE f.id = ANY($1::bigint[]) AND f.status = 'active' AND f.category <> 'obligation'
+  AND o.status = 'active' AND o.category = 'obligation' AND o.confirmed_at <= f.confirmed_at
+ORDER BY o.id, f.id
+`
+
+type OpenObligationsBesideRow struct {
+	ObligationID int64
+	Scope        string
+	Obligation   string
+	FactID       int64
+	Statement    string
+}
+
+// OpenObligationsBeside returns, for each of the given facts that is not an
+// obligation, the active obligations of its entity observed no later than
+// it, with both texts: the candidates for an obligation fulfilled by the
+// fact (classify.Fulfils decides).
+func (q *Queries) OpenObligationsBeside(ctx context.Context, ids []int64) ([]OpenObligationsBesideRow, error) {
+	rows, err := q.db.Query(ctx, openObligationsBeside, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []OpenObligationsBesideRow{}
+	for rows.Next() {
+		var i OpenObligationsBesideRow
+		if err := rows.Scan(
+			&i.ObligationID,
+			&i.Scope,
+			&i.Obligation,
+			&i.FactID,
+			&i.Statement,
 		); err != nil {
 			return nil, err
 		}
