@@ -168,6 +168,23 @@ func refPack(scope string, budget int, c briefCandidates, now time.Time, truncat
 	}
 	fresh := func(entity, content string) bool { return !said[key(entity, content)] }
 	shown := func(entity, content string) { said[key(entity, content)] = true }
+	// States and facts also say their template once (lineTemplate).
+	template := func(entity, content string) string {
+		if t := lineTemplate(content); t != "" {
+			return strings.ToLower(norm(entity)) + "\x00" + t
+		}
+		return ""
+	}
+	freshT := func(entity, content string) bool {
+		t := template(entity, content)
+		return fresh(entity, content) && (t == "" || !said[t])
+	}
+	shownT := func(entity, content string) {
+		shown(entity, content)
+		if t := template(entity, content); t != "" {
+			said[t] = true
+		}
+	}
 	take := func(title, line string, started bool) bool {
 		cost := utf8.RuneCountInString(line) + 1
 		if !started {
@@ -228,15 +245,15 @@ func refPack(scope string, budget int, c briefCandidates, now time.Time, truncat
 				line += fmt.Sprintf(" (as of %d d ago)", int(d/(24*time.Hour)))
 			}
 		}
-		if fresh(it.Entity, it.Content) && take(briefSectionStates, line, len(b.States) > 0) {
-			shown(it.Entity, it.Content)
+		if freshT(it.Entity, it.Content) && take(briefSectionStates, line, len(b.States) > 0) {
+			shownT(it.Entity, it.Content)
 			b.States = append(b.States, it)
 		}
 	}
 	for _, it := range c.facts {
 		line := item(it) + " (as of " + it.ConfirmedAt.UTC().Format(time.DateOnly) + ")"
-		if fresh(it.Entity, it.Content) && take(briefSectionFacts, line, len(b.Facts) > 0) {
-			shown(it.Entity, it.Content)
+		if freshT(it.Entity, it.Content) && take(briefSectionFacts, line, len(b.Facts) > 0) {
+			shownT(it.Entity, it.Content)
 			b.Facts = append(b.Facts, it)
 		}
 	}

@@ -465,11 +465,33 @@ func briefLinesOf(c briefCandidates, now time.Time) briefLines {
 	return out
 }
 
+// lineTemplate is the shape of a templated line: its words lowercased, each
+// word holding a digit ("412", "3m10s", "INC-231", "v2.4.1") read as "#".
+// States and facts of one entity with one template ("Reindex job 412
+// finished in 3m10s", "Reindex job 413 finished in 2m58s") are one line
+// repeated with other numbers: the brief shows the first in its section's
+// order (the newest state, the best fact) and skips the rest, so an hourly
+// job cannot crowd the brief. It is "" for a line without such a word.
+func lineTemplate(s string) string {
+	words := strings.Fields(strings.ToLower(s))
+	numbered := false
+	for i, w := range words {
+		if strings.ContainsAny(w, "0123456789") {
+			words[i], numbered = "#", true
+		}
+	}
+	if !numbered {
+		return ""
+	}
+	return "#" + strings.Join(words, " ")
+}
+
 // packBriefWith packs greedily: each item, in priority order, is taken if it
 // fits whole in what is left of the budget (with its section's title when it
 // is the section's first item), and skipped otherwise. No line shows twice:
 // an item whose line says what a line already shown says (the same entity
-// and text, in any section) is skipped, and does not count as left out.
+// and text, in any section; for states and facts, the same template:
+// lineTemplate) is skipped, and does not count as left out.
 func packBriefWith(scope string, budget int, c briefCandidates, lines briefLines, truncated bool,
 	marks *[briefSections][]int, probes *[briefSections][]briefProbe, now time.Time) Brief {
 	b := Brief{
@@ -482,7 +504,7 @@ func packBriefWith(scope string, budget int, c briefCandidates, lines briefLines
 	// that says what a line already shown says is skipped, and does not count
 	// as left out. Once something is left out, a line that does not fit is
 	// skipped without looking further.
-	take := func(title string, l briefLine, started bool, dedupe bool) bool {
+	take := func(title string, l briefLine, started bool, dedupe, templated bool) bool {
 		room := budget - used
 		cost := l.base + l.tail
 		if !started {
@@ -491,10 +513,13 @@ func packBriefWith(scope string, budget int, c briefCandidates, lines briefLines
 		if b.Truncated && cost > room {
 			return false
 		}
-		var k [2]string
+		var k, kt [2]string
 		if dedupe {
 			k = [2]string{strings.ToLower(l.entity), strings.ToLower(l.text)}
-			if said[k] {
+			if t := lineTemplate(l.text); templated && t != "" {
+				kt = [2]string{k[0], t}
+			}
+			if said[k] || kt[1] != "" && said[kt] {
 				return false
 			}
 		}
@@ -504,6 +529,9 @@ func packBriefWith(scope string, budget int, c briefCandidates, lines briefLines
 		}
 		if dedupe {
 			said[k] = true
+			if kt[1] != "" {
+				said[kt] = true
+			}
 		}
 		used += cost
 		return true
@@ -528,28 +556,28 @@ func packBriefWith(scope string, budget int, c briefCandidates, lines briefLines
 	}
 	for i, d := range c.decisions {
 		probe(briefRowDecision, i)
-		if take(briefSectionDecisions, lines.decisions[i], len(b.Decisions) > 0, true) {
+		if take(briefSectionDecisions, lines.decisions[i], len(b.Decisions) > 0, true, false) {
 			b.Decisions = append(b.Decisions, d)
 		}
 	}
 	probe(briefRowDecision, len(c.decisions))
 	for i, it := range c.obligations {
 		probe(briefRowObligation, i)
-		if take(briefSectionObligations, lines.obligations[i], len(b.Obligations) > 0, true) {
+		if take(briefSectionObligations, lines.obligations[i], len(b.Obligations) > 0, true, false) {
 			b.Obligations = append(b.Obligations, it)
 		}
 	}
 	probe(briefRowObligation, len(c.obligations))
 	for i, it := range c.states {
 		probe(briefRowState, i)
-		if take(briefSectionStates, lines.states[i], len(b.States) > 0, true) {
+		if take(briefSectionStates, lines.states[i], len(b.States) > 0, true, true) {
 			b.States = append(b.States, it)
 		}
 	}
 	probe(briefRowState, len(c.states))
 	for i, it := range c.facts {
 		probe(briefRowFact, i)
-		if take(briefSectionFacts, lines.facts[i], len(b.Facts) > 0, true) {
+		if take(briefSectionFacts, lines.facts[i], len(b.Facts) > 0, true, true) {
 			b.Facts = append(b.Facts, it)
 		}
 	}
@@ -558,7 +586,7 @@ func packBriefWith(scope string, budget int, c briefCandidates, lines briefLines
 		b.Changes = []BriefChange{}
 	}
 	for i, ch := range c.changes {
-		if take(briefSectionChanges, lines.changes[i], len(b.Changes) > 0, false) {
+		if take(briefSectionChanges, lines.changes[i], len(b.Changes) > 0, false, false) {
 			b.Changes = append(b.Changes, ch)
 		}
 	}

@@ -158,7 +158,7 @@ func TestContextBriefDecisionsFirstWithTinyBudget(t *testing.T) {
 		ids = append(ids, d.ID)
 	}
 	for i := range 20 {
-		rf.insert(t, recallFact{content: fmt.Sprintf("Durable fact number %d", i), durability: "permanent", confidence: 0.99, importance: 1})
+		rf.insert(t, recallFact{content: "Durable fact " + strings.Repeat("x", i+1), durability: "permanent", confidence: 0.99, importance: 1})
 	}
 	b := rf.brief(t, BriefOptions{Scope: "acme", Budget: MinBriefBudget})
 	if !b.Truncated {
