@@ -81,7 +81,10 @@ func (t *text) classify(now time.Time) Classification {
 	if c, ok := t.obligation(now, past); ok {
 		return c
 	}
-	if c, ok := t.state(past); ok {
+	if c, ok := t.event(); ok {
+		return c
+	}
+	if c, ok := t.state(now, past); ok {
 		return c
 	}
 	if c, ok := t.resolved(past); ok {

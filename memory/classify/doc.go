@@ -31,7 +31,21 @@
 //     it has no deadline to decay after and should not fade. A lifted duty
 //     ("doesn't need to") is not an obligation. Obligations come before
 //     states so that "dentist appointment today" keeps its deadline.
-//  6. state: a condition of the moment (right now, currently, at the moment,
+//     A plan told in the present ("the plumber comes on Thursday", "I start
+//     on April 1", "I'm moving to Zurich at the end of March") is an
+//     appointment too, and so is an event (interview, flight, migration...)
+//     dated by a clock time alone ("the interview is at 10am"). Someone out,
+//     off, away or late on a day to come ("I'm off tomorrow") is a state of
+//     availability, not an appointment; "on call" is a roster, not a call.
+//  6. state: a templated status line of a job, a deploy, a backup or a
+//     ticket, with a thing for subject named by a job noun or an id
+//     ("Reindex job 412 finished in 3m10s", "Deploy 5521 of checkout to
+//     production succeeded", "Ticket OPS-881 created", "queue drained",
+//     "Rolled back"), a test runner's verdict or a health check's list, is
+//     the latest status of that thing: an ephemeral state, though told in
+//     the past (events.go). A person as subject ("I finished the report") or
+//     a past time ("failed yesterday") makes it a record.
+//     Otherwise a condition of the moment (right now, currently, at the moment,
 //     still syncing, ETA, rolling out, a metric reading, progress) is
 //     ephemeral; one with a bound (until Friday, this week, for the next two
 //     weeks, on vacation, working on) is short_term; "today"/"tonight" make it
@@ -56,7 +70,15 @@
 // ("hates being put on hold"). A feeling described as a habit or a trait
 // ("usually grumpy in the mornings", "an anxious person", "gets anxious
 // before talks") is not a mood and is left to the later rules; "happy to
-// help" is willingness, not a mood.
+// help" is willingness, not a mood. A thing used up is no feeling: "queue
+// drained", "retries exhausted". Venting about the moment ("this is
+// ridiculous") and a team's morale ("morale's low") are moods.
+//
+// A sentence that opens with the speaker's feeling as its main clause and
+// goes on to explain it ("I'm exhausted, it's been a long day", "I'm in a
+// great mood, the sun is out!") is a mood though not a bare statement: it
+// must not harden. It says more than the feeling, so it keeps no key; a
+// text of several sentences is never such a mood.
 //
 // Text that reads as past ("was down yesterday", "shipped on May 15") is not a
 // state and not a dated obligation: it is a record of what happened.
@@ -67,7 +89,8 @@
 // fact, so that supersession and merging find their pairs.
 //
 // Bare statements. Only a bare statement, one clause of at most 12 words
-// ("I'm so tired today", "replication lag is 4 s"), is a mood or a state,
+// ("I'm so tired today", "replication lag is 4 s"), is a mood or a state
+// (but for a sentence that opens with a feeling, above),
 // and only a bare statement carries a key that supersedes: a chat turn that
 // says several things and mentions a feeling in passing is what else it
 // states, often an observation, and keeps a key only where facts

@@ -11,9 +11,15 @@ var (
 	// moodPhraseRe: moods without a feeling word: "in a bad mood", "rough
 	// day", "sick of", exclamations, first-person venting ("I hate ...") and
 	// hating a time of day or the moment ("hates Mondays").
-	moodPhraseRe = regexp.MustCompile(`\bin an? (?:[a-z]+ )?mood\b|\bmood\b|\b(?:having|had|has had|'s had|'s been|'s having|is having|was having|been having|it's been|it was) an? (?:[a-z]+ )?(?:rough|bad|terrible|awful|long|great|good|horrible|tough|hard|crappy|shitty|lousy|stressful|amazing|fantastic|wonderful) (?:day|morning|week|night|afternoon|evening)\b|\bsick (?:and tired )?of\b|(?:^|[^a-z0-9_'])(?:ugh+|argh+|urgh+|sigh|yay+|woo+hoo+|hooray|grr+|ffs)\b|\bi (?:really |just |absolutely |so |truly |honestly |kinda |seriously )?(?:hate|can't stand|cannot stand|loathe|detest|despise)\b|\b(?:hates|hate|hated|hating|can't stand|cannot stand|loathes|loathe)\s+(?:the |these |those |early |cold |rainy |dark |long )?(?:mornings?|mondays?|early starts|waking up|getting up|this|it|that|today|tonight|the weather|weather|rain|traffic|the commute|commuting|when)\b`)
+	moodPhraseRe = regexp.MustCompile(`\bin an? (?:[a-z]+ )?mood\b|\bmood\b|\b(?:having|had|has had|'s had|'s been|'s having|is having|was having|been having|it's been|it was) an? (?:[a-z]+ )?(?:rough|bad|terrible|awful|long|great|good|horrible|tough|hard|crappy|shitty|lousy|stressful|amazing|fantastic|wonderful) (?:day|morning|week|night|afternoon|evening)\b|\bsick (?:and tired )?of\b|(?:^|[^a-z0-9_'])(?:ugh+|argh+|urgh+|sigh|yay+|woo+hoo+|hooray|grr+|ffs)\b|\bi (?:really |just |absolutely |so |truly |honestly |kinda |seriously )?(?:hate|can't stand|cannot stand|loathe|detest|despise)\b|\b(?:this|that|it)(?: is|'s) (?:so |just |absolutely |totally |completely |really |honestly )?(?:ridiculous|absurd|unacceptable|insane|infuriating|maddening)\b|\bmorale(?:'s| is)(?: so| very| really| pretty| quite)? (?:low|high|down|up|great|terrible|bad|good|poor)\b|\b(?:hates|hate|hated|hating|can't stand|cannot stand|loathes|loathe)\s+(?:the |these |those |early |cold |rainy |dark |long )?(?:mornings?|mondays?|early starts|waking up|getting up|this|it|that|today|tonight|the weather|weather|rain|traffic|the commute|commuting|when)\b`)
 	// moodAfterGuardRe: what after a feeling word makes it a trait or a
 	// habit rather than a mood ("an anxious person", "grumpy every morning").
+	// leadFeelingRe: a sentence that opens with the speaker's own feeling
+	// ("I'm exhausted, it's been a long day", "I'm in a great mood, the sun
+	// is out!"): the feeling is its main clause, what follows explains it.
+	leadFeelingRe = regexp.MustCompile(`^(?:i'm|i am|im|we're|we are|i feel|i'm feeling|i am feeling|we're feeling|feeling)(?: (?:so|very|really|pretty|quite|super|a bit|a little|kind of|kinda|totally|completely|absolutely|utterly|just|honestly|seriously|incredibly|extremely|all))* `)
+	// feelingEndRe: where the leading feeling's clause ends.
+	feelingEndRe     = regexp.MustCompile(`^(?: (?:today|tonight|now|right now|this morning|this week|atm|rn|again|lol|tbh|honestly))?(?:$|[,;:!.]| and | but | because | since | after | with | that | about )`)
 	moodAfterGuardRe = regexp.MustCompile(`^(?: [a-z]+)?? (?:person|people|type|by nature|in general|whenever|every|each|most|on (?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekends)|in the mornings|in the evenings|at night)\b`)
 )
 
@@ -44,8 +50,11 @@ func (t *text) habitual(a, b int) bool {
 // excited") mentions a feeling in passing: it is what else it states.
 func (t *text) mood() (Classification, bool) {
 	s := t.norm
-	if !t.has(fMood) || !t.bare() {
+	if !t.has(fMood) {
 		return Classification{}, false
+	}
+	if !t.bare() {
+		return t.leadingFeeling()
 	}
 	mood := func(label string, a, b int) (Classification, bool) {
 		return Classification{Durability: Ephemeral, Category: CategoryMood, Key: t.moodKey(a, b),
@@ -86,6 +95,8 @@ func (t *text) mood() (Classification, bool) {
 		w := s[a:b]
 		next, _ := nextWord(s, b)
 		switch {
+		case (w == "drained" || w == "exhausted") && !t.feltBy(a):
+			continue // "queue drained", "retries exhausted": a thing used up
 		case (w == "happy" || w == "glad") && (next == "to" || next == "hour"):
 			continue // "happy to help" is willingness, not a mood
 		case (w == "scared" || w == "terrified") && next == "of":
@@ -147,4 +158,87 @@ func (t *text) moodKey(a, b int) string {
 		return "mood"
 	}
 	return ""
+}
+
+// feltBy reports whether the word at norm[a] is said of someone who feels
+// it: it opens the text, or follows a form of be, feel, look or seem, or an
+// intensifier ("I'm drained", "feeling exhausted", "so drained"), rather
+// than a noun ("queue drained", "retries exhausted").
+func (t *text) feltBy(a int) bool {
+	var w [1]string
+	if wordsBefore(t.norm, a, w[:]) == 0 {
+		return true
+	}
+	switch p := w[0]; p {
+	case "i'm", "im", "am", "is", "are", "was", "were", "be", "been", "being", "we're", "you're", "he's", "she's",
+		"they're", "feel", "feels", "feeling", "felt", "look", "looks", "looked", "seem", "seems", "seemed",
+		"sound", "sounds", "sounded", "get", "gets", "got", "getting", "so", "very", "really", "totally",
+		"completely", "utterly", "absolutely", "pretty", "quite", "super", "extremely", "just", "too", "bit",
+		"kinda", "emotionally", "physically", "mentally", "all", "and", "but", "still", "ugh":
+		return true
+	}
+	return false
+}
+
+// leadingFeeling classifies a text that says more than a bare statement
+// but opens with the speaker's feeling as its main clause ("I'm exhausted,
+// it's been a long day"), in one sentence: a mood, which must not harden into an
+// observation. It says more than the feeling, so it keeps no key.
+func (t *text) leadingFeeling() (Classification, bool) {
+	s := t.norm
+	if !t.oneSentence() {
+		return Classification{}, false // a longer text is never a mood
+	}
+	lead := leadFeelingRe.FindStringIndex(s)
+	if lead == nil {
+		return Classification{}, false
+	}
+	a := lead[1]
+	rest := s[a:]
+	var b int
+	if loc := moodWordRe.FindStringIndex(rest); loc != nil && loc[0] == 0 {
+		b = a + loc[1]
+		w := s[a:b]
+		if next, _ := nextWord(s, b); (w == "happy" || w == "glad") && (next == "to" || next == "hour") ||
+			(w == "scared" || w == "terrified") && next == "of" {
+			return Classification{}, false
+		}
+	} else if strings.HasPrefix(rest, "in a") || strings.HasPrefix(rest, "in an") {
+		m := moodPhraseRe.FindStringIndex(rest)
+		if m == nil || m[0] != 0 {
+			return Classification{}, false
+		}
+		b = a + m[1]
+	} else {
+		return Classification{}, false
+	}
+	if t.habitual(a, b) || !feelingEndRe.MatchString(s[b:]) {
+		return Classification{}, false
+	}
+	return Classification{Durability: Ephemeral, Category: CategoryMood,
+		Reason: "opens with a feeling " + t.quote(a, b)}, true
+}
+
+// oneSentence reports whether the text is a single sentence of at most
+// twice a bare statement's words, on one line.
+func (t *text) oneSentence() bool {
+	if strings.Contains(strings.TrimSpace(t.orig), "\n") {
+		return false
+	}
+	s, words := t.norm, 0
+	for i := 0; i < len(s); {
+		if !isWordByte(s[i]) {
+			if isSentenceEnd(s, i) && !t.abbreviation(i) && wordAfter(s, i+1) {
+				return false
+			}
+			i++
+			continue
+		}
+		_, e := nextWord(s, i)
+		i = max(e, i+1)
+		if words++; words > 2*bareWords {
+			return false
+		}
+	}
+	return true
 }

@@ -3,6 +3,7 @@ package classify
 import (
 	"regexp"
 	"strings"
+	"time"
 )
 
 var (
@@ -13,10 +14,13 @@ var (
 	presentRe = regexp.MustCompile(`\b(?:right now|at the moment|atm|as we speak|at present|currently|for the moment|just now|eta|in progress|underway|under way|ongoing|rolling out|on a call|on the phone|in a meeting|in meetings|on a break|afk|(?:is|are|'s|'re) (?:still |currently )?(?:down|offline|unreachable|unavailable|degraded|failing|flapping)|still (?:[a-z]+ing|pending|in progress|broken|blocked|open|out|away|sick|down)|(?:is|are|'s|'re|am|'m) (?:now |currently )?(?:deploying|syncing|migrating|rebuilding|restarting|rebooting|reindexing|indexing|backfilling|compiling|building|uploading|downloading|installing|updating|upgrading|loading|processing|recovering|investigating|debugging|driving|commuting|boarding|sleeping|eating|in transit))\b`)
 	// boundedRe: a condition with an end in sight: short_term.
 	boundedRe = regexp.MustCompile(`\b(?:this week|this weekend|this month|this quarter|this sprint|this season|next week|next few days|(?:the )?coming (?:days|weeks)|for the next|for another|for the rest of|for the time being|for now|temporarily|these days|lately|until|till|til|on vacation|on holidays?|on leave|on pto|pto|on sabbatical|parental leave|maternity leave|paternity leave|sick leave|out of (?:the )?office|ooo|off sick|off work|out sick|on (?:a )?(?:tight )?deadline|under (?:a )?(?:tight )?deadline|against (?:a|the) deadline|(?:is|are|am|'s|'re|'m|currently|still) (?:travell?ing|working on|busy with|dealing with|recovering from|blocked on|waiting (?:on|for))|has (?:a cold|the flu|covid)|(?:is|am|are|'s|'m|'re) (?:sick|ill|unwell|injured|pregnant))\b|^(?:travell?ing|working on|busy with|dealing with|recovering from|blocked on|waiting (?:on|for))\b`)
+	// levelRe: a bare level, the reading of a metric named before ("still
+	// 97%", "back to 40%", "down to 0.1%").
+	levelRe = regexp.MustCompile(`\b(?:still|now|back to|down to|dropped to|fell to|rose to|climbed to|jumped to|now at|steady at|holding at|stuck at) (?:about |around |~)?\d[\d.,]*(?:%|\s?(?:ms|gb|mb|tb|k|rps|qps)\b)`)
 	// forRe: "for two weeks", "for an hour".
 	forRe = regexp.MustCompile(`\bfor (?:a|an|one|two|three|four|five|six|a few|a couple of|several|\d{1,3}) (minutes?|hours?|days?|weeks?)\b`)
 	// readingRe: a metric reading or progress, as of now.
-	readingRe = regexp.MustCompile(`\b(?:([a-z0-9]+) )?(lag|latency|load|cpu|memory usage|mem usage|disk usage|queue depth|queue length|queue size|backlog|error rate|throughput|utili[sz]ation|p50|p95|p99|response time|free space|disk space|heap|rps|qps)\b[^.;!?\d]{0,20}\d[\d.,]*(?: ?(?:%|[a-z]+\b))?|\b\d{1,3} ?% (?:done|complete|completed|through|finished|rolled out|deployed|migrated|synced|uploaded|of the way)\b|\b(?:at|reached) \d{1,3} ?%|\b(?:outage|went down|on fire|at lunch)\b`)
+	readingRe = regexp.MustCompile(`\b(?:([a-z0-9]+) )?(lag|latency|load|cpu|memory usage|mem usage|disk usage|queue depth|queue length|queue size|backlog|error rate|throughput|utili[sz]ation|p50|p95|p99|response time|free space|disk space|heap|rps|qps)\b[^.;!?\d]{0,32}\d[\d.,]*(?: ?(?:%|[a-z]+\b))?|\b\d{1,3} ?% (?:done|complete|completed|through|finished|rolled out|deployed|migrated|synced|uploaded|of the way)\b|\b(?:at|reached) \d{1,3} ?%|\b(?:outage|went down|on fire|at lunch)\b`)
 )
 
 // stateKey guesses the predicate of a state from its marker.
@@ -59,7 +63,7 @@ var locationRe = regexp.MustCompile(`\b(?:is|am|are|'s|'m|'re) (?:currently |now
 
 // state classifies a status line: a bare statement of a condition. A text
 // that says more is what else it states.
-func (t *text) state(past bool) (Classification, bool) {
+func (t *text) state(now time.Time, past bool) (Classification, bool) {
 	s := t.norm
 	if !t.bare() {
 		return Classification{}, false
@@ -98,6 +102,18 @@ func (t *text) state(past bool) (Classification, bool) {
 		}
 		return state(Ephemeral, "state for today", loc[0], loc[1], key)
 	}
+	// Out, off or away on a day to come: short_term ("I'm off tomorrow");
+	// today it is covered above.
+	if !past && t.has(fDate) && (t.has(fBounded|fPresent) || strings.Contains(s, "away") || strings.Contains(s, "late")) {
+		if loc := awayRe.FindStringIndex(s); loc != nil {
+			if d, ok := t.findDate(now); ok && !d.bound && !d.qualified && d.t.After(now) {
+				if t.find(fToday, todayRe) != nil {
+					return state(Ephemeral, "away today", loc[0], loc[1], "availability")
+				}
+				return state(ShortTerm, "away", loc[0], loc[1], "availability")
+			}
+		}
+	}
 	if !past {
 		if loc := t.find(fBounded, boundedRe); loc != nil {
 			return state(ShortTerm, "bounded state", loc[0], loc[1], t.stateKey(s[loc[0]:loc[1]]))
@@ -133,6 +149,9 @@ func (t *text) state(past bool) (Classification, bool) {
 				key = "availability"
 			}
 			return state(Ephemeral, "reading", m[0], m[1], key)
+		}
+		if m := t.find(fDigit, levelRe); m != nil {
+			return state(Ephemeral, "level", m[0], m[1], "status")
 		}
 	}
 	return Classification{}, false

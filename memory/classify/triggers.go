@@ -28,6 +28,7 @@ const (
 	fPreference
 	fObservation
 	fResolved // recovered, back to normal (states.go)
+	fEvent    // finished, failed, created... (events.go)
 	// Families of the date patterns, all within fDate.
 	fDigit
 	fMonth
@@ -60,6 +61,9 @@ func scan(s string) flags {
 		f |= wordFlags(w)
 		if isRole(w) {
 			f |= fRole
+		}
+		if isEventWord(w) {
+			f |= fEvent
 		}
 		if joined {
 			// The patterns' \b sees a boundary at an apostrophe, a hyphen or a
@@ -100,7 +104,8 @@ func wordFlags(w string) flags {
 		"sleepy", "restless", "jittery", "ecstatic", "delighted", "glad", "embarrassed", "ashamed", "jealous",
 		"hopeful", "optimistic", "pessimistic", "heartbroken", "homesick", "scared", "terrified", "panicked",
 		"panicking", "pumped", "stoked", "outraged", "offended", "insulted", "sulking", "sulky", "cross", "huff", "edge",
-		"feel", "feels", "feeling", "felt", "feelin", "mood", "hate", "hating", "loathe", "detest", "despise":
+		"feel", "feels", "feeling", "felt", "feelin", "mood", "morale", "ridiculous", "absurd", "unacceptable", "insane",
+		"infuriating", "maddening", "hate", "hating", "loathe", "detest", "despise":
 		return fMood
 	case "hates", "hated", "stand", "loathes":
 		return fMood | fPreference
