@@ -1,6 +1,9 @@
 package extract_test
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // TestRulesSkipNotFacts: of a snippet of conversation, only the sentences
 // that state a fact become candidates; questions, acknowledgements,
@@ -36,10 +39,39 @@ func TestRulesSkipNotFacts(t *testing.T) {
 			[]want{{"Jordan", "deadline", "obligation", ""}, {"Jordan", "allergy", "identity", ""}}},
 		{"a greeting does not hide the rest", "Hey Claude, can you check the deploy logs. Thanks, I'm based in Denver.", "", "",
 			[]want{{"user", "home_city", "observation", "I'm based in Denver."}}},
+		{"cheers and imperatives", "Congratulations! Roll back the last deploy. Add eggs to my grocery list. I'm vegan.", "", "",
+			[]want{{"user", "diet", "identity", "I'm vegan."}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			checkCandidates(t, tt.text, rulesExtract(t, tt.text, tt.entity, tt.speaker), tt.want)
 		})
+	}
+}
+
+// TestRulesSentenceSplitting: a title before a name and a command line's
+// package pattern end no sentence, so neither becomes a fragment of its own;
+// a unit after a number still ends one.
+func TestRulesSentenceSplitting(t *testing.T) {
+	tests := []struct {
+		text, entity string
+		want         []string
+	}{
+		{"My dentist is Dr. Patel on Elm Street. I'm allergic to latex.", "",
+			[]string{"My dentist is Dr. Patel on Elm Street.", "I'm allergic to latex."}},
+		{"Our vet is Mrs. Okafor.", "", []string{"Our vet is Mrs. Okafor."}},
+		{"api-gateway latency is 300 ms. It's back to normal.", "",
+			[]string{"api-gateway latency is 300 ms.", "It's back to normal."}},
+		{"go test ./... ok example.org/shop/cart 0.12s\ngo test ./... FAIL example.org/shop/pay 0.30s", "shop",
+			[]string{"go test ./... ok example.org/shop/cart 0.12s", "go test ./... FAIL example.org/shop/pay 0.30s"}},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, c := range rulesExtract(t, tt.text, tt.entity, "") {
+			got = append(got, c.Content)
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%q: candidates %q, want %q", tt.text, got, tt.want)
+		}
 	}
 }

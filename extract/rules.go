@@ -173,7 +173,9 @@ func quote(s string) string {
 
 // sentences splits text at line breaks and at '.', '!' or '?' followed by
 // white space, keeping the punctuation; it drops questions and fragments
-// without a letter.
+// without a letter. A period that ends a title ("Dr. Alvarez"), an
+// abbreviation read mid-sentence ("e.g. Go"), or a path or package pattern
+// of a command line ("go test ./... ok") ends no sentence.
 func sentences(text string) []string {
 	var out []string
 	keep := func(s string) {
@@ -193,10 +195,48 @@ func sentences(text string) []string {
 			if i+1 < len(line) && !unicode.IsSpace(next) {
 				continue
 			}
+			if r == '.' && !periodEndsSentence(line[start:i+1], strings.TrimLeftFunc(line[i+1:], unicode.IsSpace)) {
+				continue
+			}
 			keep(line[start : i+1])
 			start = i + 1
 		}
 		keep(line[start:])
 	}
 	return out
+}
+
+// titles are the abbreviations that stand before a name: the period after
+// them ends no sentence when a capitalised word follows ("Dr. Alvarez").
+var titles = map[string]bool{"dr": true, "mr": true, "mrs": true, "ms": true, "mx": true, "prof": true,
+	"rev": true, "sgt": true, "capt": true, "lt": true, "gen": true}
+
+// midSentence are the abbreviations that are read on: "e.g. Go", "vs. Rust".
+var midSentence = map[string]bool{"e.g": true, "i.e": true, "eg": true, "ie": true, "vs": true, "cf": true,
+	"approx": true, "incl": true, "esp": true}
+
+// periodEndsSentence reports whether the period that ends before, followed
+// by white space and then next, ends a sentence. A title before a
+// capitalised word, an abbreviation read on, and a word of a command line
+// ("./...", "../cmd.") do not.
+func periodEndsSentence(before, next string) bool {
+	word := before[strings.LastIndexFunc(before, unicode.IsSpace)+1:]
+	if strings.HasPrefix(word, "./") || strings.HasPrefix(word, "../") || strings.Contains(word, "/.") {
+		return false // a path or package pattern: "go test ./..."
+	}
+	bare := strings.ToLower(strings.TrimLeft(strings.TrimRight(word, "."), "(\"'"))
+	if next == "" {
+		return true
+	}
+	if midSentence[bare] {
+		return false
+	}
+	first, _ := utf8.DecodeRuneInString(next)
+	if !titles[bare] || !unicode.IsUpper(first) {
+		return true
+	}
+	// "300 ms. It's back": after a number, "ms" is a unit.
+	rest := strings.TrimRightFunc(before[:len(before)-len(word)], unicode.IsSpace)
+	prev := rest[strings.LastIndexFunc(rest, unicode.IsSpace)+1:]
+	return strings.ContainsFunc(prev, unicode.IsDigit)
 }

@@ -2,6 +2,7 @@ package classify
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -371,6 +372,10 @@ func (t *text) acknowledgement(s string, w []string) bool {
 	if ackNumberRe.MatchString(s) {
 		return true
 	}
+	if core := bareSentence(s); ackPhraseRe.MatchString(core) || closableRe.MatchString(core) ||
+		autoReplyRe.MatchString(s) || t.signIn(core) {
+		return true
+	}
 	if t.thanks(s) {
 		return clauseEnd(s) == len(s)
 	}
@@ -386,6 +391,65 @@ func (t *text) acknowledgement(s string, w []string) bool {
 		}
 	}
 	return true
+}
+
+// ackPhraseRe: the formulas that cheer, wish well, praise the helper,
+// close a turn or react without telling anything ("Congrats!", "Enjoy!",
+// "Confirmed.", "Ship it.", "Have a good one.", "No, that's all.", "Actually
+// one more thing.", "You've been amazing."), read on the whole sentence
+// (bareSentence): "Confirmed: the outage was DNS" goes on to a fact.
+var ackPhraseRe = regexp.MustCompile(`^(?:(?:oh|ah|wow|hmm|ha|haha|well|ok|okay|yeah|yes|no|and|actually|anyway|so|ugh|aw|aww)[,!.]* )*(?:` +
+	`congrats|congratulations|congrats to (?:you|you both|you all|everyone|the team|all)|` +
+	`congratulations to (?:you|you both|you all|everyone|the team|all)|` +
+	`enjoy|enjoy (?:it|yourself|yourselves|the (?:trip|holiday|break|weekend|show|meal|ride|day)|` +
+	`your (?:trip|holiday|vacation|weekend|day|break|time off|evening|meal|leave))|` +
+	`(?:well|nicely) done|(?:nice|great|good|awesome|amazing|excellent) (?:work|job|stuff|one)|good luck|best of luck|` +
+	`have (?:a|an) (?:good|great|nice|lovely|wonderful|safe|fun) (?:one|day|weekend|evening|night|trip|flight|time|holiday|break|shift)|` +
+	`take care|confirmed|interesting|fascinating|ship it|go for it|` +
+	`(?:just )?(?:kidding|joking)|jk|ugh|meh|phew|oops|whoops|yikes|argh|sigh|fine|` +
+	`that(?:'s| is) (?:all|it|everything|perfect|great|fine|right|correct|true|fair|awesome|amazing|wonderful|lovely|brilliant|helpful|very helpful|super helpful|so helpful|exactly it)(?: for (?:now|today|me|this week))?|` +
+	`(?:just )?(?:one|another) (?:more|last) (?:thing|question|request)|one last thing|` +
+	`nothing (?:serious|major|urgent|important|else|much|new|worrying)|no rush|all good|` +
+	`looking forward to (?:it|this|that|hearing from you|seeing you|chatting|talking|the call|` +
+	`(?:working|meeting|collaborating) with (?:you|everyone|all of you|you all|the team|y'all))|` +
+	`welcome aboard|welcome to the team|` +
+	`you(?:'ve| have) been (?:amazing|awesome|great|so helpful|very helpful|super helpful|a great help|a big help|wonderful|brilliant|fantastic|a star|a lifesaver|incredible)|` +
+	`you(?:'re| are) (?:amazing|awesome|the best|a star|a lifesaver|a legend|a hero|a gem|incredible)|you rock` +
+	`)$`)
+
+// closableRe: a ticket said to be closable, not closed ("Ticket can be
+// closed."); "The ticket was closed" is a fact.
+var closableRe = regexp.MustCompile(`^(?:(?:the|this|that|your|my|our) )?(?:ticket|issue|case|incident|thread|request|chat|conversation|pr|bug|it|this|that)(?: can| may| could| should)? be (?:closed|resolved|marked (?:as )?(?:resolved|closed|done))$`)
+
+// autoReplyRe: the receipt and the promise of a reply a help desk sends on
+// its own ("We received your request (#50211).", "An agent will respond
+// within 24 hours.").
+var autoReplyRe = regexp.MustCompile(`^(?:we(?:'ve| have)? (?:received|got) your (?:request|message|email|e-mail|ticket|inquiry|enquiry|report|query)\b|` +
+	`(?:an? |one of our |our )?(?:agent|support agent|representative|rep|team member|member of (?:our|the) team|specialist|support team|team)s? will (?:respond|reply|get back to you|be in touch|contact you|reach out)\b)`)
+
+// bareSentence is s without the punctuation, emoji and quotes around it.
+func bareSentence(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool { return !isLetterOrDigit(r) && r != '+' && r != '#' })
+}
+
+// signIn reports whether core, a whole sentence, only names who speaks:
+// "Julia here".
+func (t *text) signIn(core string) bool {
+	w := strings.Fields(core)
+	if len(w) != 2 || w[1] != "here" || !strings.HasPrefix(t.norm, w[0]) && !strings.Contains(t.norm, " "+w[0]+" here") {
+		return false
+	}
+	for _, r := range w[0] {
+		if !unicode.IsLetter(r) {
+			return false
+		}
+	}
+	if ackWords[w[0]] || clauseSubjects[w[0]] || objectStarters[w[0]] {
+		return false // "Same here", "Me here"
+	}
+	i := strings.Index(t.norm, w[0])
+	r, _ := utf8.DecodeRuneInString(t.orig[t.off[i]:])
+	return unicode.IsUpper(r)
 }
 
 // thanks reports whether s opens with thanks for something.
@@ -428,7 +492,7 @@ func hasIdentifier(s string) bool {
 // openerRe: words that open a sentence and say nothing, followed by a
 // comma, a colon or a dash (made a comma by normalize): "Ok, ", "Thanks Sam,
 // ", "Got it: ", "Hey Claude, ", "Oh, ".
-var openerRe = regexp.MustCompile(`^(?:(?:oh|ah|well|so|um|uh|hmm|and) )?(?:ok|okay|k|sure|sure thing|yes|yeah|yep|yup|right|alright|all right|great|cool|nice|awesome|perfect|excellent|fantastic|wonderful|brilliant|lovely|thanks|thank you|thanks so much|thank you so much|thanks a lot|thanks again|many thanks|cheers|got it|gotcha|noted|sounds good|understood|roger|roger that|will do|on it|no worries|no problem|np|fair enough|makes sense|good call|good catch|good point|ah|oh|well|so|hmm|um|uh|hi|hello|hey|hiya|morning|good morning|good afternoon|good evening|lol|haha|fyi|btw|also|anyway|anyways|actually|honestly|update|quick update|heads up|sorry|apologies|agreed|done|fixed|closed|resolved)(?: [\p{L}][\p{L}'.]*)?\s*(?:[,:;]+|\.\.\.|!+)\s*`)
+var openerRe = regexp.MustCompile(`^(?:(?:oh|ah|well|so|um|uh|hmm|and) )?(?:ok|okay|k|sure|sure thing|yes|yeah|yep|yup|right|alright|all right|great|cool|nice|awesome|perfect|excellent|fantastic|wonderful|brilliant|lovely|thanks|thank you|thanks so much|thank you so much|thanks a lot|thanks again|many thanks|cheers|got it|gotcha|noted|sounds good|understood|roger|roger that|will do|on it|no worries|no problem|np|fair enough|makes sense|good call|good catch|good point|ah|oh|well|so|hmm|um|uh|hi|hello|hey|hiya|morning|good morning|good afternoon|good evening|lol|haha|fyi|btw|also|anyway|anyways|actually|honestly|update|quick update|heads up|sorry|apologies|agreed|done|fixed|closed|resolved|confirmed|interesting|wait|no|nope|in the meantime|meanwhile|for now|until then|in the mean time)(?: [\p{L}][\p{L}'.]*)?\s*(?:[,:;]+|\.\.\.|!+)\s*`)
 
 // afterOpener returns what follows the opener of s, or false when s opens
 // with none. A "thanks for ..." opener runs to the end of its clause.
@@ -471,7 +535,8 @@ var instructionVerbs = wordSet(`do make tell show give check keep stop ignore ad
 	investigate confirm restart reboot revert rollback rerun retry send share forward merge deploy cancel
 	schedule book assign approve review rename enable disable install upgrade bump pin wait hold help get buy
 	email message file raise grab pull push clean clear verify double-check triage rotate sync
-	translate rewrite rephrase shorten expand compare describe walk note`)
+	translate rewrite rephrase shorten expand compare describe walk note roll turn switch shut spin scale tear
+	skip ship reply touch move drop kill mute unmute silence snooze pause resume tag label unpin set`)
 
 // objectStarters open the object of an imperative: "Check the logs", "Ping
 // me", "Explain why". "Fix version 2.3 ships Friday" and "Draft is ready"
@@ -486,7 +551,7 @@ var objectStarters = wordSet(`the a an this that these those it them him her me 
 var (
 	particles     = wordSet(`up down off on in back over through into at for with about out to`)
 	particleVerbs = wordSet(`look check keep find hold wait roll follow reach sign ping try escalate send forward
-		get add turn pick write fill shut reply switch`)
+		get add turn pick write fill shut reply switch roll spin scale tear set`)
 )
 
 // pleaseWords ask politely; "please" before anything is a request.
@@ -512,15 +577,18 @@ func (t *text) instruction(s string, w []string, c Classification, depth int) bo
 	case CategoryDecision, CategoryRoutine, CategoryPreference, CategoryIdentity:
 		return false
 	case CategoryObligation:
-		if c.Deadline != nil {
+		if c.Deadline != nil && !lookupRe.MatchString(s) {
 			return false
 		}
 	}
 	if standingRe.MatchString(s) || noteRe.MatchString(s) {
 		return false
 	}
-	if _, dated := t.findDate(noFactNow); dated {
+	if _, dated := t.findDate(noFactNow); dated && !lookupRe.MatchString(s) {
 		return false
+	}
+	if crowdOrderRe.MatchString(s) || letsRe.MatchString(s) && !secondClause(s, depth) {
+		return true
 	}
 	found := false
 	i := 0
@@ -548,12 +616,61 @@ func (t *text) instruction(s string, w []string, c Classification, depth int) bo
 			return false // a heading: "Update: the migration finished"
 		}
 		gerund := strings.HasSuffix(next, "ing") && (verb == "try" || verb == "stop")
-		found = (gerund || t.imperativeObject(s, w, i+1)) && !copula(next) && !copula(after)
+		found = (gerund || t.imperativeObject(s, w, i+1) || putsSomewhere(s, i)) && !copula(next) && !copula(after)
 	case please && verb != "" && !copula(verb):
 		// "Please rotate the key", "Please send the invoice"
 		found = true
 	}
 	return found && !secondClause(s, depth)
+}
+
+// lookupRe: a request to look something up is one even when it names the
+// day the thing is for ("Find me a sushi place for Friday"); "Book a table
+// for Friday" makes a plan and stays a fact.
+var lookupRe = regexp.MustCompile(`^(?:(?:please|pls|can you|could you) )?(?:find|search for|look up|look for|recommend|suggest|google) (?:me|us|a|an|some|the|something|somewhere|options)\b`)
+
+// crowdOrderRe: an order to everyone or no one, the verb bare ("Nobody touch
+// the DNS until I say so", "Everyone update your passwords"); "Nobody
+// touches the DNS" states a rule and is a fact.
+var crowdOrderRe = regexp.MustCompile(`^(?:nobody|no one|no-one|everyone|everybody|somebody|someone|anyone) (?:touch|deploy|merge|push|restart|change|run|ping|page|reboot|delete|update|check|review|stop|start|close|open|reopen|use|commit|approve|rotate|revert|roll|edit|move|remove|upgrade|install|log|sign|join|grab|take|hold|wait)\b`)
+
+// letsRe: "let's" that tries, waits or puts off rather than decides ("Let's
+// try a smaller batch size and see", "Let's hold off on deciding", "Let's
+// just do the grocery order"); "Let's go with Postgres" and "Let's not use
+// ORMs" are decisions.
+var letsRe = regexp.MustCompile(`^(?:ok,? |so,? |then,? )?(?:let's|lets|let us) (?:try|just (?:do the|try|wait|see|skip)|hold off|wait|see|revisit|circle back|park|table|pause|sleep on|think|talk|discuss|regroup|sync|take a look|look|check|skip|play it by ear|keep an eye|revisit)\b`)
+
+// putsSomewhere reports whether the imperative whose verb is the i-th word
+// of s puts a bare object somewhere and ends there: "Add oat milk to the
+// shopping list", "Move the standup notes into the wiki". A copula, a
+// number or a past participle in the object ("Add-on pricing is $5",
+// "Order 1234 shipped to the depot") makes a fact.
+func putsSomewhere(s string, i int) bool {
+	w := leadingWords(s, 16)
+	if countWords(s) != len(w) || len(w) > 12 || slices.ContainsFunc(w, copula) {
+		return false // "Push notifications to the app are broken"
+	}
+	for j := i + 1; j < len(w) && j <= i+4; j++ {
+		x := w[j]
+		if copula(x) || strings.ContainsFunc(x, unicode.IsDigit) || strings.HasSuffix(x, "ed") && j > i+1 {
+			return false
+		}
+		if j == i+1 {
+			continue // the object has a word at least
+		}
+		switch x {
+		case "to", "into", "onto", "from", "off", "on", "in":
+		default:
+			continue
+		}
+		det := wordAt(w, j+1)
+		if det != "the" && det != "my" && det != "our" && det != "your" && det != "this" && det != "that" {
+			return false
+		}
+		tail := len(w) - (j + 2)
+		return tail >= 1 && tail <= 3
+	}
+	return false
 }
 
 // imperativeObject reports whether w[i] opens the object of an imperative: a
@@ -564,8 +681,13 @@ func (t *text) imperativeObject(s string, w []string, i int) bool {
 	if x == "" {
 		return i > 0 && w[0] != "" && len(w) == i // "Retry." alone
 	}
-	if objectStarters[x] || particles[x] && particleVerbs[wordAt(w, i-1)] {
+	if objectStarters[x] {
 		return true
+	}
+	if particles[x] && particleVerbs[wordAt(w, i-1)] {
+		// "Roll back the change", but "Set up took an hour": a noun.
+		next := wordAt(w, i+1)
+		return !strings.HasSuffix(next, "ed") && !pastVerbs[next]
 	}
 	if strings.ContainsFunc(x, unicode.IsDigit) || strings.ContainsAny(x, "-_") {
 		// "Reopen INC-231", but not "Order 1234 shipped".
@@ -581,6 +703,11 @@ func (t *text) imperativeObject(s string, w []string, i int) bool {
 	}
 	return false
 }
+
+// pastVerbs are verbs in the past that make the words before them a
+// subject ("Roll out took a week", "Set up went fine").
+var pastVerbs = wordSet(`took went ran came broke made got left began became caught cost felt found gave held
+	kept lost meant paid put said sent set shut spent stood struck taught told thought threw won wrote`)
 
 // wordIndex is the offset in s of its n-th word (from 0), or -1.
 func wordIndex(s string, n int) int {
@@ -642,12 +769,45 @@ var (
 	pastMarkRe = regexp.MustCompile(`\b(?:yesterday|ago|last (?:week|night|time|month|year)|earlier|before|already)\b`)
 )
 
+var (
+	// supposeRe: openers that make all that follows a supposition, whatever
+	// it would be said plainly ("Imagine if the app had an offline mode,
+	// I'd use it every day", "In theory I'd love to run a marathon").
+	supposeRe = regexp.MustCompile(`^(?:in theory|theoretically|in an ideal world|in a perfect world|hypothetically|imagine|suppose|supposing|picture this|what if)\b`)
+	// hedgeRe: a guess, said to be one ("Probably the new allocator, but
+	// I'm not sure", "I think it's the flag, but not sure", "I think the
+	// cache is unbounded", "We may raise them later, who knows"). A hedge
+	// inside the sentence ("I live in Leeds, but not sure for how long")
+	// leaves the fact.
+	hedgeRe = regexp.MustCompile(`^(?:probably|likely|most likely|presumably|my (?:guess|hunch|bet) is|(?:just )?a (?:guess|hunch))\b|` +
+		`^(?:i|we) (?:think|suspect|guess|reckon|bet) (?:it's|it is|it was|it might|it may|it could|that's|that is|this is|the|that|there's|there is|maybe|probably)\b|` +
+		`(?:,|\bbut) (?:i'm |i am |i )?(?:not (?:sure|certain|100% sure|a hundred percent sure)|(?:don't|do not) know for sure|could be wrong|might be wrong)[.!…]*$|` +
+		`(?:,|\bbut) who knows[.!…]*$|\bdon't quote me\b|\bi could be wrong\b|\bi might be wrong\b`)
+	// undecidedRe: what disowns a decision ("Not a decision, just an
+	// experiment", "let's not decide now", "Not saying we should"). That
+	// a decision is still open ("We haven't decided between pnpm and npm
+	// yet") is a fact.
+	undecidedRe = regexp.MustCompile(`^not (?:a|the|yet a|our|my) (?:decision|final decision)\b|\blet's not decide\b|` +
+		`^not saying (?:we|you|i|they) should\b`)
+	// musingRe: a whole sentence that owns up to musing ("Just
+	// daydreaming.", "Thinking out loud").
+	musingRe = regexp.MustCompile(`^(?:just |only |i'm just |i'm only )?(?:daydreaming|dreaming|thinking out loud|thinking aloud|musing|brainstorming|spitballing|wondering|a thought|an idea|food for thought)$`)
+	// conditionalRe: a consequence said without its condition ("I'd need a
+	// bigger flat", "We would lose the replica"); a preference ("I'd like",
+	// "I'd rather", preferRe) and "'d" for "had" ("I'd been there") are not.
+	conditionalRe = regexp.MustCompile(`^(?:i|we|you|he|she|they)(?:'d| would) (?:need|have to|want|go|get|buy|move|take|use|lose|make|pay|start|switch|try|be|miss|end up|consider|hire|learn|save|spend|sell|quit|probably|definitely|totally|happily)\b`)
+)
+
 // hypothetical: the sentence supposes, wishes or muses rather than states.
 // "May" is never a cue (it is also the month) nor "probably" ("lag is 4 s,
 // probably the backup" is a reading). A condition that sets a habit or a
 // rule ("If it rains, Jordan works from home", "If lag tops 10 s, always
 // page the DBA") is a fact.
 func (t *text) hypothetical(s string, w []string, c Classification) bool {
+	if supposeRe.MatchString(s) || hedgeRe.MatchString(s) || undecidedRe.MatchString(s) ||
+		musingRe.MatchString(bareSentence(s)) {
+		return true
+	}
 	if c.Category == CategoryRoutine || c.Category == CategoryPreference || standingRe.MatchString(s) ||
 		preferRe.MatchString(s) {
 		return false
@@ -658,7 +818,7 @@ func (t *text) hypothetical(s string, w []string, c Classification) bool {
 	if hypotheticalStartRe.MatchString(s) {
 		return true
 	}
-	if ifModalRe.MatchString(s) && modalRe.MatchString(s) {
+	if ifModalRe.MatchString(s) && modalRe.MatchString(s) || conditionalRe.MatchString(s) {
 		return true
 	}
 	if m := wishRe.FindStringIndex(s); m != nil {
@@ -676,11 +836,22 @@ var (
 	// sarcasmGreatRe: "Great, another outage", "Perfect, more meetings".
 	sarcasmGreatRe = regexp.MustCompile(`^(?:oh[,!]* )?(?:great|wonderful|fantastic|perfect|lovely|brilliant|awesome|terrific|super|splendid|fabulous|nice|fun)[,!.]* (?:another|more|yet another|yet more|just what|exactly what|because|here we go)\b`)
 	// sarcasmPhraseRe: phrases that are sarcastic wherever they stand.
-	sarcasmPhraseRe = regexp.MustCompile(`\b(?:just what (?:i|we) (?:needed|need|wanted)|exactly what (?:i|we) needed|yeah,? right|what a (?:surprise|shock)|big surprise|colou?r me (?:surprised|shocked)|shocking,? i know|thanks for nothing|that went well|because that always works|because that (?:worked|went) so well|what could (?:possibly )?go wrong|said no ?one ever|said nobody ever|how (?:convenient|delightful)|could this day get any better|oh joy|oh goody)\b|^as if\b|^(?:sure|yeah|right|oh sure|oh yeah|oh right)[,!]* because\b|^another (?:day|week|monday|morning|night|sprint|release|deploy|quarter|weekend)[,!]* another\b|(?:^|\s)/s[.!]*$|\x{1F644}|\beye ?roll\b`)
+	sarcasmPhraseRe = regexp.MustCompile(`\b(?:just what (?:i|we) (?:needed|need|wanted)|exactly what (?:i|we) needed|yeah,? right|what a (?:surprise|shock)|big surprise|colou?r me (?:surprised|shocked)|shocking,? i know|thanks for nothing|that went well|because that always works|because that (?:worked|went) so well|what could (?:possibly )?go wrong|said no ?one ever|said nobody ever|how (?:convenient|delightful)|could this day get any better|oh joy|oh goody)\b|^as if\b|^(?:sure|yeah|right|oh sure|oh yeah|oh right)[,!]* because\b|^another (?:day|week|monday|morning|night|sprint|release|deploy|quarter|weekend)[,!]* another\b|(?:^|\s)/s[.!]*$|\x{1F644}|\beye ?roll\b|` +
+		`\blove that for (?:me|us|you|them)\b|\bwhich is (?:hilarious|rich|ironic|adorable|cute|hysterical|hilarious given)\b|` +
+		`^that went (?:great|swimmingly|brilliantly|perfectly|fantastic)[.!]*$|` +
+		`^(?:truly|literally|easily|officially|seriously|honestly) the (?:best|greatest|happiest) (?:day|week|night|morning|monday|time|moment) (?:of my life|ever)\b|` +
+		`^(?:it |that |this )?only took (?:me |us |you |them |him |her )?(?:\S+ )?(?:hours|days|weeks|months|years|forever|ages)\b|` +
+		`^took (?:you|y'all|them|you guys|you all) (?:long enough|(?:\S+ )?(?:hours|days|weeks|months|forever|ages))\b`)
+	// praiseEndRe: praise tacked on to a trouble ("Wow, the linter found
+	// 400 warnings, amazing.").
+	praiseEndRe = regexp.MustCompile(`, (?:just )?(?:amazing|great|wonderful|fantastic|perfect|brilliant|lovely|awesome|love it|love that|fun|terrific|splendid|super|fabulous|marvell?ous|incredible)[.!…]*$`)
+	// choreRe: what loving is sarcasm about, beyond troubles ("I just love
+	// doing taxes on a Sunday").
+	choreRe = regexp.MustCompile(`\b(?:taxes|tax returns?|paperwork|chores|traffic|commute|commuting|meetings|forms|laundry|ironing|expense reports?|timesheets|invoices|admin)\b`)
 	// loveTroubleRe: loving what nobody loves ("I just love being paged
 	// at 3am", "Love how the build breaks every Friday").
-	loveTroubleRe = regexp.MustCompile(`\b(?:love|loves|adore|adores|enjoy|enjoys|nothing like|nothing says)(?: it)? (?:when|how|being|getting|having|waiting|spending|a|an|the)\b`)
-	troubleRe     = regexp.MustCompile(`\b(?:paged|pages|pager|woken|woke|ignored|blamed|stuck|waiting|breaks|broke|broken|fails|failed|failing|crash|crashes|crashed|crashing|down|late|outage|outages|flaky|flakes|on hold|delayed|delays|cancell?ed|timeouts?|timed out|rejected|red|bugs?|regressions?|incidents?|3am|2am|4am|overtime|reverted|rollback)\b`)
+	loveTroubleRe = regexp.MustCompile(`\b(?:love|loves|adore|adores|enjoy|enjoys|nothing like|nothing says)(?: it)? (?:when|how|being|getting|having|waiting|spending|doing|dealing|filling|sitting|a|an|the)\b`)
+	troubleRe     = regexp.MustCompile(`\b(?:warnings|errors|failures|paged|pages|pager|woken|woke|ignored|blamed|stuck|waiting|breaks|broke|broken|fails|failed|failing|crash|crashes|crashed|crashing|down|late|outage|outages|flaky|flakes|on hold|delayed|delays|cancell?ed|timeouts?|timed out|rejected|red|bugs?|regressions?|incidents?|3am|2am|4am|overtime|reverted|rollback)\b`)
 	// sarcasmEndRe: a trouble told with a sarcastic opener ("Great, the
 	// build is broken again").
 	sarcasmEndRe = regexp.MustCompile(`\b(?:again|as usual|as always|of course)[.!]*$`)
@@ -717,7 +888,10 @@ func sarcastic(s string) bool {
 	if greatOpenRe.MatchString(s) && trouble && sarcasmEndRe.MatchString(s) {
 		return true
 	}
-	if m := loveTroubleRe.FindStringIndex(s); m != nil && troubleRe.MatchString(s[m[1]:]) {
+	if m := loveTroubleRe.FindStringIndex(s); m != nil && (troubleRe.MatchString(s[m[1]:]) || choreRe.MatchString(s[m[1]:])) {
+		return true
+	}
+	if trouble && praiseEndRe.MatchString(s) {
 		return true
 	}
 	return false

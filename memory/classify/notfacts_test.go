@@ -46,6 +46,11 @@ var notFactCases = map[string][]string{
 		"Merged.",
 		"Bear with me",
 		"+1",
+		// Cheers, wishes, praise, closings and help-desk receipts.
+		"Congratulations!", "Enjoy your trip!", "Have a great weekend", "That's all for today.", "One last thing.",
+		"You've been super helpful.", "This ticket can be closed.", "We've received your message (#88120).",
+		"A support agent will get back to you within one business day.", "Priya here.", "Just kidding.", "Ship it.",
+		"Confirmed.", "No, that's all.",
 	},
 	NotFactInstruction: {
 		"Please don't reopen this thread",
@@ -63,6 +68,12 @@ var notFactCases = map[string][]string{
 		"Reopen INC-231",
 		"Check your spam folder",
 		"Ok, don't page Raj for this one",
+		// Bare imperatives: a phrasal verb, a bare object put somewhere, an
+		// order to everyone, an opener before the order, a look-up for a day.
+		"Add eggs to my grocery list", "Roll back the last deploy", "Turn on the strict mode flag",
+		"Skip the flaky tests for now", "For now, pause the sync job", "Nobody merge to main until the freeze lifts",
+		"Wait, no, drop the old index.", "Find me a dentist for next Tuesday", "Let's try a bigger cache and see",
+		"Spin up a new replica", "In the meantime, reply on this thread only",
 	},
 	NotFactHypothetical: {
 		"If I moved to Paris, I'd learn French.",
@@ -78,6 +89,12 @@ var notFactCases = map[string][]string{
 		"Someday I want to run a marathon",
 		"Assuming the vendor agrees, we'd ship in March",
 		"Jordan might be late",
+		// Hedges, suppositions whatever follows them, consequences without
+		// their condition, musings, disowned decisions.
+		"Likely the connection pool, but I'm not sure", "I suspect the cache is too small",
+		"In theory we'd ship on Friday", "We'd need two more engineers", "Just thinking out loud.",
+		"Not a decision, just a trial run.", "Imagine if we had a staging cluster, we'd test every day",
+		"Prices may go up, who knows.",
 	},
 	NotFactSarcasm: {
 		"Oh great, another pager storm.",
@@ -94,6 +111,9 @@ var notFactCases = map[string][]string{
 		"Wow, what a surprise, the vendor missed the deadline",
 		"The deploy is green /s",
 		"Great, the build is broken again.",
+		"Love that for us.", "It only took six hours.", "Took them long enough.",
+		"The dashboard says everything is green, which is hilarious.", "Literally the best Monday ever.",
+		"I just love filling in expense reports.", "Wow, the build produced 90 errors, amazing.", "That went swimmingly.",
 	},
 }
 
@@ -181,6 +201,20 @@ var notFactNearMisses = []string{
 	"My flight to Tokyo is on June 3", "I'm allergic to shellfish", "db-3 disk is at 91%",
 	"Alerts for billing-db go to #ops-db", "Failover completed at 14:20", "Sam is the on-call engineer this week",
 	"Hey Claude, I moved to Denver.", "I'm Canadian.",
+	// The rules added for cheers, closings, imperatives, hedges,
+	// consequences and sarcasm leave these alone.
+	"Roll-back was clean", "Add-on pricing is $5", "Confirmed: the outage was DNS", "Confirmed, the outage was DNS.",
+	"Push notifications to the app are broken", "Order 1234 shipped to the depot",
+	"Email reminders to the team go out on Mondays", "Set up took an hour", "Roll out went fine", "Set menu is $20",
+	"Roll call is at 9", "Ship date is March 3", "Sign up is free", "Interesting fact: I was born in Oslo",
+	"That's all I know about the outage", "Julia is here", "I live in Leeds, but not sure for how long",
+	"I think my flight is on Tuesday", "I'd been there before", "I'd already cancelled the order",
+	"The ticket was closed yesterday", "Nobody touches the DNS without a change request", "Let's not use ORMs",
+	"Let's go with Postgres", "The linter found 400 warnings", "It only took 5 minutes",
+	"The migration only took two hours", "The migration went great", "I love doing yoga on Sundays",
+	"We received your payment on March 3", "Thanks for contacting us, your ticket number is 4412",
+	"Nothing serious, just a cold", "Looking forward to the trip to Japan in May", "Enjoy the ride is our slogan",
+	"Fine dining is my thing", "We haven't decided between pnpm and npm yet",
 }
 
 func TestNotFactNearMisses(t *testing.T) {
