@@ -6,12 +6,10 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
-	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/tenurehq/tenure/auth"
 	"github.com/tenurehq/tenure/memory"
 	"github.com/tenurehq/tenure/server"
 	"github.com/tenurehq/tenure/static"
@@ -26,14 +24,18 @@ import (
 // scores nothing: the memory it leaves is what the live month (Run) leaves,
 // which TestReplayedMonthMatchesLive checks fact by fact and in the brief.
 func Replay(ctx context.Context, pool *pgxpool.Pool, o Options) error {
+	sc, err := scenarioNamed(o.Scenario)
+	if err != nil {
+		return err
+	}
 	if o.Days <= 0 {
-		o.Days = 30
+		o.Days = sc.days
 	}
 	if o.Seed == 0 {
 		o.Seed = 1
 	}
 	end := Start.Add(time.Duration(o.Days) * 24 * time.Hour)
-	s := &sim{o: o, clock: &clock{t: end}, truth: newTruth(), locked: map[int64]decisionEvent{}, decided: map[string]int64{}, replay: true}
+	s := &sim{o: o, sc: sc, clock: &clock{t: end}, truth: newTruth(), locked: map[int64]decisionEvent{}, decided: map[string]int64{}, replay: true}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	s.store = memory.NewStore(pool, memory.Options{Logger: logger, Now: s.clock.Now})
 	assets, err := static.New()
@@ -46,14 +48,10 @@ func Replay(ctx context.Context, pool *pgxpool.Pool, o Options) error {
 	}
 	s.srv = httptest.NewServer(app)
 	defer s.srv.Close()
-	tok, _, err := auth.NewAdmin(pool, s.clock.Now).CreateToken(ctx, auth.Session{}, auth.NewToken{Name: "sim-agent", Scope: scope, Role: "writer"})
-	if err != nil {
-		return fmt.Errorf("quality: token: %w", err)
+	if err := s.tokens(ctx, pool); err != nil {
+		return err
 	}
-	s.token = tok
-	evs := script(o.Days, o.Seed)
-	slices.SortStableFunc(evs, func(a, b event) int { return a.at.Compare(b.at) })
-	for _, e := range evs {
+	for _, e := range s.sortedEvents() {
 		if err := s.apply(ctx, e); err != nil {
 			return err
 		}

@@ -9,6 +9,9 @@ import (
 // WriteMarkdown writes the report as the tables of QUALITY.md.
 func WriteMarkdown(w io.Writer, r Report) error {
 	var b strings.Builder
+	if r.Scenario == "team" {
+		b.WriteString("Scenario team: an ops team and three people written by two agents (name variants, paraphrased decisions, fulfilled obligations, a flood of log lines).\n\n")
+	}
 	fmt.Fprintf(&b, "%d simulated days, %d hourly checks of the brief and of recall (%d current-state lines read), %d working rows pushed (%d not marked transient or expired), %.0f s.\n\n",
 		r.Days, r.Checks, r.StatesShown, r.Pushed, r.DurablePushed, r.ElapsedSeconds)
 	b.WriteString("| what an agent is told | goal | Tenure | naive store |\n| --- | --- | --- | --- |\n")
@@ -20,6 +23,10 @@ func WriteMarkdown(w io.Writer, r Report) error {
 	row("locked decisions overwritten", "0", r.Tenure.DecisionsOverwritten, r.Naive.DecisionsOverwritten)
 	row("writes against locked decisions answered without a warning", "0", r.Tenure.UnwarnedLockedWrites, r.Naive.UnwarnedLockedWrites)
 	row("obligations past their deadline listed as due, or listed past deadline + 5 days", "0", r.Tenure.OverdueListedAsDue, r.Naive.OverdueListedAsDue)
+	if r.Scenario == "team" {
+		row("locked decisions shown beside another value of what they settle", "0", r.Tenure.LockedBesideOther, r.Naive.LockedBesideOther)
+		row("current facts crowded out of the brief (identities, standing facts, locked decisions, the open obligation)", "0", r.Tenure.CrowdedOut, r.Naive.CrowdedOut)
+	}
 	row("facts kept per row pushed", "low", fmt.Sprintf("%.2f (%d live facts)", r.Tenure.FactsPerPushed, r.LiveFacts),
 		fmt.Sprintf("%.2f", r.Naive.FactsPerPushed))
 	row("mean brief size, characters", "small", r.Tenure.MeanBriefChars, r.Naive.MeanBriefChars)

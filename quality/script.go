@@ -43,6 +43,13 @@ type event struct {
 	deadlines []*time.Time
 	// onLocked marks rows written on the key of a locked decision.
 	onLocked []bool
+	// essential marks rows every brief should show while they are current;
+	// fulfils names, for a row that fulfils an obligation, the obligation's
+	// content (both used by the team scenario alone).
+	essential []bool
+	fulfils   []string
+	// agent is the index of the writer (its token) that sends the event.
+	agent    int
 	decision *decisionEvent
 }
 
@@ -58,6 +65,9 @@ const (
 type decisionEvent struct {
 	Entity, Key, Decision, Reasoning string
 	Alternatives                     []string
+	// truth is the script's truth key of the decision (team scenario);
+	// empty in the month.
+	truth string
 }
 
 // push builds a push event of rows, each with its truth key.
@@ -69,17 +79,21 @@ func push(at time.Time, rows ...scripted) event {
 		e.moods = append(e.moods, r.mood)
 		e.deadlines = append(e.deadlines, r.deadline)
 		e.onLocked = append(e.onLocked, r.onLocked)
+		e.essential = append(e.essential, r.essential)
+		e.fulfils = append(e.fulfils, r.fulfils)
 	}
 	return e
 }
 
 // scripted is a row and what the script knows about it.
 type scripted struct {
-	row      row
-	truth    string
-	mood     bool
-	deadline *time.Time
-	onLocked bool
+	row       row
+	truth     string
+	mood      bool
+	deadline  *time.Time
+	onLocked  bool
+	essential bool
+	fulfils   string
 }
 
 func fact(entity, key, category, content string) scripted {

@@ -10,14 +10,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/tenurehq/tenure/auth"
 	"github.com/tenurehq/tenure/memory"
 	"github.com/tenurehq/tenure/server"
 	"github.com/tenurehq/tenure/static"
@@ -29,6 +27,11 @@ type Options struct {
 	Seed     uint64 // default 1
 	Budget   int    // the brief's budget in characters; default 4000
 	Progress io.Writer
+	// Scenario chooses the script: "month" (the default) or "team" (an ops
+	// team and three people over three weeks: name variants, paraphrased
+	// decisions, fulfilled obligations, log floods, two writers; 21 days
+	// unless Days says otherwise).
+	Scenario string
 }
 
 // Scores are the counts of one store over the whole simulation; every one
@@ -41,6 +44,9 @@ type Scores struct {
 	DecisionsOverwritten int `json:"decisions_overwritten"`  // a locked decision changed by an automated writer
 	UnwarnedLockedWrites int `json:"unwarned_locked_writes"` // a write against a locked decision answered without a warning
 	OverdueListedAsDue   int `json:"overdue_listed_as_due"`  // an obligation past its deadline listed as due, or past deadline plus grace listed at all
+	// Counted by the team scenario alone.
+	LockedBesideOther int `json:"locked_beside_other,omitempty"` // a locked decision shown beside another value of what it settles
+	CrowdedOut        int `json:"crowded_out,omitempty"`         // a current fact every brief should show left out of one
 	// FactsPerPushed is the live facts kept per durable row pushed.
 	FactsPerPushed float64 `json:"facts_per_pushed"`
 	// MeanBriefChars is the brief's mean size in characters.
@@ -50,11 +56,12 @@ type Scores struct {
 // Zero says whether every count that should be zero is.
 func (s Scores) Zero() bool {
 	return s.StaleStates+s.OldMoods+s.Contradictions+s.DuplicateLines+s.DecisionsOverwritten+
-		s.UnwarnedLockedWrites+s.OverdueListedAsDue == 0
+		s.UnwarnedLockedWrites+s.OverdueListedAsDue+s.LockedBesideOther+s.CrowdedOut == 0
 }
 
 // Report is what a simulation found.
 type Report struct {
+	Scenario       string   `json:"scenario,omitempty"` // the script, when not the month
 	Days           int      `json:"days"`
 	Checks         int      `json:"checks"`          // briefs and recalls checked, one of each every hour
 	Pushed         int      `json:"pushed"`          // working rows pushed
@@ -102,11 +109,14 @@ type truth struct {
 	mood      map[string]bool
 	deadline  map[string]time.Time
 	transient map[string]bool
+	fulfilled map[string]time.Time // obligation content → when it was fulfilled
+	essential map[string]bool      // truth keys every brief should show
 }
 
 func newTruth() *truth {
 	return &truth{current: map[string]string{}, keyOf: map[string]string{}, saidAt: map[string]time.Time{},
-		mood: map[string]bool{}, deadline: map[string]time.Time{}, transient: map[string]bool{}}
+		mood: map[string]bool{}, deadline: map[string]time.Time{}, transient: map[string]bool{},
+		fulfilled: map[string]time.Time{}, essential: map[string]bool{}}
 }
 
 // line is one item a store recites: what it is about and what it says.
@@ -115,6 +125,7 @@ type line struct {
 	durability string // "" when the store does not say
 	overdue    bool
 	text       string // the whole line as shown
+	decision   bool   // a locked decision
 }
 
 // sim is one simulation's state.
@@ -123,7 +134,9 @@ type sim struct {
 	clock   *clock
 	store   *memory.Store
 	srv     *httptest.Server
-	token   string
+	token   string   // the first agent's
+	toks    []string // every agent's, by index
+	sc      scenario
 	truth   *truth
 	rep     Report
 	naive   []naiveRow
@@ -135,14 +148,19 @@ type sim struct {
 }
 
 type naiveRow struct {
-	content string
-	at      time.Time
+	content  string
+	at       time.Time
+	decision bool
 }
 
 // Run replays the script against the migrated, empty database behind pool.
 func Run(ctx context.Context, pool *pgxpool.Pool, o Options) (Report, error) {
+	sc, err := scenarioNamed(o.Scenario)
+	if err != nil {
+		return Report{}, err
+	}
 	if o.Days <= 0 {
-		o.Days = 30
+		o.Days = sc.days
 	}
 	if o.Seed == 0 {
 		o.Seed = 1
@@ -154,7 +172,7 @@ func Run(ctx context.Context, pool *pgxpool.Pool, o Options) (Report, error) {
 		o.Progress = io.Discard
 	}
 	began := time.Now()
-	s := &sim{o: o, clock: &clock{t: Start}, truth: newTruth(), locked: map[int64]decisionEvent{}, decided: map[string]int64{}}
+	s := &sim{o: o, sc: sc, clock: &clock{t: Start}, truth: newTruth(), locked: map[int64]decisionEvent{}, decided: map[string]int64{}}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	s.store = memory.NewStore(pool, memory.Options{Logger: logger, Now: s.clock.Now})
 	assets, err := static.New()
@@ -167,15 +185,15 @@ func Run(ctx context.Context, pool *pgxpool.Pool, o Options) (Report, error) {
 	}
 	s.srv = httptest.NewServer(app)
 	defer s.srv.Close()
-	tok, _, err := auth.NewAdmin(pool, s.clock.Now).CreateToken(ctx, auth.Session{}, auth.NewToken{Name: "sim-agent", Scope: scope, Role: "writer"})
-	if err != nil {
-		return Report{}, fmt.Errorf("quality: token: %w", err)
+	if err := s.tokens(ctx, pool); err != nil {
+		return Report{}, err
 	}
-	s.token = tok
 
-	evs := script(o.Days, o.Seed)
-	slices.SortStableFunc(evs, func(a, b event) int { return a.at.Compare(b.at) })
+	evs := s.sortedEvents()
 	s.rep.Days = o.Days
+	if sc.name != "month" {
+		s.rep.Scenario = sc.name
+	}
 	next := 0
 	var briefChars, briefs int
 	var naiveChars int
@@ -244,7 +262,7 @@ func (s *sim) apply(ctx context.Context, e event) error {
 		if s.replay {
 			body = map[string]any{"rows": observedRows(e.rows, e.at)}
 		}
-		status, err := s.call(http.MethodPost, "/api/v1/scopes/"+scope+"/nodes", body, &resp)
+		status, err := s.callAs(s.toks[e.agent], http.MethodPost, "/api/v1/scopes/"+scope+"/nodes", body, &resp)
 		if err != nil {
 			return err
 		}
@@ -260,8 +278,18 @@ func (s *sim) apply(ctx context.Context, e event) error {
 			}
 			s.rep.DurablePushed++
 			if k := e.truthKeys[i]; k != "" {
-				s.truth.current[k] = r.Content
+				// A write against a locked decision is about what the
+				// decision settles, but does not change it.
+				if !e.onLocked[i] {
+					s.truth.current[k] = r.Content
+				}
 				s.truth.keyOf[r.Content] = k
+				if e.essential[i] {
+					s.truth.essential[k] = true
+				}
+			}
+			if f := e.fulfils[i]; f != "" {
+				s.truth.fulfilled[f] = now
 			}
 			s.truth.saidAt[r.Content] = now
 			if e.moods[i] {
@@ -294,9 +322,21 @@ func (s *sim) apply(ctx context.Context, e event) error {
 		if s.replay {
 			body["decided_at"] = e.at.UTC().Format(time.RFC3339Nano)
 		}
-		status, err := s.call(http.MethodPost, "/api/v1/scopes/"+scope+"/decisions", body, &resp)
+		status, err := s.callAs(s.toks[e.agent], http.MethodPost, "/api/v1/scopes/"+scope+"/decisions", body, &resp)
 		if err != nil {
 			return err
+		}
+		if d.truth != "" {
+			s.truth.keyOf[d.Decision] = d.truth
+			s.truth.saidAt[d.Decision] = now
+			if e.kind == evDecide {
+				s.truth.current[d.truth] = d.Decision
+				s.truth.essential[d.truth] = true
+			}
+		}
+		if s.sc.extended {
+			// The naive store keeps a decision as one more row.
+			s.naive = append(s.naive, naiveRow{content: d.Decision, at: now, decision: e.kind == evDecide})
 		}
 		if e.kind == evDecideOnLocked {
 			if status != http.StatusConflict {
@@ -322,16 +362,25 @@ func (s *sim) apply(ctx context.Context, e event) error {
 	return nil
 }
 
+// exampleLimit is how many failures of each store a report describes.
+var exampleLimit = 12
+
 // fail counts one failure and keeps its description among the first ones.
 func (s *sim) fail(count *int, examples *[]string, format string, args ...any) {
 	*count++
-	if len(*examples) < 12 {
+	if len(*examples) < exampleLimit {
 		*examples = append(*examples, s.clock.Now().Format("Jan 2 15:04")+": "+fmt.Sprintf(format, args...))
 	}
 }
 
-// call sends a JSON request with the agent's token and decodes the answer.
+// call sends a JSON request with the first agent's token and decodes the
+// answer.
 func (s *sim) call(method, path string, body any, out any) (int, error) {
+	return s.callAs(s.token, method, path, body, out)
+}
+
+// callAs sends a JSON request with token and decodes the answer.
+func (s *sim) callAs(token, method, path string, body any, out any) (int, error) {
 	var rd io.Reader
 	if body != nil {
 		raw, err := json.Marshal(body)
@@ -344,7 +393,7 @@ func (s *sim) call(method, path string, body any, out any) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	req.Header.Set("Authorization", "Bearer "+s.token)
+	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := s.srv.Client().Do(req)
 	if err != nil {
@@ -389,12 +438,12 @@ func (s *sim) checkTenure(ctx context.Context, now time.Time) (int, error) {
 		lines = append(lines, line{content: it.Content, durability: it.Durability, text: "[" + it.Entity + "] " + it.Content})
 	}
 	for _, d := range b.Decisions {
-		lines = append(lines, line{content: d.Decision, text: "[" + d.Entity + "] " + d.Decision})
+		lines = append(lines, line{content: d.Decision, text: "[" + d.Entity + "] " + d.Decision, decision: true})
 	}
 	s.score(now, lines, &s.rep.Tenure, &s.rep.Examples)
 
 	// Recall of the things that change: no result may be stale either.
-	for _, q := range []string{"replication lag", "latency", "Jordan", "deploy"} {
+	for _, q := range s.sc.recall {
 		var rec struct {
 			Results []struct {
 				Fact struct {
@@ -458,14 +507,25 @@ func (s *sim) score(now time.Time, lines []line, sc *Scores, examples *[]string)
 	seen := map[string]int{}
 	byKey := map[string]string{}
 	for _, l := range lines {
-		if l.text != "" {
-			seen[l.text]++
-			if seen[l.text] == 2 {
+		if same := l.text; same != "" {
+			if s.sc.extended {
+				// The same words under two spellings of a name are one line
+				// twice.
+				same = folded(l.content)
+			}
+			seen[same]++
+			if seen[same] == 2 {
 				s.fail(&sc.DuplicateLines, examples, "%q shown twice", l.text)
 			}
 		}
 		_, obligation := s.truth.deadline[l.content]
-		if why := s.stale(now, l.content, l.durability); why != "" && !s.truth.mood[l.content] && !obligation {
+		fulfilled, done := s.truth.fulfilled[l.content]
+		if done && now.Before(fulfilled) {
+			done = false
+		}
+		if done {
+			s.fail(&sc.StaleStates, examples, "obligation %q listed %s after it was fulfilled", l.content, now.Sub(fulfilled).Round(time.Hour))
+		} else if why := s.stale(now, l.content, l.durability); why != "" && !s.truth.mood[l.content] && !obligation {
 			s.fail(&sc.StaleStates, examples, "%q shown as current: %s", l.content, why)
 		}
 		if s.truth.mood[l.content] && now.Sub(s.truth.saidAt[l.content]) > moodFresh {
@@ -477,7 +537,7 @@ func (s *sim) score(now time.Time, lines []line, sc *Scores, examples *[]string)
 			}
 			byKey[k] = l.content
 		}
-		if d, ok := s.truth.deadline[l.content]; ok {
+		if d, ok := s.truth.deadline[l.content]; ok && !done {
 			switch {
 			case now.After(d.Add(obligationGrace)):
 				s.fail(&sc.OverdueListedAsDue, examples, "obligation %q listed %s after its deadline", l.content, now.Sub(d).Round(time.Hour))
@@ -485,6 +545,9 @@ func (s *sim) score(now time.Time, lines []line, sc *Scores, examples *[]string)
 				s.fail(&sc.OverdueListedAsDue, examples, "obligation %q past its deadline listed as due", l.content)
 			}
 		}
+	}
+	if s.sc.extended {
+		s.scoreExtended(lines, sc, examples)
 	}
 }
 
@@ -500,7 +563,7 @@ func (s *sim) checkNaive(now time.Time) int {
 			break
 		}
 		used += len(text) + 1
-		lines = append(lines, line{content: r.content, text: text})
+		lines = append(lines, line{content: r.content, text: text, decision: r.decision})
 	}
 	s.score(now, lines, &s.rep.Naive, &s.rep.NaiveExamples)
 	return used

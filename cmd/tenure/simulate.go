@@ -19,18 +19,24 @@ func runSimulate(ctx context.Context, env *environment, args []string) error {
 	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
 	fs.SetOutput(env.stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: tenure simulate [--days N] [--seed S] [--json]\n\nReplays a scripted month of agent traffic through the API in a throw-away private cluster\n(or the empty database at DATABASE_URL), checking the context brief and recall every simulated\nhour, and prints what an agent was told wrongly.")
+		fmt.Fprintln(fs.Output(), "Usage: tenure simulate [--scenario month|team] [--days N] [--seed S] [--json]\n\nReplays a scripted month of agent traffic through the API in a throw-away private cluster\n(or the empty database at DATABASE_URL), checking the context brief and recall every simulated\nhour, and prints what an agent was told wrongly. --scenario team replays instead three weeks of\nan ops team and three people written by two agents: name variants, paraphrased decisions,\nfulfilled obligations and a flood of log lines.")
 		fs.PrintDefaults()
 	}
-	days := fs.Int("days", 30, "simulated days (1 to 90)")
+	scenario := fs.String("scenario", "month", "the script: month or team")
+	days := fs.Int("days", 0, "simulated days, 1 to 90 (default 30 for month, 21 for team)")
 	seed := fs.Uint64("seed", 1, "random seed of the script")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	databaseURL := fs.String("database-url", envOr(env.getenv, "DATABASE_URL", ""), "PostgreSQL URL of an empty database (env DATABASE_URL); empty starts a private cluster")
 	if err := parseFlags(fs, args, 0); err != nil {
 		return err
 	}
-	if *days < 1 || *days > 90 {
+	daysSet := false
+	fs.Visit(func(f *flag.Flag) { daysSet = daysSet || f.Name == "days" })
+	if daysSet && (*days < 1 || *days > 90) {
 		return usagef("simulate: --days must be 1 to 90")
+	}
+	if *scenario != "month" && *scenario != "team" {
+		return usagef("simulate: --scenario must be month or team, not %q", *scenario)
 	}
 	logger := (&baseConfig{logLevel: "warn", logFormat: "text"}).logger(env.stderr)
 	url := *databaseURL
@@ -61,7 +67,7 @@ func runSimulate(ctx context.Context, env *environment, args []string) error {
 	if err := migrations.Up(ctx, pool, logger); err != nil {
 		return err
 	}
-	rep, err := quality.Run(ctx, pool, quality.Options{Days: *days, Seed: *seed, Progress: env.stderr})
+	rep, err := quality.Run(ctx, pool, quality.Options{Days: *days, Seed: *seed, Progress: env.stderr, Scenario: *scenario})
 	if err != nil {
 		return err
 	}

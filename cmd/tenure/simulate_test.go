@@ -38,4 +38,35 @@ func TestSimulateCommand(t *testing.T) {
 	} else if !strings.Contains(err.Error(), "--days must be 1 to 90") {
 		t.Errorf("simulate --days 0 error = %q, want it to name --days and its range", err)
 	}
+	_, _, err = runCmd(t, nil, "", "simulate", "--scenario", "year")
+	if err == nil || exitCode(err) != 2 {
+		t.Errorf("simulate --scenario year = %v, want a usage error (exit 2)", err)
+	} else if !strings.Contains(err.Error(), "--scenario must be month or team") {
+		t.Errorf("simulate --scenario year error = %q, want it to name --scenario and its values", err)
+	}
+}
+
+// TestSimulateTeamScenario runs "tenure simulate --scenario team" over one
+// day: the report names the scenario, counts 24 hourly checks and counts the
+// naive store's contradictions and locked decisions beside another value.
+func TestSimulateTeamScenario(t *testing.T) {
+	env := map[string]string{"DATABASE_URL": pgtest.NewEmptyURL(t)}
+	out, _, err := runCmd(t, env, "", "simulate", "--scenario", "team", "--days", "1", "--json")
+	if err != nil {
+		t.Fatalf("simulate --scenario team = %v", err)
+	}
+	var rep struct {
+		Scenario string
+		Checks   int
+		Naive    map[string]float64
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("simulate --json printed %q: %v", out, err)
+	}
+	if rep.Scenario != "team" || rep.Checks != 24 {
+		t.Errorf("scenario %q, %d checks; want team, 24", rep.Scenario, rep.Checks)
+	}
+	if rep.Naive["contradictions"] == 0 || rep.Naive["locked_beside_other"] == 0 {
+		t.Errorf("naive scores %v: want contradictions and locked decisions beside another value counted", rep.Naive)
+	}
 }
