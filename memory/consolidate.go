@@ -713,10 +713,22 @@ func (r *runner) targets(ctx context.Context, q *queries.Queries, phase int, pla
 			lock[target{t.Scope, t.Name, t.Key}] = t.DecisionID
 		}
 	}
-	if len(lock) > 0 {
+	topic, err := lockedTopics(ctx, q, plans, func(p plan) (int64, bool) {
+		if _, ok := lock[target{p.scope, p.entity, p.key}]; ok {
+			return 0, false
+		}
+		id, ok := entity[name{p.scope, p.entity}]
+		return id, ok
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(lock) > 0 || len(topic) > 0 {
 		var nodes, decisions []int64
 		for _, p := range plans {
 			if d, ok := lock[target{p.scope, p.entity, p.key}]; ok && p.key != "" {
+				nodes, decisions = append(nodes, p.nodeID), append(decisions, d)
+			} else if d, ok := topic[p.nodeID]; ok {
 				nodes, decisions = append(nodes, p.nodeID), append(decisions, d)
 			}
 		}
@@ -1444,7 +1456,8 @@ type plan struct {
 	alternatives []string
 	reasoning    string
 	decidedBy    string
-	lock         bool  // a decision locked against reopening (Lockable)
+	lock         bool // a decision locked against reopening (Lockable)
+	content      string
 	err          error // the classifier failed on this row
 }
 
@@ -1633,7 +1646,7 @@ func planNode(row queries.PeekPendingNodesRow, now time.Time) plan {
 		v, _ := props[key].(string)
 		return strings.TrimSpace(v)
 	}
-	p := plan{nodeID: row.ID, scope: row.Scope, marker: Marker(row.Marker), entity: str("entity"), key: str("key"),
+	p := plan{nodeID: row.ID, scope: row.Scope, marker: Marker(row.Marker), entity: str("entity"), key: str("key"), content: row.Content,
 		confidence: defaultConfidence, reasoning: str("reasoning"), decidedBy: str("decided_by")}
 	if p.entity == "" {
 		// A row that names no entity is about what its text names first:

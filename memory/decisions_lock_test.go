@@ -105,3 +105,70 @@ func TestDecisionWithoutReasoningIsNotLocked(t *testing.T) {
 		t.Errorf("decision_locked = %d on the keyless decision's key %q, want 0", again.DecisionLocked, keys[0])
 	}
 }
+
+// TestParaphrasedDecisionIsRefused: an automated decision about the entity
+// of a locked decision, on another key but on its topic ("night shift ...
+// Thursdays" beside the locked "night shift ... Tuesdays"), is refused as
+// decision_locked naming the locked decision, whatever spelling of the
+// entity it uses, and never becomes a second decision; a decision of the
+// same entity on another topic is written.
+func TestParaphrasedDecisionIsRefused(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	locked, err := e.store.RecordDecision(ctx, Human("lead@example.com"), NewDecision{Scope: "ops", Entity: "Ops Team", Key: "night_shift",
+		Decision: "The night shift is on Tuesdays.", Alternatives: []string{"Thursdays"},
+		Reasoning: "Tuesday has the lowest incident volume."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.push(t, "ops",
+		NewNode{Content: "Night shift runs on Thursdays from now on.", Properties: map[string]any{
+			"entity": "ops team", "key": "night_shift_day", "category": "decision", "reasoning": "Sam prefers it this way."}},
+		NewNode{Content: "We decided to freeze deploys on Fridays.", Properties: map[string]any{
+			"entity": "Ops Team", "category": "decision", "reasoning": "Weekend incidents cost the most."}})
+	run := e.consolidate(t)
+	if run.DecisionLocked != 1 {
+		t.Errorf("decision_locked = %d, want 1 (the paraphrase)", run.DecisionLocked)
+	}
+	var refusedBy int64
+	if err := e.pool.QueryRow(ctx, `SELECT decision_id FROM consolidation_rejections WHERE reason = 'decision_locked'`).Scan(&refusedBy); err != nil {
+		t.Fatal(err)
+	}
+	if refusedBy != locked.ID {
+		t.Errorf("the paraphrase was refused by decision %d, want %d", refusedBy, locked.ID)
+	}
+	var decisions []string
+	rows, err := e.pool.Query(ctx, `SELECT decision FROM decisions ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var d string
+		if err := rows.Scan(&d); err != nil {
+			t.Fatal(err)
+		}
+		decisions = append(decisions, d)
+	}
+	if len(decisions) != 2 || decisions[1] != "We decided to freeze deploys on Fridays." {
+		t.Errorf("decisions = %q, want the locked one and the deploy freeze", decisions)
+	}
+}
+
+// TestSameTopic: topics share two words, or one when a side has at most
+// two; stop words and plurals aside.
+func TestSameTopic(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{"The night shift is on Tuesdays. night shift", "Night shift runs on Thursdays from now on. night shift day", true},
+		{"We use Postgres for billing. billing db", "We decided to use Postgres for the billing service. db choice", true},
+		{"Acme stays on the Standard support tier. support tier", "Let's go with Premium support for Acme. support plan", true},
+		{"The night shift is on Tuesdays. night shift", "We decided to freeze deploys on Fridays.", false},
+		{"We use Postgres for billing.", "We use Redis for caching.", false},
+	} {
+		if got := sameTopic(topicWords(tc.a), topicWords(tc.b)); got != tc.want {
+			t.Errorf("sameTopic(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+}

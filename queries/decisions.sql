@@ -210,3 +210,11 @@ JOIN LATERAL (
     LIMIT 1
 ) n ON true
 WHERE d.id = ANY(@ids::bigint[]);
+
+-- name: LockedDecisionsOfEntities :many
+-- LockedDecisionsOfEntities returns the locked decisions of the given
+-- entities, for the topic check of automated decisions (memory/topics.go).
+SELECT d.id, d.entity_id, d.key, d.decision, d.alternatives
+FROM decisions d
+WHERE d.entity_id = ANY(@entity_ids::bigint[]) AND d.do_not_reopen
+ORDER BY d.id;

@@ -568,6 +568,49 @@ func (q *Queries) ListDecisionsByIDs(ctx context.Context, ids []int64) ([]ListDe
 	return items, nil
 }
 
+const lockedDecisionsOfEntities = `-- name: LockedDecisionsOfEntities :many
+SELECT d.id, d.entity_id, d.key, d.decision, d.alternatives
+FROM decisions d
+WHERE d.entity_id = ANY($1::bigint[]) AND d.do_not_reopen
+ORDER BY d.id
+`
+
+type LockedDecisionsOfEntitiesRow struct {
+	ID           int64
+	EntityID     int64
+	Key          string
+	Decision     string
+	Alternatives []string
+}
+
+// LockedDecisionsOfEntities returns the locked decisions of the given
+// entities, for the topic check of automated decisions (memory/topics.go).
+func (q *Queries) LockedDecisionsOfEntities(ctx context.Context, entityIds []int64) ([]LockedDecisionsOfEntitiesRow, error) {
+	rows, err := q.db.Query(ctx, lockedDecisionsOfEntities, entityIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []LockedDecisionsOfEntitiesRow{}
+	for rows.Next() {
+		var i LockedDecisionsOfEntitiesRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.EntityID,
+			&i.Key,
+			&i.Decision,
+			&i.Alternatives,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const lockingDecision = `-- name: LockingDecision :one
 SELECT d.id, d.fact_id, d.scope, d.entity_id, e.name AS entity_name, d.key, d.decision,
     d.alternatives, d.reasoning, d.decided_by, d.decided_at, d.do_not_reopen, d.reopened_at,

@@ -1,0 +1,104 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/tenurehq/tenure/queries"
+)
+
+// A decision an automated writer states on another key than a locked
+// decision of the same entity may still reopen it in other words: "Night
+// shift runs on Thursdays from now on" (night_shift_day) beside the locked
+// "The night shift is on Tuesdays" (night_shift). Consolidation refuses
+// such a decision as decision_locked when its topic resembles the locked
+// one's (sameTopic), so it never becomes a second settled decision; a
+// person can still reopen the first in the console.
+
+// topicStop are words that say nothing of a decision's topic.
+var topicStop = map[string]bool{
+	"the": true, "and": true, "for": true, "with": true, "from": true, "now": true, "our": true, "are": true,
+	"was": true, "were": true, "will": true, "this": true, "that": true, "these": true, "those": true,
+	"use": true, "uses": true, "using": true, "used": true, "decided": true, "decide": true, "decision": true,
+	"going": true, "instead": true, "rather": true, "than": true, "not": true, "all": true, "any": true,
+	"from_now_on": true, "on": true, "runs": true, "run": true, "stays": true, "stay": true, "keep": true,
+	"move": true, "moves": true, "moved": true, "moving": true, "switch": true, "switched": true, "team": true,
+	"they": true, "them": true, "its": true, "their": true, "has": true, "have": true, "had": true, "let": true,
+	"lets": true, "let's": true, "settled": true, "agreed": true, "chose": true, "choose": true, "picked": true,
+	"into": true, "onto": true, "until": true, "every": true, "each": true, "also": true, "just": true,
+}
+
+// topicWords are the words of a decision's text, key and alternatives that
+// name its topic: lowercased, at least three letters, a plural's s off.
+func topicWords(parts ...string) map[string]bool {
+	out := map[string]bool{}
+	for _, p := range parts {
+		for _, w := range strings.FieldsFunc(strings.ToLower(p), func(r rune) bool {
+			return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
+		}) {
+			if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
+				w = w[:len(w)-1]
+			}
+			if len(w) >= 3 && !topicStop[w] {
+				out[w] = true
+			}
+		}
+	}
+	return out
+}
+
+// sameTopic reports whether two decisions' topic words overlap enough to be
+// one question: two words in common, or one when either side has at most
+// two words of topic.
+func sameTopic(a, b map[string]bool) bool {
+	shared := 0
+	for w := range a {
+		if b[w] {
+			shared++
+		}
+	}
+	return shared >= 2 || shared == 1 && (len(a) <= 2 || len(b) <= 2)
+}
+
+// lockedTopics returns, for each decision plan whose entity exists (entityOf
+// gives its id) and that no lock on its key refuses already, the locked
+// decision of its entity whose topic it shares, if any.
+func lockedTopics(ctx context.Context, q *queries.Queries, plans []plan, entityOf func(plan) (int64, bool)) (map[int64]int64, error) {
+	var ids []int64
+	for _, p := range plans {
+		if !p.decision {
+			continue
+		}
+		if id, ok := entityOf(p); ok {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	locked, err := q.LockedDecisionsOfEntities(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("decision lock: %w", err)
+	}
+	if len(locked) == 0 {
+		return nil, nil
+	}
+	out := map[int64]int64{}
+	for _, p := range plans {
+		id, ok := entityOf(p)
+		if !p.decision || !ok {
+			continue
+		}
+		mine := topicWords(p.content, strings.ReplaceAll(p.key, "_", " "))
+		for _, d := range locked {
+			if d.EntityID == id && d.Key != p.key &&
+				sameTopic(mine, topicWords(append([]string{d.Decision, strings.ReplaceAll(d.Key, "_", " ")}, d.Alternatives...)...)) {
+				out[p.nodeID] = d.ID
+				break
+			}
+		}
+	}
+	return out, nil
+}
