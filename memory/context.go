@@ -471,16 +471,20 @@ func briefLinesOf(c briefCandidates, now time.Time) briefLines {
 // finished in 3m10s", "Reindex job 413 finished in 2m58s") are one line
 // repeated with other numbers: the brief shows the first in its section's
 // order (the newest state, the best fact) and skips the rest, so an hourly
-// job cannot crowd the brief. It is "" for a line without such a word.
+// job cannot crowd the brief. It is "" for a line without such a word, or
+// with no more plain words than numbered ones (fewer than two).
 func lineTemplate(s string) string {
 	words := strings.Fields(strings.ToLower(s))
-	numbered := false
+	numbers := 0
 	for i, w := range words {
 		if strings.ContainsAny(w, "0123456789") {
-			words[i], numbered = "#", true
+			words[i] = "#"
+			numbers++
 		}
 	}
-	if !numbered {
+	// A template needs words of its own to say what repeats: a line mostly
+	// of numbers and codes ("w350x w120x", "v2 k8s") is no template.
+	if plain := len(words) - numbers; numbers == 0 || plain < 2 || plain <= numbers {
 		return ""
 	}
 	return "#" + strings.Join(words, " ")

@@ -318,42 +318,72 @@ func (s *Store) recallQuestion(ctx context.Context, p recallParams, now time.Tim
 			r.add(-n.ID, nodeConfidence(n.Properties), int(n.Length), n.Terms)
 		}
 	}
-	top := r.top(int(p.limit))
-	if len(top) == 0 {
-		return []RecallResult{}, nil
-	}
-	ids := make([]int64, 0, len(top))
-	for _, c := range top {
-		if c.id > 0 {
-			ids = append(ids, c.id)
+	// Lines repeating one template (lineTemplate: "Reindex job 412
+	// finished", "Reindex job 413 finished") show once, the best of them:
+	// the ranked facts are read whole a chunk of twice the page at a time,
+	// at most recallChunks chunks, until the page is full.
+	ranked := r.top(len(r.seen))
+	out := make([]RecallResult, 0, p.limit)
+	shown := map[[2]string]bool{}
+	repeated := func(f Fact) bool {
+		t := lineTemplate(f.Content)
+		if t == "" {
+			return false
 		}
-	}
-	rows, err := s.q.RecallFacts(ctx, queries.RecallFactsParams{Now: now, Ids: ids})
-	if err != nil {
-		return nil, err
-	}
-	byID := make(map[int64]queries.RecallFactsRow, len(rows))
-	for _, row := range rows {
-		byID[row.ID] = row
-	}
-	out := make([]RecallResult, 0, len(top))
-	for _, c := range top {
-		if c.id < 0 {
-			out = append(out, pendingResult(pending[-c.id], c, now))
-			continue
+		k := [2]string{strings.ToLower(f.Entity), t}
+		if shown[k] {
+			return true
 		}
-		row, ok := byID[c.id]
-		if !ok {
-			continue // archived since it was ranked
+		shown[k] = true
+		return false
+	}
+	chunk := 2 * int(p.limit)
+	for start, round := 0, 0; start < len(ranked) && len(out) < int(p.limit) && round < recallChunks; start, round = start+chunk, round+1 {
+		top := ranked[start:min(start+chunk, len(ranked))]
+		ids := make([]int64, 0, len(top))
+		for _, c := range top {
+			if c.id > 0 {
+				ids = append(ids, c.id)
+			}
 		}
-		res := RecallResult{Fact: newFact(recallFactRow(row)), Relevance: c.relevance, Score: c.score}
-		if res.Decision, err = recallDecision(row.Decision); err != nil {
-			return nil, fmt.Errorf("the decision of fact %d: %w", row.ID, err)
+		rows, err := s.q.RecallFacts(ctx, queries.RecallFactsParams{Now: now, Ids: ids})
+		if err != nil {
+			return nil, err
 		}
-		out = append(out, res)
+		byID := make(map[int64]queries.RecallFactsRow, len(rows))
+		for _, row := range rows {
+			byID[row.ID] = row
+		}
+		for _, c := range top {
+			if len(out) == int(p.limit) {
+				break
+			}
+			if c.id < 0 {
+				if res := pendingResult(pending[-c.id], c, now); !repeated(res.Fact) {
+					out = append(out, res)
+				}
+				continue
+			}
+			row, ok := byID[c.id]
+			if !ok {
+				continue // archived since it was ranked
+			}
+			res := RecallResult{Fact: newFact(recallFactRow(row)), Relevance: c.relevance, Score: c.score}
+			if repeated(res.Fact) {
+				continue
+			}
+			if res.Decision, err = recallDecision(row.Decision); err != nil {
+				return nil, fmt.Errorf("the decision of fact %d: %w", row.ID, err)
+			}
+			out = append(out, res)
+		}
 	}
 	return out, nil
 }
+
+// recallChunks bounds the chunks of ranked facts one recall reads whole
+// while templated lines leave its page short.
+const recallChunks = 4
 
 // nodeConfidence is the confidence consolidation gives a working row's
 // fact: the row's properties.confidence when it is one, else

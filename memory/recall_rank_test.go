@@ -322,7 +322,13 @@ func TestRecallReadsCommonWordsAmongTheNewest(t *testing.T) {
 	// holding beta.
 	insert(recallCandidates+200, "beta old filler")
 	insert(recallRecent-10, "new filler")
-	insert(10, "beta new filler")
+	// Ten lines of their own words (lines differing only by a number are
+	// one templated line, which recall shows once).
+	if _, err := rf.pool.Exec(ctx, `INSERT INTO entity_facts (scope, entity_id, content, confidence, confirmed_at, created_at, updated_at)
+		SELECT 'acme', (SELECT id FROM entities WHERE scope = 'acme' AND name = 'Ann'), 'beta new filler ' || repeat('z', i), 0.5, $1, $1, $1
+		FROM generate_series(1, 10) i`, rf.now); err != nil {
+		t.Fatal(err)
+	}
 	var oldest int64 // the oldest fact in the window
 	if err := rf.pool.QueryRow(ctx, `SELECT id FROM entity_facts WHERE scope = 'acme' AND status = 'active'
 		ORDER BY id DESC OFFSET $1 LIMIT 1`, recallRecent-1).Scan(&oldest); err != nil {
@@ -339,5 +345,31 @@ func TestRecallReadsCommonWordsAmongTheNewest(t *testing.T) {
 	}
 	if got := resultIDs(rf.recall(t, RecallQuery{Scope: "acme", Query: "beta gamma", Limit: 3})); len(got) == 0 || got[0] != old {
 		t.Errorf("Recall(beta gamma) = %v, want the old fact %d first (gamma is rare: read wherever it is)", got, old)
+	}
+}
+
+// TestRecallShowsATemplatedLineOnce: lines of one entity that differ only
+// by their numbers ("Reindex job 412 finished in 31 s") are one line
+// repeated: recall shows the best of them once and fills the page with
+// other facts.
+func TestRecallShowsATemplatedLineOnce(t *testing.T) {
+	rf := newRecallFixture(t)
+	for i := range 30 {
+		rf.insert(t, recallFact{entity: "search", content: fmt.Sprintf("Reindex job %d finished in %d s.", 400+i, 30+i),
+			age: time.Duration(30-i) * time.Hour})
+	}
+	policy := rf.insert(t, recallFact{entity: "search", content: "A full reindex runs every Sunday night."})
+	other := rf.insert(t, recallFact{entity: "billing", content: "Reindex job 7 finished in 12 s."})
+	res := rf.recall(t, RecallQuery{Scope: "acme", Query: "When did the reindex job finish?", Limit: 5})
+	jobs := 0
+	var ids []int64
+	for _, r := range res {
+		ids = append(ids, r.Fact.ID)
+		if r.Fact.Entity == "search" && strings.HasPrefix(r.Fact.Content, "Reindex job") {
+			jobs++
+		}
+	}
+	if jobs != 1 || !slices.Contains(ids, policy) || !slices.Contains(ids, other) {
+		t.Errorf("Recall(reindex) = %v, want one of search's job lines, the policy %d and billing's line %d", contents(res), policy, other)
 	}
 }
