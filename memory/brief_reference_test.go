@@ -166,8 +166,16 @@ func refPack(scope string, budget int, c briefCandidates, now time.Time, truncat
 	key := func(entity, content string) string {
 		return strings.ToLower(norm(entity)) + "\x00" + strings.ToLower(norm(content))
 	}
-	fresh := func(entity, content string) bool { return !said[key(entity, content)] }
-	shown := func(entity, content string) { said[key(entity, content)] = true }
+	// A line of general says what the same text says of anyone.
+	fresh := func(entity, content string) bool {
+		anyone := "\x01" + strings.ToLower(norm(content))
+		return !said[key(entity, content)] && !said[key(defaultEntity, content)] &&
+			!(norm(entity) == defaultEntity && said[anyone])
+	}
+	shown := func(entity, content string) {
+		said[key(entity, content)] = true
+		said["\x01"+strings.ToLower(norm(content))] = true
+	}
 	// States and facts also say their template once (lineTemplate).
 	template := func(entity, content string) string {
 		if t := lineTemplate(content); t != "" {

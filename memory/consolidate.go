@@ -692,10 +692,20 @@ func (r *runner) targets(ctx context.Context, q *queries.Queries, phase int, pla
 	for i, p := range plans {
 		scopes[i], names[i] = p.scope, p.entity
 	}
-	// One entity however it is spelled (entities.go).
+	// One entity however it is spelled (entities.go), among the scope's
+	// entities and among the batch's new names.
 	names, err := canonicalEntities(ctx, q, scopes, names)
 	if err != nil {
 		return nil, nil, err
+	}
+	first := map[name]string{}
+	for i, n := range names {
+		k := name{scopes[i], strings.Join(strings.Fields(strings.ToLower(n)), " ")}
+		if spelled, ok := first[k]; ok {
+			names[i] = spelled
+		} else {
+			first[k] = n
+		}
 	}
 	for i := range plans {
 		plans[i].entity = names[i]

@@ -494,8 +494,9 @@ func lineTemplate(s string) string {
 // fits whole in what is left of the budget (with its section's title when it
 // is the section's first item), and skipped otherwise. No line shows twice:
 // an item whose line says what a line already shown says (the same entity
-// and text, in any section; for states and facts, the same template:
-// lineTemplate) is skipped, and does not count as left out.
+// and text, in any section; a line of general and the same text of any
+// entity; for states and facts, the same template: lineTemplate) is
+// skipped, and does not count as left out.
 func packBriefWith(scope string, budget int, c briefCandidates, lines briefLines, truncated bool,
 	marks *[briefSections][]int, probes *[briefSections][]briefProbe, now time.Time) Brief {
 	b := Brief{
@@ -517,13 +518,17 @@ func packBriefWith(scope string, budget int, c briefCandidates, lines briefLines
 		if b.Truncated && cost > room {
 			return false
 		}
-		var k, kt [2]string
+		var k, kt, anyone [2]string
 		if dedupe {
 			k = [2]string{strings.ToLower(l.entity), strings.ToLower(l.text)}
 			if t := lineTemplate(l.text); templated && t != "" {
 				kt = [2]string{k[0], t}
 			}
-			if said[k] || kt[1] != "" && said[kt] {
+			// A line of general, which names no one, says what the same
+			// text says of anyone, and the other way round.
+			anyone = [2]string{"\x00", k[1]}
+			general := [2]string{defaultEntity, k[1]}
+			if said[k] || kt[1] != "" && said[kt] || l.entity == defaultEntity && said[anyone] || said[general] {
 				return false
 			}
 		}
@@ -532,7 +537,7 @@ func packBriefWith(scope string, budget int, c briefCandidates, lines briefLines
 			return false
 		}
 		if dedupe {
-			said[k] = true
+			said[k], said[anyone] = true, true
 			if kt[1] != "" {
 				said[kt] = true
 			}

@@ -55,3 +55,28 @@ func TestOneEntityHoweverSpelled(t *testing.T) {
 		t.Errorf("canonicalEntity(other scope) = %q, want it as written", got)
 	}
 }
+
+// TestOneEntityInABatch: two spellings of a new entity in one consolidation
+// batch become one entity, the first spelling.
+func TestOneEntityInABatch(t *testing.T) {
+	e := newEnv(t)
+	e.push(t, "ops",
+		NewNode{Content: "The ops standup is at 09:30.", Properties: map[string]any{"entity": "Ops Team", "key": "standup"}},
+		NewNode{Content: "The ops retro is on Fridays.", Properties: map[string]any{"entity": "ops  team", "key": "retro"}})
+	e.consolidate(t)
+	var names []string
+	rows, err := e.pool.Query(context.Background(), `SELECT name FROM entities WHERE scope = 'ops' ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, n)
+	}
+	if len(names) != 1 || names[0] != "Ops Team" {
+		t.Errorf("entities = %q, want one, Ops Team", names)
+	}
+}

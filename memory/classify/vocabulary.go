@@ -18,7 +18,7 @@ var keyConcepts = map[string][]string{
 	"employer": {"company", "works_at", "work_at", "works_for", "employed_by", "workplace", "current_employer",
 		"employer_name", "organisation", "organization", "job_company"},
 	"home_city":       {"lives_in", "live_in", "city", "current_city", "residence", "based_in", "home_location"},
-	"occupation":      {"job", "job_title", "profession", "work_as", "works_as", "career"},
+	"occupation":      {"job", "job_title", "profession", "work_as", "works_as", "career", "role", "title", "job_role"},
 	"mood":            {"feeling", "feelings", "emotion", "emotional_state", "current_mood"},
 	"timezone":        {"time_zone", "tz"},
 	"email":           {"email_address", "e_mail"},
