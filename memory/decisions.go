@@ -291,6 +291,12 @@ func (s *Store) RecordDecision(ctx context.Context, actor Actor, in NewDecision)
 			if err != nil {
 				return err
 			}
+			if lock == nil && actor.Automated() {
+				// The same question settled on another key (topics.go).
+				if lock, err = topicLock(ctx, q, ent.ID, in.Key, in.Decision, in.Alternatives); err != nil {
+					return err
+				}
+			}
 			if lock != nil && actor.Automated() {
 				locked, err = s.rejectLocked(ctx, q, actor, *lock, in.Scope, in.Decision, map[string]any{
 					"action": "decision.create", "entity": in.Entity, "key": in.Key,

@@ -2,6 +2,9 @@ package memory
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -170,5 +173,29 @@ func TestSameTopic(t *testing.T) {
 		if got := sameTopic(topicWords(tc.a), topicWords(tc.b)); got != tc.want {
 			t.Errorf("sameTopic(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
 		}
+	}
+}
+
+// TestRecordedParaphraseIsRefused: an automated writer recording a decision
+// on another key of a locked decision's topic, for any spelling of its
+// entity, is refused as decision_locked naming the locked decision; a
+// person may record it (the question is theirs to reopen).
+func TestRecordedParaphraseIsRefused(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	locked, err := e.store.RecordDecision(ctx, Human("lead@example.com"), NewDecision{Scope: "ops", Entity: "Ops Team",
+		Key: "night_shift", Decision: "The night shift is on Tuesdays.", Reasoning: "Tuesday has the lowest incident volume."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.store.RecordDecision(ctx, agent, NewDecision{Scope: "ops", Entity: "ops team", Key: "night_shift_day",
+		Decision: "Night shift runs on Thursdays from now on.", Reasoning: "Sam prefers it."})
+	var me *Error
+	if !errors.As(err, &me) || me.Code != CodeDecisionLocked || !strings.Contains(me.Message, fmt.Sprint(locked.ID)) {
+		t.Fatalf("automated paraphrase = %v, want decision_locked naming decision %d", err, locked.ID)
+	}
+	if _, err := e.store.RecordDecision(ctx, agent, NewDecision{Scope: "ops", Entity: "Ops Team", Key: "deploy_freeze",
+		Decision: "Deploys freeze on Fridays.", Reasoning: "Weekend incidents cost the most."}); err != nil {
+		t.Errorf("a decision on another topic = %v, want it recorded", err)
 	}
 }

@@ -102,3 +102,20 @@ func lockedTopics(ctx context.Context, q *queries.Queries, plans []plan, entityO
 	}
 	return out, nil
 }
+
+// topicLock returns the locked decision of entityID on another key than key
+// whose topic a decision (text and alternatives) shares, or nil: what an
+// automated RecordDecision may not settle a second time.
+func topicLock(ctx context.Context, q *queries.Queries, entityID int64, key, decision string, alternatives []string) (*lockInfo, error) {
+	locked, err := q.LockedDecisionsOfEntities(ctx, []int64{entityID})
+	if err != nil {
+		return nil, fmt.Errorf("decision lock: %w", err)
+	}
+	mine := topicWords(append([]string{decision, strings.ReplaceAll(key, "_", " ")}, alternatives...)...)
+	for _, d := range locked {
+		if d.Key != key && sameTopic(mine, topicWords(append([]string{d.Decision, strings.ReplaceAll(d.Key, "_", " ")}, d.Alternatives...)...)) {
+			return &lockInfo{ID: d.ID, Decision: d.Decision, Reasoning: d.Reasoning}, nil
+		}
+	}
+	return nil, nil
+}

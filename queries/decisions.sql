@@ -214,7 +214,7 @@ WHERE d.id = ANY(@ids::bigint[]);
 -- name: LockedDecisionsOfEntities :many
 -- LockedDecisionsOfEntities returns the locked decisions of the given
 -- entities, for the topic check of automated decisions (memory/topics.go).
-SELECT d.id, d.entity_id, d.key, d.decision, d.alternatives
+SELECT d.id, d.entity_id, d.key, d.decision, d.alternatives, d.reasoning
 FROM decisions d
 WHERE d.entity_id = ANY(@entity_ids::bigint[]) AND d.do_not_reopen
 ORDER BY d.id;

@@ -569,7 +569,7 @@ func (q *Queries) ListDecisionsByIDs(ctx context.Context, ids []int64) ([]ListDe
 }
 
 const lockedDecisionsOfEntities = `-- name: LockedDecisionsOfEntities :many
-SELECT d.id, d.entity_id, d.key, d.decision, d.alternatives
+SELECT d.id, d.entity_id, d.key, d.decision, d.alternatives, d.reasoning
 FROM decisions d
 WHERE d.entity_id = ANY($1::bigint[]) AND d.do_not_reopen
 ORDER BY d.id
@@ -581,6 +581,7 @@ type LockedDecisionsOfEntitiesRow struct {
 	Key          string
 	Decision     string
 	Alternatives []string
+	Reasoning    string
 }
 
 // LockedDecisionsOfEntities returns the locked decisions of the given
@@ -600,6 +601,7 @@ func (q *Queries) LockedDecisionsOfEntities(ctx context.Context, entityIds []int
 			&i.Key,
 			&i.Decision,
 			&i.Alternatives,
+			&i.Reasoning,
 		); err != nil {
 			return nil, err
 		}
