@@ -157,8 +157,7 @@ func TestParaphrasedDecisionIsRefused(t *testing.T) {
 	}
 }
 
-// TestSameTopic: topics share two words, or one when a side has at most
-// two; stop words and plurals aside.
+// TestSameTopic: topics share two words, stop words and plurals aside.
 func TestSameTopic(t *testing.T) {
 	for _, tc := range []struct {
 		a, b string
@@ -169,6 +168,7 @@ func TestSameTopic(t *testing.T) {
 		{"Acme stays on the Standard support tier. support tier", "Let's go with Premium support for Acme. support plan", true},
 		{"The night shift is on Tuesdays. night shift", "We decided to freeze deploys on Fridays.", false},
 		{"We use Postgres for billing.", "We use Redis for caching.", false},
+		{"Use option 1. mcp 1", "Use option 9. choice 9", false},
 	} {
 		if got := sameTopic(topicWords(tc.a), topicWords(tc.b)); got != tc.want {
 			t.Errorf("sameTopic(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
@@ -197,5 +197,19 @@ func TestRecordedParaphraseIsRefused(t *testing.T) {
 	if _, err := e.store.RecordDecision(ctx, agent, NewDecision{Scope: "ops", Entity: "Ops Team", Key: "deploy_freeze",
 		Decision: "Deploys freeze on Fridays.", Reasoning: "Weekend incidents cost the most."}); err != nil {
 		t.Errorf("a decision on another topic = %v, want it recorded", err)
+	}
+}
+
+// TestNumberedKeysAreNotOneTopic: decisions on keys that differ only by
+// their numbers (choice_1, choice_9) are distinct questions however alike
+// their words.
+func TestNumberedKeysAreNotOneTopic(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	for i := range 3 {
+		if _, err := e.store.RecordDecision(ctx, agent, NewDecision{Scope: "acme", Entity: "Ann", Key: fmt.Sprintf("choice_%d", i),
+			Decision: fmt.Sprintf("Use option %d", i), Reasoning: "It was cheaper."}); err != nil {
+			t.Errorf("decision on choice_%d = %v, want it recorded", i, err)
+		}
 	}
 }

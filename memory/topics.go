@@ -50,8 +50,8 @@ func topicWords(parts ...string) map[string]bool {
 }
 
 // sameTopic reports whether two decisions' topic words overlap enough to be
-// one question: two words in common, or one when either side has at most
-// two words of topic.
+// one question: two words in common ("night shift"). One is not enough:
+// "Use option 1" and "Use option 9" on keys of their own share "option".
 func sameTopic(a, b map[string]bool) bool {
 	shared := 0
 	for w := range a {
@@ -59,7 +59,7 @@ func sameTopic(a, b map[string]bool) bool {
 			shared++
 		}
 	}
-	return shared >= 2 || shared == 1 && (len(a) <= 2 || len(b) <= 2)
+	return shared >= 2
 }
 
 // lockedTopics returns, for each decision plan whose entity exists (entityOf
@@ -93,7 +93,7 @@ func lockedTopics(ctx context.Context, q *queries.Queries, plans []plan, entityO
 		}
 		mine := topicWords(p.content, strings.ReplaceAll(p.key, "_", " "))
 		for _, d := range locked {
-			if d.EntityID == id && d.Key != p.key &&
+			if d.EntityID == id && d.Key != p.key && !numberedSlots(d.Key, p.key) &&
 				sameTopic(mine, topicWords(append([]string{d.Decision, strings.ReplaceAll(d.Key, "_", " ")}, d.Alternatives...)...)) {
 				out[p.nodeID] = d.ID
 				break
@@ -113,9 +113,24 @@ func topicLock(ctx context.Context, q *queries.Queries, entityID int64, key, dec
 	}
 	mine := topicWords(append([]string{decision, strings.ReplaceAll(key, "_", " ")}, alternatives...)...)
 	for _, d := range locked {
-		if d.Key != key && sameTopic(mine, topicWords(append([]string{d.Decision, strings.ReplaceAll(d.Key, "_", " ")}, d.Alternatives...)...)) {
+		if d.Key != key && !numberedSlots(d.Key, key) && sameTopic(mine, topicWords(append([]string{d.Decision, strings.ReplaceAll(d.Key, "_", " ")}, d.Alternatives...)...)) {
 			return &lockInfo{ID: d.ID, Decision: d.Decision, Reasoning: d.Reasoning}, nil
 		}
 	}
 	return nil, nil
+}
+
+// numberedSlots reports whether two keys differ only by their digits
+// (choice_1, choice_9): a writer numbering its keys keeps them apart on
+// purpose, so their decisions are not one question.
+func numberedSlots(a, b string) bool {
+	strip := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if r >= '0' && r <= '9' {
+				return -1
+			}
+			return r
+		}, s)
+	}
+	return a != b && strip(a) == strip(b)
 }
