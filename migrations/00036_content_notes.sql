@@ -6,5 +6,14 @@
 -- compares it.
 CREATE INDEX entity_facts_scope_content_idx ON entity_facts (scope, md5(lower(content))) WHERE status = 'active';
 
+-- Every writer looks, beside the facts it writes, for the open obligations
+-- of their entities that a fact may fulfil (OpenObligationsBeside,
+-- memory/supersede.go): this index holds only those, so the look-up reads
+-- an entity's obligations rather than all its facts, and only obligations
+-- pay for it on insert.
+CREATE INDEX entity_facts_open_obligations_idx ON entity_facts (entity_id, confirmed_at)
+    WHERE status = 'active' AND category = 'obligation';
+
 -- +goose Down
+DROP INDEX entity_facts_open_obligations_idx;
 DROP INDEX entity_facts_scope_content_idx;
