@@ -698,15 +698,6 @@ func (r *runner) targets(ctx context.Context, q *queries.Queries, phase int, pla
 	if err != nil {
 		return nil, nil, err
 	}
-	first := map[name]string{}
-	for i, n := range names {
-		k := name{scopes[i], strings.Join(strings.Fields(strings.ToLower(n)), " ")}
-		if spelled, ok := first[k]; ok {
-			names[i] = spelled
-		} else {
-			first[k] = n
-		}
-	}
 	for i := range plans {
 		plans[i].entity = names[i]
 		keys[i] = plans[i].key

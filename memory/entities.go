@@ -14,7 +14,9 @@ import (
 // name is that first name and more ("Ana" is "Ana Ruiz" unless an "Ana
 // Lopez" is there too), before it resolves locks, duplicates and
 // supersession, which pair facts by entity. A name that matches none is a
-// new entity, as written. Migration 00035 holds the fold.
+// new entity, as written first among the names resolved together (two
+// spellings new in one batch are one entity). Migration 00035 holds the
+// fold.
 
 // canonicalEntities returns, for each (scopes[i], names[i]), the name of
 // the entity it names (see above).

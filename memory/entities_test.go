@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"testing"
+
+	"github.com/tenurehq/tenure/internal/pgtest"
 )
 
 // TestOneEntityHoweverSpelled: a row, a fact and a decision that spell an
@@ -78,5 +80,32 @@ func TestOneEntityInABatch(t *testing.T) {
 	}
 	if len(names) != 1 || names[0] != "Ops Team" {
 		t.Errorf("entities = %q, want one, Ops Team", names)
+	}
+}
+
+// TestEntityFold: the fold names are compared in takes case, surrounding
+// and repeated white space, accents and the letters that do not decompose
+// (ø ł đ ð ı æ œ ß) aside, and a curly apostrophe for a straight one, as the
+// extractor's fold does.
+func TestEntityFold(t *testing.T) {
+	pool := pgtest.NewPool(t)
+	for in, want := range map[string]string{
+		"  Acme \t Robotics ": "acme robotics",
+		"ZOË Park":            "zoe park",
+		"Øystein Łukasz":      "oystein lukasz",
+		"Straße":              "strasse",
+		"Ærøskøbing":          "aeroskobing",
+		"Œuvre Đorđe":         "oeuvre dorde",
+		"O’Brien":             "o'brien",
+		"José  Martínez":      "jose martinez",
+		"billing-db":          "billing-db",
+	} {
+		var got string
+		if err := pool.QueryRow(context.Background(), `SELECT tenure_entity_fold($1)`, in).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("tenure_entity_fold(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

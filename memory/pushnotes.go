@@ -97,11 +97,15 @@ func (s *Store) PushNoted(ctx context.Context, actor Actor, scope string, nodes 
 // the locked decision and the identical live fact on that key, and for the
 // durable rows observed in the past whether their fact is already forgotten.
 func (s *Store) pushNotes(ctx context.Context, q *queries.Queries, scope string, nodes []NewNode) ([]PushNote, error) {
-	notes, err := s.keyNotes(ctx, q, scope, nodes)
+	entities, err := noteEntities(ctx, q, scope, nodes)
 	if err != nil {
 		return nil, err
 	}
-	repeats, err := s.contentNotes(ctx, q, scope, nodes)
+	notes, err := s.keyNotes(ctx, q, scope, nodes, entities)
+	if err != nil {
+		return nil, err
+	}
+	repeats, err := s.contentNotes(ctx, q, scope, nodes, entities)
 	if err != nil {
 		return nil, err
 	}
@@ -118,27 +122,20 @@ func (s *Store) pushNotes(ctx context.Context, q *queries.Queries, scope string,
 // contentNotes notes the durable rows that name no key and repeat a live
 // fact of the scope word for word (about the entity they name, when they
 // name one): a repeat is a repeat whether or not its writer knew the key.
-func (s *Store) contentNotes(ctx context.Context, q *queries.Queries, scope string, nodes []NewNode) ([]PushNote, error) {
+func (s *Store) contentNotes(ctx context.Context, q *queries.Queries, scope string, nodes []NewNode, entities []string) ([]PushNote, error) {
 	var p queries.PushContentNotesParams
 	p.Scope = scope
-	var scopes []string
 	for i, n := range nodes {
-		entity, _ := n.Properties["entity"].(string)
 		key, _ := n.Properties["key"].(string)
 		if m, _ := markerOf(n); strings.TrimSpace(key) != "" || (m != "" && m != MarkerDurable) {
 			continue
 		}
 		p.Rows = append(p.Rows, int32(i))
-		p.Entities = append(p.Entities, strings.TrimSpace(entity))
+		p.Entities = append(p.Entities, entities[i])
 		p.Contents = append(p.Contents, n.Content)
-		scopes = append(scopes, scope)
 	}
 	if len(p.Rows) == 0 {
 		return nil, nil
-	}
-	var err error
-	if p.Entities, err = canonicalEntities(ctx, q, scopes, p.Entities); err != nil {
-		return nil, fmt.Errorf("push notes: %w", err)
 	}
 	rows, err := q.PushContentNotes(ctx, p)
 	if err != nil {
@@ -212,35 +209,53 @@ func indexOf(rows []int32, row int32) int {
 	return i
 }
 
+// noteEntities is, for each row of a push, the entity it names as the
+// scope's entity of that name (entities.go), "" for a row that names none
+// or will never be promoted: one look-up for all the push's notes.
+func noteEntities(ctx context.Context, q *queries.Queries, scope string, nodes []NewNode) ([]string, error) {
+	out := make([]string, len(nodes))
+	var rows []int
+	var scopes, names []string
+	for i, n := range nodes {
+		entity, _ := n.Properties["entity"].(string)
+		if m, _ := markerOf(n); strings.TrimSpace(entity) == "" || (m != "" && m != MarkerDurable) {
+			continue
+		}
+		rows, scopes, names = append(rows, i), append(scopes, scope), append(names, strings.TrimSpace(entity))
+	}
+	if len(rows) == 0 {
+		return out, nil
+	}
+	names, err := canonicalEntities(ctx, q, scopes, names)
+	if err != nil {
+		return nil, fmt.Errorf("push notes: %w", err)
+	}
+	for j, i := range rows {
+		out[i] = names[j]
+	}
+	return out, nil
+}
+
 // keyNotes looks up, for the durable rows that name an entity and a key,
 // the locked decision and the identical live fact on that key.
-func (s *Store) keyNotes(ctx context.Context, q *queries.Queries, scope string, nodes []NewNode) ([]PushNote, error) {
+func (s *Store) keyNotes(ctx context.Context, q *queries.Queries, scope string, nodes []NewNode, entities []string) ([]PushNote, error) {
 	var p queries.PushNotesParams
 	p.Scope = scope
 	for i, n := range nodes {
-		entity, _ := n.Properties["entity"].(string)
 		key, _ := n.Properties["key"].(string)
-		entity, key = strings.TrimSpace(entity), CanonicalKey(strings.TrimSpace(key))
+		key = CanonicalKey(strings.TrimSpace(key))
 		// Only rows consolidation may promote: no marker, or durable (the
 		// batch is validated, so markerOf cannot fail here).
-		if m, _ := markerOf(n); entity == "" || key == "" || (m != "" && m != MarkerDurable) {
+		if m, _ := markerOf(n); entities[i] == "" || key == "" || (m != "" && m != MarkerDurable) {
 			continue
 		}
 		p.Rows = append(p.Rows, int32(i))
-		p.Entities = append(p.Entities, entity)
+		p.Entities = append(p.Entities, entities[i])
 		p.Keys = append(p.Keys, key)
 		p.Contents = append(p.Contents, n.Content)
 	}
 	if len(p.Rows) == 0 {
 		return nil, nil
-	}
-	scopes := make([]string, len(p.Entities))
-	for i := range scopes {
-		scopes[i] = scope
-	}
-	var err error
-	if p.Entities, err = canonicalEntities(ctx, q, scopes, p.Entities); err != nil {
-		return nil, fmt.Errorf("push notes: %w", err)
 	}
 	rows, err := q.PushNotes(ctx, p)
 	if err != nil {

@@ -62,41 +62,61 @@ func sameTopic(a, b map[string]bool) bool {
 	return shared >= 2
 }
 
+// decisionTopic is the topic of a decision: the topic words of its text,
+// its key's words and its alternatives.
+func decisionTopic(decision, key string, alternatives []string) map[string]bool {
+	return topicWords(append([]string{decision, strings.ReplaceAll(key, "_", " ")}, alternatives...)...)
+}
+
+// topicLocked returns the first of locked (the locked decisions of an
+// entity, with their topics) that a decision of that entity on key, of
+// topic mine, would settle a second time: one on another key, not a
+// numbered sibling of it, on the same topic. It returns -1 for none.
+func topicLocked(locked []queries.LockedDecisionsOfEntitiesRow, topics []map[string]bool, entityID int64, key string, mine map[string]bool) int {
+	for i, d := range locked {
+		if d.EntityID == entityID && d.Key != key && !numberedSlots(d.Key, key) && sameTopic(mine, topics[i]) {
+			return i
+		}
+	}
+	return -1
+}
+
+// lockedDecisionsOf reads the locked decisions of entities with their
+// topics.
+func lockedDecisionsOf(ctx context.Context, q *queries.Queries, entities []int64) ([]queries.LockedDecisionsOfEntitiesRow, []map[string]bool, error) {
+	locked, err := q.LockedDecisionsOfEntities(ctx, entities)
+	if err != nil {
+		return nil, nil, fmt.Errorf("decision lock: %w", err)
+	}
+	topics := make([]map[string]bool, len(locked))
+	for i, d := range locked {
+		topics[i] = decisionTopic(d.Decision, d.Key, d.Alternatives)
+	}
+	return locked, topics, nil
+}
+
 // lockedTopics returns, for each decision plan whose entity exists (entityOf
 // gives its id) and that no lock on its key refuses already, the locked
 // decision of its entity whose topic it shares, if any.
 func lockedTopics(ctx context.Context, q *queries.Queries, plans []plan, entityOf func(plan) (int64, bool)) (map[int64]int64, error) {
 	var ids []int64
 	for _, p := range plans {
-		if !p.decision {
-			continue
-		}
-		if id, ok := entityOf(p); ok {
+		if id, ok := entityOf(p); ok && p.decision {
 			ids = append(ids, id)
 		}
 	}
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	locked, err := q.LockedDecisionsOfEntities(ctx, ids)
-	if err != nil {
-		return nil, fmt.Errorf("decision lock: %w", err)
-	}
-	if len(locked) == 0 {
-		return nil, nil
+	locked, topics, err := lockedDecisionsOf(ctx, q, ids)
+	if err != nil || len(locked) == 0 {
+		return nil, err
 	}
 	out := map[int64]int64{}
 	for _, p := range plans {
-		id, ok := entityOf(p)
-		if !p.decision || !ok {
-			continue
-		}
-		mine := topicWords(p.content, strings.ReplaceAll(p.key, "_", " "))
-		for _, d := range locked {
-			if d.EntityID == id && d.Key != p.key && !numberedSlots(d.Key, p.key) &&
-				sameTopic(mine, topicWords(append([]string{d.Decision, strings.ReplaceAll(d.Key, "_", " ")}, d.Alternatives...)...)) {
-				out[p.nodeID] = d.ID
-				break
+		if id, ok := entityOf(p); ok && p.decision {
+			if i := topicLocked(locked, topics, id, p.key, decisionTopic(p.content, p.key, p.alternatives)); i >= 0 {
+				out[p.nodeID] = locked[i].ID
 			}
 		}
 	}
@@ -107,15 +127,13 @@ func lockedTopics(ctx context.Context, q *queries.Queries, plans []plan, entityO
 // whose topic a decision (text and alternatives) shares, or nil: what an
 // automated RecordDecision may not settle a second time.
 func topicLock(ctx context.Context, q *queries.Queries, entityID int64, key, decision string, alternatives []string) (*lockInfo, error) {
-	locked, err := q.LockedDecisionsOfEntities(ctx, []int64{entityID})
+	locked, topics, err := lockedDecisionsOf(ctx, q, []int64{entityID})
 	if err != nil {
-		return nil, fmt.Errorf("decision lock: %w", err)
+		return nil, err
 	}
-	mine := topicWords(append([]string{decision, strings.ReplaceAll(key, "_", " ")}, alternatives...)...)
-	for _, d := range locked {
-		if d.Key != key && !numberedSlots(d.Key, key) && sameTopic(mine, topicWords(append([]string{d.Decision, strings.ReplaceAll(d.Key, "_", " ")}, d.Alternatives...)...)) {
-			return &lockInfo{ID: d.ID, Decision: d.Decision, Reasoning: d.Reasoning}, nil
-		}
+	if i := topicLocked(locked, topics, entityID, key, decisionTopic(decision, key, alternatives)); i >= 0 {
+		d := locked[i]
+		return &lockInfo{ID: d.ID, Decision: d.Decision, Reasoning: d.Reasoning}, nil
 	}
 	return nil, nil
 }

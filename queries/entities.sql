@@ -48,14 +48,19 @@ WHERE scope = @scope AND name = @name;
 -- the name as written first, then the oldest; else, for a first name alone,
 -- the one entity of the scope whose name is that first name and more ("Ana"
 -- for "Ana Ruiz", never when "Ana Lopez" is there too); else the name as
--- written, for an entity not seen yet. Both lookups read
--- entities_scope_fold_idx.
-WITH wanted AS (
+-- written, for an entity not seen yet, or the first spelling given of its
+-- fold in the same call, so that two spellings new in one batch are one
+-- entity. Both lookups read entities_scope_fold_idx.
+WITH folded AS (
     SELECT s.ord, s.scope, n.name, tenure_entity_fold(n.name) AS fold
     FROM unnest(@scopes::text[]) WITH ORDINALITY AS s(scope, ord)
     JOIN unnest(@names::text[]) WITH ORDINALITY AS n(name, ord) ON n.ord = s.ord
+), wanted AS (
+    SELECT f.ord, f.scope, f.name, f.fold,
+        first_value(f.name) OVER (PARTITION BY f.scope, f.fold ORDER BY f.ord) AS given_first
+    FROM folded f
 )
-SELECT w.ord::bigint AS ord, coalesce(same.name, first.name, w.name)::text AS name
+SELECT w.ord::bigint AS ord, coalesce(same.name, first.name, w.given_first)::text AS name
 FROM wanted w
 LEFT JOIN LATERAL (
     SELECT e.name FROM entities e

@@ -168,20 +168,13 @@ func (t *text) notFact(c Classification, whole bool, depth int) (string, string)
 // contractions stay whole ("what's", "don't", "i'd").
 func leadingWords(s string, n int) []string {
 	var out []string
-	for i := 0; i < len(s) && len(out) < n; {
-		if !isWordByte(s[i]) {
-			i++
-			continue
-		}
-		j := i
-		for j < len(s) && isWordByte(s[j]) {
-			j++
-		}
-		if w := strings.Trim(s[i:j], "'-"); w != "" {
-			out = append(out, w)
-		}
-		i = j
+	if n <= 0 {
+		return out
 	}
+	scanWords(s, func(_ int, w string) bool {
+		out = append(out, w)
+		return len(out) < n
+	})
 	return out
 }
 
@@ -711,28 +704,16 @@ var pastVerbs = wordSet(`took went ran came broke made got left began became cau
 
 // wordIndex is the offset in s of its n-th word (from 0), or -1.
 func wordIndex(s string, n int) int {
-	k := 0
-	for i := 0; i < len(s); {
-		if !isWordByte(s[i]) {
-			i++
-			continue
+	at, k := -1, 0
+	scanWords(s, func(i int, _ string) bool {
+		if k == n {
+			at = i
+			return false
 		}
-		j := i
-		for j < len(s) && isWordByte(s[j]) {
-			j++
-		}
-		if strings.Trim(s[i:j], "'-") != "" {
-			if k == n {
-				for i < j && (s[i] == '\'' || s[i] == '-') {
-					i++
-				}
-				return i
-			}
-			k++
-		}
-		i = j
-	}
-	return -1
+		k++
+		return true
+	})
+	return at
 }
 
 // copula reports whether w makes the word before it a subject: "Draft is

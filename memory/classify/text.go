@@ -283,9 +283,9 @@ func hasPhrase(s, phrase string) bool {
 	return false
 }
 
-// eachWord calls f with each word of s, trimmed of quotes and dashes,
-// until f returns false.
-func eachWord(s string, f func(string) bool) {
+// scanWords calls f with each word of s, trimmed of quotes and dashes, and
+// the offset where that trimmed word starts, until f returns false.
+func scanWords(s string, f func(at int, w string) bool) {
 	for i := 0; i < len(s); {
 		if !isWordByte(s[i]) {
 			i++
@@ -295,12 +295,18 @@ func eachWord(s string, f func(string) bool) {
 		for j < len(s) && isWordByte(s[j]) {
 			j++
 		}
-		if w := strings.Trim(s[i:j], "'-"); w != "" {
-			w = strings.TrimSuffix(w, "'s")
-			if !f(w) {
+		left := strings.TrimLeft(s[i:j], "'-")
+		if w := strings.TrimRight(left, "'-"); w != "" {
+			if !f(j-len(left), w) {
 				return
 			}
 		}
 		i = j
 	}
+}
+
+// eachWord calls f with each word of s, trimmed of quotes, dashes and a
+// possessive 's, until f returns false.
+func eachWord(s string, f func(string) bool) {
+	scanWords(s, func(_ int, w string) bool { return f(strings.TrimSuffix(w, "'s")) })
 }
