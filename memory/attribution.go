@@ -666,3 +666,36 @@ func IsName(word string) bool {
 // IsRole reports whether word names a role or an occupation ("nurse",
 // "engineer", "pharmacist"), as the classifier reads "is a nurse".
 func IsRole(word string) bool { return classify.IsRole(word) }
+
+// LeadingWord is the first word of a sentence whose subject SubjectOf
+// cannot tell, when it is a plain lower-case word: a name written in lower
+// case, followed by a verb ("jun renewed the pager contract"), not a word
+// that is no name (notName). Consolidation reads it as an
+// entity when it is another spelling of one the scope knows (entities.go),
+// and ignores it otherwise. It returns "" for any other sentence.
+func LeadingWord(sentence string) string {
+	toks := subjectTokens(sentence)
+	i := skipOpeners(toks)
+	if i >= len(toks) || subjectAt(toks, i).Kind != SubjectNone {
+		return ""
+	}
+	w := toks[i].core
+	if utf8.RuneCountInString(w) < 2 || strings.IndexFunc(w, func(r rune) bool { return !unicode.IsLower(r) }) >= 0 ||
+		notName(w) || i+1 >= len(toks) || !predicateStart(toks[i+1].lower) {
+		return ""
+	}
+	return w
+}
+
+// predicateStart reports whether w may start a sentence's predicate: a verb
+// in the base form, with an s, or in the past ("renewed", "paid").
+func predicateStart(w string) bool {
+	return commonVerbs[w] || isVerbS(w) || strings.HasSuffix(w, "ed") || pastForms[w]
+}
+
+// pastForms are irregular past tenses that start a predicate.
+var pastForms = map[string]bool{"paid": true, "went": true, "got": true, "took": true, "made": true, "said": true,
+	"told": true, "left": true, "came": true, "began": true, "became": true, "met": true, "ran": true, "gave": true,
+	"sent": true, "bought": true, "sold": true, "found": true, "wrote": true, "drove": true, "flew": true, "won": true,
+	"lost": true, "kept": true, "held": true, "built": true, "brought": true, "thought": true, "chose": true, "did": true,
+	"had": true, "was": true, "is": true, "has": true, "will": true, "can": true, "must": true, "should": true}

@@ -702,6 +702,9 @@ func (r *runner) targets(ctx context.Context, q *queries.Queries, phase int, pla
 		plans[i].entity = names[i]
 		keys[i] = plans[i].key
 	}
+	if err := knownLeadingWords(ctx, q, plans, names); err != nil {
+		return nil, nil, err
+	}
 	found, err := q.ResolveFactTargets(ctx, queries.ResolveFactTargetsParams{Scopes: scopes, Names: names, Keys: keys})
 	if err != nil {
 		return nil, nil, fmt.Errorf("decision lock: %w", err)
@@ -714,12 +717,9 @@ func (r *runner) targets(ctx context.Context, q *queries.Queries, phase int, pla
 			lock[target{t.Scope, t.Name, t.Key}] = t.DecisionID
 		}
 	}
-	topic, err := lockedTopics(ctx, q, plans, func(p plan) (int64, bool) {
-		if _, ok := lock[target{p.scope, p.entity, p.key}]; ok {
-			return 0, false
-		}
-		id, ok := entity[name{p.scope, p.entity}]
-		return id, ok
+	topic, err := lockedTopics(ctx, q, plans, func(p plan) bool {
+		_, ok := lock[target{p.scope, p.entity, p.key}]
+		return ok
 	})
 	if err != nil {
 		return nil, nil, err
@@ -1459,7 +1459,8 @@ type plan struct {
 	decidedBy    string
 	lock         bool // a decision locked against reopening (Lockable)
 	content      string
-	err          error // the classifier failed on this row
+	leading      string // a lower-case first word that may name a known entity (LeadingWord)
+	err          error  // the classifier failed on this row
 }
 
 // defaultEntity names the entity of rows that name none.
@@ -1659,7 +1660,7 @@ func planNode(row queries.PeekPendingNodesRow, now time.Time) plan {
 		case SubjectFirstPerson, SubjectUser:
 			p.entity = UserEntity
 		default:
-			p.entity = defaultEntity
+			p.entity, p.leading = defaultEntity, LeadingWord(row.Content)
 		}
 		if _, err := parseEntity(p.entity); err != nil {
 			p.entity = defaultEntity

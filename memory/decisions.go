@@ -278,35 +278,38 @@ func (s *Store) RecordDecision(ctx context.Context, actor Actor, in NewDecision)
 			return fmt.Errorf("lock key: %w", err)
 		}
 		ent, err := q.EntityByName(ctx, queries.EntityByNameParams{Scope: in.Scope, Name: in.Entity})
-		switch {
-		case isNoRows(err):
-			ent, err = q.UpsertEntity(ctx, queries.UpsertEntityParams{Scope: in.Scope, Name: in.Entity, Kind: in.EntityKind})
-			if err != nil {
-				return fmt.Errorf("entity: %w", err)
-			}
-		case err != nil:
+		known := err == nil
+		if err != nil && !isNoRows(err) {
 			return fmt.Errorf("entity: %w", err)
-		default:
-			lock, err := lockingDecision(ctx, q, in.Scope, ent.ID, in.Key)
-			if err != nil {
+		}
+		var lock *lockInfo
+		if known {
+			if lock, err = lockingDecision(ctx, q, in.Scope, ent.ID, in.Key); err != nil {
 				return err
 			}
-			if lock == nil && actor.Automated() {
-				// The same question settled on another key (topics.go).
-				if lock, err = topicLock(ctx, q, ent.ID, in.Key, in.Decision, in.Alternatives); err != nil {
-					return err
-				}
-			}
-			if lock != nil && actor.Automated() {
-				locked, err = s.rejectLocked(ctx, q, actor, *lock, in.Scope, in.Decision, map[string]any{
-					"action": "decision.create", "entity": in.Entity, "key": in.Key,
-					"reasoning": in.Reasoning, "alternatives": in.Alternatives,
-				})
+		}
+		if lock == nil && actor.Automated() {
+			// The same question settled on another key, or by another
+			// entity of the scope (topics.go).
+			if lock, err = topicLock(ctx, q, lockProbe{scope: in.Scope, entity: in.Entity, key: in.Key, content: in.Decision,
+				decision: true, alternatives: in.Alternatives}); err != nil {
 				return err
 			}
-			if lock != nil {
-				return &Error{Code: CodeConflict, Field: "key", Message: fmt.Sprintf(
-					"decision %d already settles %s/%s: reopen it first, giving a reason", lock.ID, in.Entity, in.Key)}
+		}
+		if lock != nil && actor.Automated() {
+			locked, err = s.rejectLocked(ctx, q, actor, *lock, in.Scope, in.Decision, map[string]any{
+				"action": "decision.create", "entity": in.Entity, "key": in.Key,
+				"reasoning": in.Reasoning, "alternatives": in.Alternatives,
+			})
+			return err
+		}
+		if lock != nil {
+			return &Error{Code: CodeConflict, Field: "key", Message: fmt.Sprintf(
+				"decision %d already settles %s/%s: reopen it first, giving a reason", lock.ID, in.Entity, in.Key)}
+		}
+		if !known {
+			if ent, err = q.UpsertEntity(ctx, queries.UpsertEntityParams{Scope: in.Scope, Name: in.Entity, Kind: in.EntityKind}); err != nil {
+				return fmt.Errorf("entity: %w", err)
 			}
 		}
 		superseded, err := q.OpenDecisionFactsOnKey(ctx, queries.OpenDecisionFactsOnKeyParams{

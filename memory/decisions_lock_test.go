@@ -213,3 +213,90 @@ func TestNumberedKeysAreNotOneTopic(t *testing.T) {
 		}
 	}
 }
+
+// TestDecisionForTheTeamIsRefused: a person deciding what a team's locked
+// decision settles ("José decided to move the night shift to Thursdays"
+// beside the ops team's locked night shift) is refused, by consolidation
+// and by an automated RecordDecision, naming the locked decision, whether
+// or not the person is known yet; a person's decision that shares the
+// topic's words but does not name the question (its key), and one in
+// another scope, are written.
+func TestDecisionForTheTeamIsRefused(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	locked, err := e.store.RecordDecision(ctx, Human("lead@example.com"), NewDecision{Scope: "ops", Entity: "Ops Team", Key: "night_shift",
+		Decision: "The ops night shift moves to Tuesdays.", Alternatives: []string{"Thursdays"},
+		Reasoning: "Tuesday has the fewest tickets."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.push(t, "ops", NewNode{Content: "José decided to move the night shift to Thursdays.", Properties: map[string]any{
+		"entity": "José Martínez", "category": "decision", "reasoning": "He asked the team on Monday."}})
+	if run := e.consolidate(t); run.DecisionLocked != 1 {
+		t.Errorf("decision_locked = %d, want 1 (José's decision on the team's night shift)", run.DecisionLocked)
+	}
+	_, err = e.store.RecordDecision(ctx, agent, NewDecision{Scope: "ops", Entity: "Sam Ortiz", Key: "sam_shift",
+		Decision: "Sam decided the night shift moves to Wednesdays.", Reasoning: "Sam has a class on Tuesdays."})
+	var me *Error
+	if !errors.As(err, &me) || me.Code != CodeDecisionLocked || !strings.Contains(me.Message, fmt.Sprint(locked.ID)) {
+		t.Errorf("automated decision of a new entity on the team's question = %v, want decision_locked naming decision %d", err, locked.ID)
+	}
+	for _, d := range []NewDecision{
+		// Shares "night" and "Thursdays" but asks another question.
+		{Scope: "ops", Entity: "Sam Ortiz", Key: "gym_night", Decision: "Sam decided gym night is Thursdays.", Reasoning: "The gym is quieter then."},
+		{Scope: "home", Entity: "José", Key: "night_shift", Decision: "José moves his night shift to Thursdays.", Reasoning: "His hospital rota changed."},
+	} {
+		if _, err := e.store.RecordDecision(ctx, agent, d); err != nil {
+			t.Errorf("%q in %s = %v, want it recorded", d.Decision, d.Scope, err)
+		}
+	}
+	var n int
+	if err := e.pool.QueryRow(ctx, `SELECT count(*) FROM decisions WHERE decision ILIKE '%night shift%' AND scope = 'ops'`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 {
+		t.Errorf("%d decisions on the ops night shift, want the locked one alone", n)
+	}
+}
+
+// TestPushNotesAReopening: a push of a row that settles a locked decision's
+// question again on another key or for another entity, or names an
+// alternative the decision rejected, is answered at once with a
+// decision_locked note naming the decision (and refused whole with
+// strict); a row that only mentions the topic gets no note.
+func TestPushNotesAReopening(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	locked, err := e.store.RecordDecision(ctx, Human("lead@example.com"), NewDecision{Scope: "ops", Entity: "Ops Team", Key: "night_shift",
+		Decision: "The ops night shift moves to Tuesdays.", Alternatives: []string{"Thursdays"},
+		Reasoning: "Tuesday has the fewest tickets."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := []NewNode{
+		{Content: "José decided to move the night shift to Thursdays."},
+		{Content: "We're moving the night shift to Thursday next week.", Properties: map[string]any{
+			"entity": "ops team", "key": "shift_day", "category": "observation"}},
+		{Content: "The night shift had three incidents on Tuesday.", Properties: map[string]any{"entity": "Ops Team", "key": "incidents"}},
+	}
+	res, err := e.store.PushNoted(ctx, agent, "ops", rows, PushOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	noted := map[int]int64{}
+	for _, n := range res.Notes {
+		if n.Code == NoteDecisionLocked {
+			noted[n.Row] = n.DecisionID
+		}
+	}
+	if noted[0] != locked.ID || noted[1] != locked.ID || len(noted) != 2 {
+		t.Errorf("decision_locked notes by row = %v, want rows 0 and 1 naming decision %d", noted, locked.ID)
+	}
+	if _, err := e.store.PushNoted(ctx, agent, "ops", rows[:1], PushOptions{Strict: true}); err == nil {
+		t.Error("a strict push of a reopening row succeeded, want it refused")
+	}
+	run := e.consolidate(t)
+	if run.DecisionLocked != 2 {
+		t.Errorf("consolidation refused %d rows as decision_locked, want the 2 noted", run.DecisionLocked)
+	}
+}

@@ -46,3 +46,32 @@ func canonicalEntity(ctx context.Context, q *queries.Queries, scope, name string
 	}
 	return out[0], nil
 }
+
+// knownLeadingWords reads, for the plans about no entity whose text starts
+// with a lower-case word (LeadingWord), that word as an entity when it is
+// another spelling of one the scope knows ("jun renewed the pager
+// contract": Jun Park), and sets that plan's entity in plans and names.
+// A word that names no known entity changes nothing.
+func knownLeadingWords(ctx context.Context, q *queries.Queries, plans []plan, names []string) error {
+	var idx []int
+	var scopes, words []string
+	for i, p := range plans {
+		if p.leading != "" && p.entity == defaultEntity {
+			idx, scopes, words = append(idx, i), append(scopes, p.scope), append(words, p.leading)
+		}
+	}
+	if len(idx) == 0 {
+		return nil
+	}
+	found, err := canonicalEntities(ctx, q, scopes, words)
+	if err != nil {
+		return err
+	}
+	for j, i := range idx {
+		// The name as written back means no entity of the scope has it.
+		if found[j] != words[j] {
+			plans[i].entity, names[i] = found[j], found[j]
+		}
+	}
+	return nil
+}

@@ -105,6 +105,15 @@ func (s *Store) pushNotes(ctx context.Context, q *queries.Queries, scope string,
 	if err != nil {
 		return nil, err
 	}
+	noted := map[int]bool{}
+	for _, n := range notes {
+		noted[n.Row] = true
+	}
+	reopen, err := topicNotes(ctx, q, scope, nodes, noted, s.Now())
+	if err != nil {
+		return nil, err
+	}
+	notes = append(notes, reopen...)
 	repeats, err := s.contentNotes(ctx, q, scope, nodes, entities)
 	if err != nil {
 		return nil, err

@@ -2,20 +2,25 @@ package memory
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/tenurehq/tenure/queries"
 )
 
 // A decision an automated writer states on another key than a locked
-// decision of the same entity may still reopen it in other words: "Night
-// shift runs on Thursdays from now on" (night_shift_day) beside the locked
-// "The night shift is on Tuesdays" (night_shift). Consolidation refuses
-// such a decision as decision_locked when its topic resembles the locked
-// one's (sameTopic), so it never becomes a second settled decision; a
-// person can still reopen the first in the console.
+// decision may still reopen it in other words: "Night shift runs on
+// Thursdays from now on" (night_shift_day) beside the locked "The night
+// shift is on Tuesdays" (night_shift), or written about another entity of
+// the scope ("José decided to move the night shift to Thursdays").
+// Consolidation and an automated RecordDecision refuse such a decision as
+// decision_locked when its topic resembles the locked one's (topicLocked),
+// so it never becomes a second settled decision; it waits in the review
+// queue, and a person can still reopen the first in the console.
 
 // topicStop are words that say nothing of a decision's topic.
 var topicStop = map[string]bool{
@@ -49,9 +54,12 @@ func topicWords(parts ...string) map[string]bool {
 	return out
 }
 
-// sameTopic reports whether two decisions' topic words overlap enough to be
-// one question: two words in common ("night shift"). One is not enough:
-// "Use option 1" and "Use option 9" on keys of their own share "option".
+// topicShared is how many topic words two decisions share when they are one
+// question: two ("night shift"). One is not enough: "Use option 1" and "Use
+// option 9" on keys of their own share "option".
+const topicShared = 2
+
+// sameTopic reports whether two topics are one question (topicShared).
 func sameTopic(a, b map[string]bool) bool {
 	shared := 0
 	for w := range a {
@@ -59,7 +67,7 @@ func sameTopic(a, b map[string]bool) bool {
 			shared++
 		}
 	}
-	return shared >= 2
+	return shared >= topicShared
 }
 
 // decisionTopic is the topic of a decision: the topic words of its text,
@@ -68,71 +76,165 @@ func decisionTopic(decision, key string, alternatives []string) map[string]bool 
 	return topicWords(append([]string{decision, strings.ReplaceAll(key, "_", " ")}, alternatives...)...)
 }
 
-// topicLocked returns the first of locked (the locked decisions of an
-// entity, with their topics) that a decision of that entity on key, of
-// topic mine, would settle a second time: one on another key, not a
-// numbered sibling of it, on the same topic. It returns -1 for none.
-func topicLocked(locked []queries.LockedDecisionsOfEntitiesRow, topics []map[string]bool, entityID int64, key string, mine map[string]bool) int {
-	for i, d := range locked {
-		if d.EntityID == entityID && d.Key != key && !numberedSlots(d.Key, key) && sameTopic(mine, topics[i]) {
-			return i
-		}
-	}
-	return -1
+// lockProbe is a write that may ask a locked decision's question again.
+type lockProbe struct {
+	scope, entity, key, content string
+	decision                    bool // a decision, not a fact of another category
+	alternatives                []string
 }
 
-// lockedDecisionsOf reads the locked decisions of entities with their
-// topics.
-func lockedDecisionsOf(ctx context.Context, q *queries.Queries, entities []int64) ([]queries.LockedDecisionsOfEntitiesRow, []map[string]bool, error) {
-	locked, err := q.LockedDecisionsOfEntities(ctx, entities)
+// lockedSet is the locked decisions of some scopes, with their topics, and
+// for each topic word the decisions whose topic has it (a write is compared
+// only with the decisions it shares a word with).
+type lockedSet struct {
+	rows   []queries.LockedDecisionsInScopesRow
+	topics []map[string]bool
+	byWord map[string][]int
+}
+
+// lockedIn reads the locked decisions of scopes.
+func lockedIn(ctx context.Context, q *queries.Queries, scopes []string) (lockedSet, error) {
+	rows, err := q.LockedDecisionsInScopes(ctx, scopes)
 	if err != nil {
-		return nil, nil, fmt.Errorf("decision lock: %w", err)
+		return lockedSet{}, fmt.Errorf("decision lock: %w", err)
 	}
-	topics := make([]map[string]bool, len(locked))
-	for i, d := range locked {
-		topics[i] = decisionTopic(d.Decision, d.Key, d.Alternatives)
-	}
-	return locked, topics, nil
-}
-
-// lockedTopics returns, for each decision plan whose entity exists (entityOf
-// gives its id) and that no lock on its key refuses already, the locked
-// decision of its entity whose topic it shares, if any.
-func lockedTopics(ctx context.Context, q *queries.Queries, plans []plan, entityOf func(plan) (int64, bool)) (map[int64]int64, error) {
-	var ids []int64
-	for _, p := range plans {
-		if id, ok := entityOf(p); ok && p.decision {
-			ids = append(ids, id)
+	l := lockedSet{rows: rows, topics: make([]map[string]bool, len(rows)), byWord: map[string][]int{}}
+	for i, d := range rows {
+		l.topics[i] = decisionTopic(d.Decision, d.Key, d.Alternatives)
+		for w := range l.topics[i] {
+			l.byWord[w] = append(l.byWord[w], i)
 		}
 	}
-	if len(ids) == 0 {
+	return l, nil
+}
+
+// reopened returns the index of the locked decision that w would settle a
+// second time, or -1 for none. w shares its topic (sameTopic), is on
+// another key (the lock on its own key is the key's business) that is not
+// a numbered sibling of it, and:
+//   - is about the locked decision's entity, names it in its text, or names
+//     its question (every word of its key: a person deciding for a team,
+//     "José decided to move the night shift to Thursdays" beside the ops
+//     team's locked night shift);
+//   - is a decision, or else names one of the alternatives the locked
+//     decision rejected ("We're moving the night shift to Thursday next
+//     week", filed as an observation): a fact that merely mentions the
+//     topic ("the night shift had three incidents") is not refused.
+func (l lockedSet) reopened(w lockProbe) int {
+	if len(l.rows) == 0 {
+		return -1
+	}
+	mine := decisionTopic(w.content, w.key, w.alternatives)
+	var shared map[int]int
+	for word := range mine {
+		for _, i := range l.byWord[word] {
+			if shared == nil {
+				shared = map[int]int{}
+			}
+			shared[i]++
+		}
+	}
+	best := -1
+	for i, n := range shared {
+		d := l.rows[i]
+		if n < topicShared || i > best && best >= 0 || d.Scope != w.scope || d.Key == w.key && d.Entity == w.entity || numberedSlots(d.Key, w.key) {
+			continue
+		}
+		if d.Entity != w.entity && !namesKey(mine, d.Key) && !namesEntity(mine, d.Entity) {
+			continue
+		}
+		if w.decision || namesRejected(mine, d) {
+			best = i // the oldest such decision, whatever the map's order
+		}
+	}
+	return best
+}
+
+// namesKey reports whether every topic word of key (two at least) is among
+// words: the write names the question the key settles.
+func namesKey(words map[string]bool, key string) bool {
+	kw := topicWords(strings.ReplaceAll(key, "_", " "))
+	if len(kw) < 2 {
+		return false
+	}
+	for w := range kw {
+		if !words[w] {
+			return false
+		}
+	}
+	return true
+}
+
+// namesEntity reports whether words name entity: every topic word of its
+// name ("Let's go with Premium support for Acme Robotics" names Acme
+// Robotics).
+func namesEntity(words map[string]bool, entity string) bool {
+	ew := topicWords(entity)
+	for w := range ew {
+		if !words[w] {
+			return false
+		}
+	}
+	return len(ew) > 0
+}
+
+// namesRejected reports whether words name an alternative that the locked
+// decision d rejected: a topic word of its alternatives that its own text
+// and key do not use.
+func namesRejected(words map[string]bool, d queries.LockedDecisionsInScopesRow) bool {
+	chosen := topicWords(d.Decision, strings.ReplaceAll(d.Key, "_", " "))
+	for w := range topicWords(d.Alternatives...) {
+		if words[w] && !chosen[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// lockedTopics returns, for each plan that no lock on its key refuses
+// already (skip reports those), the locked decision of its scope it would
+// settle a second time (reopened), if any.
+func lockedTopics(ctx context.Context, q *queries.Queries, plans []plan, skip func(plan) bool) (map[int64]int64, error) {
+	var scopes []string
+	for _, p := range plans {
+		if !skip(p) && !slices.Contains(scopes, p.scope) {
+			scopes = append(scopes, p.scope)
+		}
+	}
+	if len(scopes) == 0 {
 		return nil, nil
 	}
-	locked, topics, err := lockedDecisionsOf(ctx, q, ids)
-	if err != nil || len(locked) == 0 {
+	locked, err := lockedIn(ctx, q, scopes)
+	if err != nil || len(locked.rows) == 0 {
 		return nil, err
 	}
 	out := map[int64]int64{}
 	for _, p := range plans {
-		if id, ok := entityOf(p); ok && p.decision {
-			if i := topicLocked(locked, topics, id, p.key, decisionTopic(p.content, p.key, p.alternatives)); i >= 0 {
-				out[p.nodeID] = locked[i].ID
-			}
+		if skip(p) {
+			continue
+		}
+		if i := locked.reopened(p.probe()); i >= 0 {
+			out[p.nodeID] = locked.rows[i].ID
 		}
 	}
 	return out, nil
 }
 
-// topicLock returns the locked decision of entityID on another key than key
-// whose topic a decision (text and alternatives) shares, or nil: what an
-// automated RecordDecision may not settle a second time.
-func topicLock(ctx context.Context, q *queries.Queries, entityID int64, key, decision string, alternatives []string) (*lockInfo, error) {
-	locked, topics, err := lockedDecisionsOf(ctx, q, []int64{entityID})
+// probe is the plan as a write that may reopen a locked decision.
+func (p plan) probe() lockProbe {
+	return lockProbe{scope: p.scope, entity: p.entity, key: p.key, content: p.content, decision: p.decision, alternatives: p.alternatives}
+}
+
+// topicLock returns the locked decision of its scope that a decision w
+// would settle a second time (reopened), or nil: what an automated
+// RecordDecision may not write.
+func topicLock(ctx context.Context, q *queries.Queries, w lockProbe) (*lockInfo, error) {
+	locked, err := lockedIn(ctx, q, []string{w.scope})
 	if err != nil {
 		return nil, err
 	}
-	if i := topicLocked(locked, topics, entityID, key, decisionTopic(decision, key, alternatives)); i >= 0 {
-		d := locked[i]
+	if i := locked.reopened(w); i >= 0 {
+		d := locked.rows[i]
 		return &lockInfo{ID: d.ID, Decision: d.Decision, Reasoning: d.Reasoning}, nil
 	}
 	return nil, nil
@@ -151,4 +253,72 @@ func numberedSlots(a, b string) bool {
 		}, s)
 	}
 	return a != b && strip(a) == strip(b)
+}
+
+// topicNotes notes the durable rows of a push that consolidation will
+// refuse because they settle a locked decision's question again on another
+// key or under another entity (reopened), rows noted already aside: the
+// push answers for them at once, as it does for a row on a locked key.
+// Only rows that share two topic words with a locked decision of the scope
+// are planned as consolidation will plan them (planNode).
+func topicNotes(ctx context.Context, q *queries.Queries, scope string, nodes []NewNode, noted map[int]bool, now time.Time) ([]PushNote, error) {
+	locked, err := lockedIn(ctx, q, []string{scope})
+	if err != nil || len(locked.rows) == 0 {
+		return nil, err
+	}
+	var rows []int
+	var plans []plan
+	for i, n := range nodes {
+		if m, _ := markerOf(n); noted[i] || m != "" && m != MarkerDurable || !locked.near(n) {
+			continue
+		}
+		props, err := json.Marshal(n.Properties)
+		if err != nil {
+			return nil, fmt.Errorf("push notes: %w", err)
+		}
+		row := queries.PeekPendingNodesRow{Scope: scope, Content: n.Content, Properties: props, Marker: string(MarkerDurable)}
+		if n.ObservedAt != nil {
+			row.ObservedAt = *n.ObservedAt
+		}
+		rows, plans = append(rows, i), append(plans, planNode(row, now))
+	}
+	if len(plans) == 0 {
+		return nil, nil
+	}
+	scopes, names := make([]string, len(plans)), make([]string, len(plans))
+	for i, p := range plans {
+		scopes[i], names[i] = p.scope, p.entity
+	}
+	if names, err = canonicalEntities(ctx, q, scopes, names); err != nil {
+		return nil, fmt.Errorf("push notes: %w", err)
+	}
+	var notes []PushNote
+	for j, p := range plans {
+		p.entity = names[j]
+		i := locked.reopened(p.probe())
+		if i < 0 {
+			continue
+		}
+		d := locked.rows[i]
+		notes = append(notes, PushNote{Row: rows[j], Code: NoteDecisionLocked, DecisionID: d.ID, Decision: d.Decision,
+			Reasoning: d.Reasoning, Message: fmt.Sprintf("this row settles again what locked decision %d of %s settles (%q, "+
+				"because %s): consolidation will refuse it and queue it for review; a person can reopen the decision in the console",
+				d.ID, d.Entity, d.Decision, d.Reasoning)})
+	}
+	return notes, nil
+}
+
+// near reports whether a pushed row shares two topic words with a locked
+// decision of the set: the cheap test before a row is planned.
+func (l lockedSet) near(n NewNode) bool {
+	key, _ := n.Properties["key"].(string)
+	shared := map[int]int{}
+	for w := range topicWords(n.Content, strings.ReplaceAll(key, "_", " ")) {
+		for _, i := range l.byWord[w] {
+			if shared[i]++; shared[i] >= topicShared {
+				return true
+			}
+		}
+	}
+	return false
 }

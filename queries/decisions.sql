@@ -211,10 +211,12 @@ JOIN LATERAL (
 ) n ON true
 WHERE d.id = ANY(@ids::bigint[]);
 
--- name: LockedDecisionsOfEntities :many
--- LockedDecisionsOfEntities returns the locked decisions of the given
--- entities, for the topic check of automated decisions (memory/topics.go).
-SELECT d.id, d.entity_id, d.key, d.decision, d.alternatives, d.reasoning
+-- name: LockedDecisionsInScopes :many
+-- LockedDecisionsInScopes returns the locked decisions of every entity of
+-- the given scopes, for the topic check of automated decisions
+-- (memory/topics.go): a person may decide for a team.
+SELECT d.id, d.scope, e.name AS entity, d.key, d.decision, d.alternatives, d.reasoning
 FROM decisions d
-WHERE d.entity_id = ANY(@entity_ids::bigint[]) AND d.do_not_reopen
+JOIN entities e ON e.id = d.entity_id
+WHERE d.scope = ANY(@scopes::text[]) AND d.do_not_reopen
 ORDER BY d.id;

@@ -568,36 +568,40 @@ func (q *Queries) ListDecisionsByIDs(ctx context.Context, ids []int64) ([]ListDe
 	return items, nil
 }
 
-const lockedDecisionsOfEntities = `-- name: LockedDecisionsOfEntities :many
-SELECT d.id, d.entity_id, d.key, d.decision, d.alternatives, d.reasoning
+const lockedDecisionsInScopes = `-- name: LockedDecisionsInScopes :many
+SELECT d.id, d.scope, e.name AS entity, d.key, d.decision, d.alternatives, d.reasoning
 FROM decisions d
-WHERE d.entity_id = ANY($1::bigint[]) AND d.do_not_reopen
+JOIN entities e ON e.id = d.entity_id
+WHERE d.scope = ANY($1::text[]) AND d.do_not_reopen
 ORDER BY d.id
 `
 
-type LockedDecisionsOfEntitiesRow struct {
+type LockedDecisionsInScopesRow struct {
 	ID           int64
-	EntityID     int64
+	Scope        string
+	Entity       string
 	Key          string
 	Decision     string
 	Alternatives []string
 	Reasoning    string
 }
 
-// LockedDecisionsOfEntities returns the locked decisions of the given
-// entities, for the topic check of automated decisions (memory/topics.go).
-func (q *Queries) LockedDecisionsOfEntities(ctx context.Context, entityIds []int64) ([]LockedDecisionsOfEntitiesRow, error) {
-	rows, err := q.db.Query(ctx, lockedDecisionsOfEntities, entityIds)
+// LockedDecisionsInScopes returns the locked decisions of every entity of
+// the given scopes, for the topic check of automated decisions
+// (memory/topics.go): a person may decide for a team.
+func (q *Queries) LockedDecisionsInScopes(ctx context.Context, scopes []string) ([]LockedDecisionsInScopesRow, error) {
+	rows, err := q.db.Query(ctx, lockedDecisionsInScopes, scopes)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []LockedDecisionsOfEntitiesRow{}
+	items := []LockedDecisionsInScopesRow{}
 	for rows.Next() {
-		var i LockedDecisionsOfEntitiesRow
+		var i LockedDecisionsInScopesRow
 		if err := rows.Scan(
 			&i.ID,
-			&i.EntityID,
+			&i.Scope,
+			&i.Entity,
 			&i.Key,
 			&i.Decision,
 			&i.Alternatives,
