@@ -104,7 +104,7 @@ func TestSet(t *testing.T) {
 	if _, err := none.Extractor("magic"); memory.ErrorCode(err) != memory.CodeInvalid || !strings.Contains(err.Error(), "allowed values are rules") {
 		t.Errorf("Extractor(magic) = %v", err)
 	}
-	if s := none.Settings(); s.LLMConfigured || s.DefaultMode != "rules" || s.PromptVersion != "v1" || s.Prompt == "" {
+	if s := none.Settings(); s.LLMConfigured || s.DefaultMode != "rules" || s.PromptVersion != extract.PromptVersion || s.Prompt == "" {
 		t.Errorf("nil set Settings = %+v", s)
 	}
 
