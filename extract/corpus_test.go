@@ -278,6 +278,10 @@ type factRef struct{ id, contains string }
 // collects the key of each matched fact.
 func (c corpus) scoreSnippet(s corpusSnippet, cands []extract.Candidate, keys map[factRef]string, misses *[]string) corpusScore {
 	sc := corpusScore{snippets: 1, facts: len(s.Facts), notFacts: len(s.NotFacts)}
+	// A retraction ("I no longer live in Berlin") files no fact: it retires
+	// the value it denies. It is what a negation should become, neither a
+	// fact found nor a not-fact kept.
+	cands = slices.DeleteFunc(slices.Clone(cands), func(c extract.Candidate) bool { return c.Retraction })
 	used := make([]bool, len(cands))
 	for _, f := range s.Facts {
 		want := strings.ToLower(f.Contains)

@@ -46,6 +46,13 @@ type Candidate struct {
 	// (the rule-based classifier), and consolidation then uses its default.
 	Confidence float64 `json:"confidence,omitempty" jsonschema:"how sure the extractor is, 0 to 1, when it says"`
 	Reason     string  `json:"reason" jsonschema:"why the classifier chose these axes"`
+	// Retraction marks a sentence that denies a value rather than stating
+	// one ("I no longer live in Berlin"): Key is the attribute denied and
+	// Denies the value. Written, it retires the entity's active facts on
+	// that key that name the value, and becomes no current fact itself (see
+	// memory/retract.go); the axes are those of the sentence.
+	Retraction bool   `json:"retraction,omitempty" jsonschema:"true when the sentence denies a value rather than stating one: stored, it retires the entity's facts on key that name denies"`
+	Denies     string `json:"denies,omitempty" jsonschema:"for a retraction: the value denied, such as Berlin"`
 }
 
 // Extractor turns text into candidate facts. entity, when not empty, is who
@@ -62,13 +69,18 @@ type Extractor interface {
 
 // Node is the working row that carries c into consolidation. The axes ride
 // in the properties consolidation reads (entity, key, category,
-// fact_durability, confidence, deadline, alternatives, reasoning); the
+// fact_durability, confidence, deadline, alternatives, reasoning, and for
+// a retraction denies, the value it denies of key); the
 // metadata says where the row came from: source extraction, the mode, the
 // prompt version for llm, extracted_by (the classifier: offline for the
 // rule-based one, llm) and the candidate's reason.
 func (c Candidate) Node(mode string) memory.NewNode {
 	props := memory.RowAxes{Entity: c.Entity, Key: c.Key, Category: c.Category, Durability: c.Durability,
 		Confidence: c.Confidence, Deadline: c.Deadline, Alternatives: c.Alternatives, Reasoning: c.Reasoning}.Properties()
+	if c.Retraction && c.Key != "" && strings.TrimSpace(c.Denies) != "" {
+		// Consolidation reads the row as a denial of the key (memory/retract.go).
+		props["denies"] = strings.TrimSpace(c.Denies)
+	}
 	meta := map[string]any{"source": memory.SourceExtraction, "mode": mode, "reason": c.Reason}
 	switch mode {
 	case ModeRules:

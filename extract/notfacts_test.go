@@ -3,11 +3,14 @@ package extract_test
 import (
 	"slices"
 	"testing"
+
+	"github.com/tenurehq/tenure/extract"
 )
 
 // TestRulesSkipNotFacts: of a snippet of conversation, only the sentences
 // that state a fact become candidates; questions, acknowledgements,
-// instructions, hypotheticals, sarcasm and negations do not.
+// instructions, hypotheticals and sarcasm do not, and a negation becomes a
+// retraction of the value it denies (denies: key=value), never a fact.
 func TestRulesSkipNotFacts(t *testing.T) {
 	tests := []struct {
 		name, text, entity, speaker string
@@ -42,9 +45,23 @@ func TestRulesSkipNotFacts(t *testing.T) {
 		{"cheers and imperatives", "Congratulations! Roll back the last deploy. Add eggs to my grocery list. I'm vegan.", "", "",
 			[]want{{"user", "diet", "identity", "I'm vegan."}}},
 	}
+	// The retractions each snippet makes (key=value denied), by name.
+	retractions := map[string][]string{"negation": {"home_city=Berlin"}, "personal assistant": {"diet=vegetarian"}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			checkCandidates(t, tt.text, rulesExtract(t, tt.text, tt.entity, tt.speaker), tt.want)
+			var facts []extract.Candidate
+			var denies []string
+			for _, c := range rulesExtract(t, tt.text, tt.entity, tt.speaker) {
+				if c.Retraction {
+					denies = append(denies, c.Key+"="+c.Denies)
+					continue
+				}
+				facts = append(facts, c)
+			}
+			checkCandidates(t, tt.text, facts, tt.want)
+			if !slices.Equal(denies, retractions[tt.name]) {
+				t.Errorf("%q: retractions %q, want %q", tt.text, denies, retractions[tt.name])
+			}
 		})
 	}
 }

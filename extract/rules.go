@@ -2,6 +2,7 @@ package extract
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -17,9 +18,13 @@ import (
 // Greetings and the assistant's and the system's turns are not facts and
 // are skipped, and so are the sentences memory.NotFact finds state none:
 // questions, acknowledgements ("Incident closed."), instructions ("Do not
-// reopen this."), hypotheticals ("If I moved to Paris..."), sarcasm ("Oh
-// great, another outage") and negations ("I no longer live in Berlin"),
-// which deny a value rather than state one. It never fails.
+// reopen this."), hypotheticals ("If I moved to Paris...") and sarcasm ("Oh
+// great, another outage"). A negation ("I no longer live in Berlin")
+// denies a value rather than stating one: it becomes a retraction
+// candidate, attributed like any other, whose key is the attribute denied
+// and Denies the value ("Berlin"); stored, it retires the facts that name
+// the value (memory/retract.go). A negation whose value cannot be read is
+// skipped. It never fails.
 type Rules struct{}
 
 // Name implements Extractor.
@@ -68,11 +73,21 @@ reading:
 				continue
 			}
 			c := memory.Classify(s, now)
-			if kind, _ := memory.NotFact(raw, c); kind != "" {
+			kind, key := memory.NotFact(raw, c)
+			value := ""
+			if kind == memory.NotFactNegation && key != "" {
+				key = memory.CanonicalKey(key)
+				value = memory.DeniedValue(s, key)
+			}
+			if kind != "" && value == "" {
 				continue
 			}
 			sub := memory.SubjectOf(s)
 			e, why := a.attribute(t, sub)
+			if value != "" {
+				add(retraction(c, s, e, why, key, value))
+				continue
+			}
 			if split := roleInPlace(s, e, why, sub.Kind == memory.SubjectFirstPerson); split != nil {
 				add(split...)
 				continue
@@ -159,6 +174,18 @@ func classifiedWith(c memory.Classification, s, entity, why string) Candidate {
 	return clamp(Candidate{
 		Content: s, Entity: entity, Key: c.Key, Category: c.Category, Durability: string(c.Durability),
 		Deadline: c.Deadline, Alternatives: c.Alternatives, Reasoning: c.Reasoning, Reason: c.Reason + about(entity, why),
+	})
+}
+
+// retraction is the candidate of sentence s, which memory.Classify
+// classified as c and which denies value of key about entity: stored, it
+// retires the entity's facts on key that name value.
+func retraction(c memory.Classification, s, entity, why, key, value string) Candidate {
+	return clamp(Candidate{
+		Content: s, Entity: entity, Key: key, Category: c.Category, Durability: string(c.Durability),
+		Retraction: true, Denies: value,
+		Reason: fmt.Sprintf("a negation: denies %s %s, so it retires the facts that name it rather than stating a fact",
+			key, strconv.Quote(value)) + about(entity, why),
 	})
 }
 

@@ -388,7 +388,8 @@ type batchResult struct {
 	counts   map[string]int
 	refusals []refusal
 	faults   []fault
-	done     bool // the phase has no more work
+	denials  []deniedRow // the denials applied, logged after the batch commits
+	done     bool        // the phase has no more work
 }
 
 // fault is one row set aside by a batch, logged after the batch commits.
@@ -407,6 +408,7 @@ func (b *batchResult) merge(o batchResult) {
 	}
 	b.refusals = append(b.refusals, o.refusals...)
 	b.faults = append(b.faults, o.faults...)
+	b.denials = append(b.denials, o.denials...)
 }
 
 func (b *batchResult) add(outcome string, n int) {
@@ -492,6 +494,10 @@ func (r *runner) batch(ctx context.Context, phase int, fn func(q *queries.Querie
 		}
 		r.log.Info("consolidation."+refusalName(ref.reason), attrs...)
 		r.s.metrics.Rejected(ref.phase, ref.reason)
+	}
+	for _, d := range res.denials {
+		r.log.Info("consolidation.denied", "phase", phase, "node_id", d.nodeID, "scope", d.scope, "key", d.key,
+			"value", d.value, "record_fact_id", d.record, "retired_fact_ids", d.retired)
 	}
 	if r.opts.afterBatch != nil {
 		if err := r.opts.afterBatch(phase); err != nil {
@@ -1039,6 +1045,16 @@ func (r *runner) promoteRows(ctx context.Context, q *queries.Queries, rows []que
 		}
 		kept = append(kept, i)
 	}
+	// A denial retires what it denies instead of becoming a fact, after the
+	// batch's facts, so that a fact observed before it in the batch is
+	// retired too (retract.go).
+	var denials []denial
+	kept = slices.DeleteFunc(kept, func(i int) bool {
+		if facts[i].denies != "" {
+			denials = append(denials, facts[i].denial(byID[facts[i].nodeID], entities[i]))
+		}
+		return facts[i].denies != ""
+	})
 	for _, round := range promoteRounds(facts, entities, byID, kept) {
 		n := len(round)
 		params := queries.PromoteNodesParams{Now: r.now, RunID: r.id,
@@ -1072,6 +1088,9 @@ func (r *runner) promoteRows(ctx context.Context, q *queries.Queries, rows []que
 			return res, err
 		}
 		res.add("superseded", len(superseded))
+	}
+	if err := r.deny(ctx, q, denials, &res); err != nil {
+		return res, err
 	}
 	return res, nil
 }
@@ -1461,6 +1480,10 @@ type plan struct {
 	content      string
 	leading      string // a lower-case first word that may name a known entity (LeadingWord)
 	err          error  // the classifier failed on this row
+	// denies is the value a negation denies of key ("I no longer live in
+	// Berlin": "Berlin"): the row retires the facts that name it rather
+	// than becoming one (retract.go).
+	denies string
 }
 
 // defaultEntity names the entity of rows that name none.
@@ -1708,6 +1731,17 @@ func planNode(row queries.PeekPendingNodesRow, now time.Time) plan {
 	p.key = CanonicalKey(p.key)
 	if _, err := ParseKey(p.key); err != nil {
 		p.key = ""
+	}
+	// A negation denies a value rather than stating one (retract.go): of
+	// the key the writer named (valid, canonical), or of the one it denies.
+	if p.category != CategoryDecision {
+		named := ""
+		if str("key") != "" {
+			named = p.key
+		}
+		if key, value := rowDenial(row.Content, props, named, said); value != "" {
+			p.key, p.denies = key, value
+		}
 	}
 	if d := str("deadline"); d != "" {
 		p.deadline = d

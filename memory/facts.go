@@ -452,10 +452,23 @@ func (s *Store) GetFact(ctx context.Context, id int64) (Fact, error) {
 // may not write on the scope, entity and key of a locked decision: the write
 // is refused with a *Error and the refusal logged. People are not held
 // by the lock; they act deliberately, and the audit log records them.
+//
+// A negation ("I no longer live in Berlin") on the key it denies (or with
+// no key) states no fact: it retires the entity's active facts on that key
+// that name the denied value, and the fact returned is its record, born
+// archived, whose archive_reason says what it retired ("denial of home_city
+// "Berlin": retired fact 12", or that no active fact named it); nothing of
+// it becomes current (retract.go). An automated writer is held by a locked
+// decision on the denied key as for any write.
 func (s *Store) CreateFact(ctx context.Context, actor Actor, in NewFact) (f Fact, reinforced bool, err error) {
 	now := s.Now()
 	if in, err = in.validate(actor, now); err != nil {
 		return Fact{}, false, err
+	}
+	// A negation retires what it denies rather than becoming a fact.
+	deniedKey, deniedValue := rowDenial(in.Content, nil, CanonicalKey(in.Key), *in.ObservedAt)
+	if deniedValue != "" && in.Key == "" {
+		in.Key = deniedKey
 	}
 	var locked *Error
 	err = s.tx(ctx, func(q *queries.Queries, _ pgx.Tx) error {
@@ -490,7 +503,12 @@ func (s *Store) CreateFact(ctx context.Context, actor Actor, in NewFact) (f Fact
 			if err != nil {
 				return fmt.Errorf("entity: %w", err)
 			}
-		} else {
+		}
+		if deniedValue != "" {
+			f, err = s.createDenial(ctx, q, actor, now, in, ent.ID, deniedKey, deniedValue)
+			return err
+		}
+		if exists {
 			same, err := q.SameActiveFact(ctx, queries.SameActiveFactParams{
 				Now: now, EntityID: ent.ID, Key: in.Key, Scope: in.Scope, Content: in.Content,
 				ObservedAt: *in.ObservedAt,

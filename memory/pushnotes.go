@@ -180,8 +180,8 @@ func (s *Store) forgottenNotes(ctx context.Context, q *queries.Queries, scope st
 		}
 		plan := planNode(queries.PeekPendingNodesRow{Scope: scope, Content: strings.TrimSpace(n.Content), Properties: props,
 			Marker: string(MarkerDurable), CreatedAt: now, ObservedAt: *n.ObservedAt}, now)
-		if plan.decision {
-			continue // decisions never decay
+		if plan.decision || plan.denies != "" {
+			continue // decisions never decay; a denial becomes no current fact (retract.go)
 		}
 		p.Rows = append(p.Rows, int32(i))
 		p.Durabilities = append(p.Durabilities, string(plan.durability))

@@ -359,7 +359,7 @@ func (s *Store) recallQuestion(ctx context.Context, p recallParams, now time.Tim
 				break
 			}
 			if c.id < 0 {
-				if res := pendingResult(pending[-c.id], c, now); !repeated(res.Fact) {
+				if res, ok := pendingResult(pending[-c.id], c, now); ok && !repeated(res.Fact) {
 					out = append(out, res)
 				}
 				continue
@@ -398,10 +398,14 @@ func nodeConfidence(properties json.RawMessage) float64 {
 }
 
 // pendingResult answers working row n, ranked as c, with the fact that
-// consolidation plans to make of it now.
-func pendingResult(n queries.RecallPendingRow, c ranked, now time.Time) RecallResult {
+// consolidation plans to make of it now; false for a row that will make no
+// current fact (a negation retires what it denies: retract.go).
+func pendingResult(n queries.RecallPendingRow, c ranked, now time.Time) (RecallResult, bool) {
 	pl := planNode(queries.PeekPendingNodesRow{ID: n.ID, Scope: n.Scope, Content: n.Content,
 		Properties: n.Properties, Marker: string(MarkerDurable), ObservedAt: n.ObservedAt}, now)
+	if pl.denies != "" {
+		return RecallResult{}, false
+	}
 	f := Fact{Scope: n.Scope, Entity: pl.entity, Key: pl.key, Content: n.Content, Durability: pl.durability,
 		Category: pl.category, Confidence: c.conf, EffectiveConfidence: c.conf, Importance: n.Importance,
 		ConfirmedAt: n.ObservedAt, Status: StatusActive, Source: SourceConsolidation, SourceNodeID: &n.ID,
@@ -409,7 +413,7 @@ func pendingResult(n queries.RecallPendingRow, c ranked, now time.Time) RecallRe
 	if d, err := time.Parse(time.RFC3339, pl.deadline); err == nil {
 		f.Deadline = &d
 	}
-	return RecallResult{Fact: f, Relevance: c.relevance, Score: c.score, Pending: true, NodeID: n.ID}
+	return RecallResult{Fact: f, Relevance: c.relevance, Score: c.score, Pending: true, NodeID: n.ID}, true
 }
 
 // recallNewest is the candidates' parameters for the newest max facts that

@@ -198,3 +198,19 @@ func contents(res []RecallResult) []string {
 	}
 	return out
 }
+
+// TestRecallSkipsPendingNegations: a pending row that denies a value ("I no
+// longer live in Berlin") will file no current fact, so recall does not
+// answer it as a pending fact; the row it sits beside is still recalled.
+func TestRecallSkipsPendingNegations(t *testing.T) {
+	rf := newRecallFixture(t)
+	denial := rf.pushed(t, NewNode{Content: "Ann no longer lives in Berlin.", Properties: map[string]any{"entity": "Ann"}})
+	plain := rf.pushed(t, NewNode{Content: "Ann rents a flat in Berlin for the summer.", Properties: map[string]any{"entity": "Ann"}})
+	res := rf.recall(t, RecallQuery{Scope: "acme", Query: "Berlin"})
+	if got, _ := pendingOf(res, denial, "Ann no longer lives in Berlin."); got != nil {
+		t.Errorf("recall answered the pending negation as a fact: %+v", got.Fact)
+	}
+	if got, _ := pendingOf(res, plain, "Ann rents a flat in Berlin for the summer."); got == nil {
+		t.Errorf("recall left out the pending row beside the negation; results %+v", res)
+	}
+}

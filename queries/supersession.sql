@@ -168,3 +168,74 @@ SET status = 'archived', archived_at = @now::timestamptz,
 FROM (SELECT unnest(@ids::bigint[]) AS id, unnest(@by::bigint[]) AS by_id) x
 WHERE f.id = x.id AND f.status = 'active'
 RETURNING f.id, f.scope, x.by_id::bigint AS by_id;
+
+-- Denials: a statement that denies a value ("I no longer live in Berlin")
+-- retires the active facts of its entity on the denied attribute that name
+-- the value (memory/retract.go). The attribute's key may be spelled as any
+-- synonym of its concept (lives_in, city, home_city), so the keys are read
+-- first and matched in Go (classify.CanonicalKey).
+
+-- name: ActiveKeysOf :many
+-- ActiveKeysOf lists the keys that hold an active fact, other than a
+-- decision's, of each of the given entities, through
+-- entity_facts_entity_key_idx.
+SELECT DISTINCT f.entity_id, f.key
+FROM entity_facts f
+WHERE f.entity_id = ANY(@entity_ids::bigint[]) AND f.status = 'active' AND f.key <> ''
+  AND f.category <> 'decision'
+ORDER BY f.entity_id, f.key;
+
+-- name: ActiveFactsOnKeys :many
+-- ActiveFactsOnKeys returns the active facts, other than decisions, of each
+-- (entity, key) pair given, oldest first: the facts a denial may retire.
+SELECT f.id, f.scope, f.entity_id, f.key, f.content, f.confirmed_at
+FROM (SELECT DISTINCT unnest(@entity_ids::bigint[]) AS entity_id, unnest(@keys::text[]) AS key) w
+JOIN entity_facts f ON f.entity_id = w.entity_id AND f.key = w.key
+WHERE f.status = 'active' AND f.category <> 'decision'
+ORDER BY f.id;
+
+-- name: RecordDenials :many
+-- RecordDenials keeps each denial as a fact born archived, with its reason
+-- (what it retired), so that the statement and what it did stay on record
+-- and the working row it came from (node_id, 0 for a direct write) is
+-- marked promoted into it, yet it is never current: recall and the brief
+-- read active facts only. It returns each record with its row.
+WITH input AS (
+    SELECT unnest(@node_ids::bigint[]) AS node_id, unnest(@scopes::text[]) AS scope,
+        unnest(@entity_ids::bigint[]) AS entity_id, unnest(@keys::text[]) AS key,
+        unnest(@contents::text[]) AS content, unnest(@durabilities::text[]) AS durability,
+        unnest(@categories::text[]) AS category, unnest(@confidences::float8[]) AS confidence,
+        unnest(@importances::float8[]) AS importance, unnest(@observed_ats::timestamptz[]) AS observed_at,
+        unnest(@sources::text[]) AS source, unnest(@reasons::text[]) AS reason,
+        generate_subscripts(@node_ids::bigint[], 1) AS no
+),
+inserted AS (
+    INSERT INTO entity_facts (scope, entity_id, key, content, durability, category, confidence, importance,
+        confirmed_at, source, source_node_id, status, archived_at, archive_reason, created_at, updated_at)
+    SELECT i.scope, i.entity_id, i.key, btrim(i.content), i.durability, i.category, i.confidence, i.importance,
+        i.observed_at, i.source, nullif(i.node_id, 0), 'archived', @now::timestamptz, i.reason,
+        @now::timestamptz, @now::timestamptz
+    FROM input i
+    ORDER BY i.no
+    RETURNING id, source_node_id
+),
+marked AS (
+    UPDATE memory_nodes n
+    SET promoted_at = @now::timestamptz, promoted_run_id = nullif(@run_id::bigint, 0), promoted_fact_id = ins.id
+    FROM inserted ins
+    WHERE n.id = ins.source_node_id
+    RETURNING n.id
+)
+SELECT ins.id, coalesce(ins.source_node_id, 0)::bigint AS node_id, (SELECT count(*) FROM marked)::int AS marked
+FROM inserted ins
+ORDER BY ins.id;
+
+-- name: ArchiveDenied :many
+-- ArchiveDenied archives each fact of ids that is still active with the
+-- reason of the same place in reasons ("denied by fact N: ...").
+UPDATE entity_facts f
+SET status = 'archived', archived_at = @now::timestamptz, archive_reason = x.reason,
+    version = f.version + 1, updated_at = @now::timestamptz
+FROM (SELECT unnest(@ids::bigint[]) AS id, unnest(@reasons::text[]) AS reason) x
+WHERE f.id = x.id AND f.status = 'active'
+RETURNING f.id, f.scope, f.content;

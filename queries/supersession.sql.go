@@ -10,6 +10,142 @@ import (
 	"time"
 )
 
+const activeFactsOnKeys = `-- name: ActiveFactsOnKeys :many
+SELECT f.id, f.scope, f.entity_id, f.key, f.content, f.confirmed_at
+FROM (SELECT DISTINCT unnest($1::bigint[]) AS entity_id, unnest($2::text[]) AS key) w
+JOIN entity_facts f ON f.entity_id = w.entity_id AND f.key = w.key
+WHERE f.status = 'active' AND f.category <> 'decision'
+ORDER BY f.id
+`
+
+type ActiveFactsOnKeysParams struct {
+	EntityIds []int64
+	Keys      []string
+}
+
+type ActiveFactsOnKeysRow struct {
+	ID          int64
+	Scope       string
+	EntityID    int64
+	Key         string
+	Content     string
+	ConfirmedAt time.Time
+}
+
+// ActiveFactsOnKeys returns the active facts, other than decisions, of each
+// (entity, key) pair given, oldest first: the facts a denial may retire.
+func (q *Queries) ActiveFactsOnKeys(ctx context.Context, arg ActiveFactsOnKeysParams) ([]ActiveFactsOnKeysRow, error) {
+	rows, err := q.db.Query(ctx, activeFactsOnKeys, arg.EntityIds, arg.Keys)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ActiveFactsOnKeysRow{}
+	for rows.Next() {
+		var i ActiveFactsOnKeysRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Scope,
+			&i.EntityID,
+			&i.Key,
+			&i.Content,
+			&i.ConfirmedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const activeKeysOf = `-- name: ActiveKeysOf :many
+
+SELECT DISTINCT f.entity_id, f.key
+FROM entity_facts f
+WHERE f.entity_id = ANY($1::bigint[]) AND f.status = 'active' AND f.key <> ''
+  AND f.category <> 'decision'
+ORDER BY f.entity_id, f.key
+`
+
+type ActiveKeysOfRow struct {
+	EntityID int64
+	Key      string
+}
+
+// Denials: a statement that denies a value ("I no longer live in Berlin")
+// retires the active facts of its entity on the denied attribute that name
+// the value (memory/retract.go). The attribute's key may be spelled as any
+// synonym of its concept (lives_in, city, home_city), so the keys are read
+// first and matched in Go (classify.CanonicalKey).
+// ActiveKeysOf lists the keys that hold an active fact, other than a
+// decision's, of each of the given entities, through
+// entity_facts_entity_key_idx.
+func (q *Queries) ActiveKeysOf(ctx context.Context, entityIds []int64) ([]ActiveKeysOfRow, error) {
+	rows, err := q.db.Query(ctx, activeKeysOf, entityIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ActiveKeysOfRow{}
+	for rows.Next() {
+		var i ActiveKeysOfRow
+		if err := rows.Scan(&i.EntityID, &i.Key); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const archiveDenied = `-- name: ArchiveDenied :many
+UPDATE entity_facts f
+SET status = 'archived', archived_at = $1::timestamptz, archive_reason = x.reason,
+    version = f.version + 1, updated_at = $1::timestamptz
+FROM (SELECT unnest($2::bigint[]) AS id, unnest($3::text[]) AS reason) x
+WHERE f.id = x.id AND f.status = 'active'
+RETURNING f.id, f.scope, f.content
+`
+
+type ArchiveDeniedParams struct {
+	Now     time.Time
+	Ids     []int64
+	Reasons []string
+}
+
+type ArchiveDeniedRow struct {
+	ID      int64
+	Scope   string
+	Content string
+}
+
+// ArchiveDenied archives each fact of ids that is still active with the
+// reason of the same place in reasons ("denied by fact N: ...").
+func (q *Queries) ArchiveDenied(ctx context.Context, arg ArchiveDeniedParams) ([]ArchiveDeniedRow, error) {
+	rows, err := q.db.Query(ctx, archiveDenied, arg.Now, arg.Ids, arg.Reasons)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ArchiveDeniedRow{}
+	for rows.Next() {
+		var i ArchiveDeniedRow
+		if err := rows.Scan(&i.ID, &i.Scope, &i.Content); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const archiveFulfilled = `-- name: ArchiveFulfilled :many
 UPDATE entity_facts f
 SET status = 'archived', archived_at = $1::timestamptz,
@@ -215,6 +351,101 @@ func (q *Queries) OpenObligationsBeside(ctx context.Context, ids []int64) ([]Ope
 			&i.FactID,
 			&i.Statement,
 		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const recordDenials = `-- name: RecordDenials :many
+WITH input AS (
+    SELECT unnest($1::bigint[]) AS node_id, unnest($2::text[]) AS scope,
+        unnest($3::bigint[]) AS entity_id, unnest($4::text[]) AS key,
+        unnest($5::text[]) AS content, unnest($6::text[]) AS durability,
+        unnest($7::text[]) AS category, unnest($8::float8[]) AS confidence,
+        unnest($9::float8[]) AS importance, unnest($10::timestamptz[]) AS observed_at,
+        unnest($11::text[]) AS source, unnest($12::text[]) AS reason,
+        generate_subscripts($1::bigint[], 1) AS no
+),
+inserted AS (
+    INSERT INTO entity_facts (scope, entity_id, key, content, durability, category, confidence, importance,
+        confirmed_at, source, source_node_id, status, archived_at, archive_reason, created_at, updated_at)
+    SELECT i.scope, i.entity_id, i.key, btrim(i.content), i.durability, i.category, i.confidence, i.importance,
+        i.observed_at, i.source, nullif(i.node_id, 0), 'archived', $13::timestamptz, i.reason,
+        $13::timestamptz, $13::timestamptz
+    FROM input i
+    ORDER BY i.no
+    RETURNING id, source_node_id
+),
+marked AS (
+    UPDATE memory_nodes n
+    SET promoted_at = $13::timestamptz, promoted_run_id = nullif($14::bigint, 0), promoted_fact_id = ins.id
+    FROM inserted ins
+    WHERE n.id = ins.source_node_id
+    RETURNING n.id
+)
+SELECT ins.id, coalesce(ins.source_node_id, 0)::bigint AS node_id, (SELECT count(*) FROM marked)::int AS marked
+FROM inserted ins
+ORDER BY ins.id
+`
+
+type RecordDenialsParams struct {
+	NodeIds      []int64
+	Scopes       []string
+	EntityIds    []int64
+	Keys         []string
+	Contents     []string
+	Durabilities []string
+	Categories   []string
+	Confidences  []float64
+	Importances  []float64
+	ObservedAts  []time.Time
+	Sources      []string
+	Reasons      []string
+	Now          time.Time
+	RunID        int64
+}
+
+type RecordDenialsRow struct {
+	ID     int64
+	NodeID int64
+	Marked int32
+}
+
+// RecordDenials keeps each denial as a fact born archived, with its reason
+// (what it retired), so that the statement and what it did stay on record
+// and the working row it came from (node_id, 0 for a direct write) is
+// marked promoted into it, yet it is never current: recall and the brief
+// read active facts only. It returns each record with its row.
+func (q *Queries) RecordDenials(ctx context.Context, arg RecordDenialsParams) ([]RecordDenialsRow, error) {
+	rows, err := q.db.Query(ctx, recordDenials,
+		arg.NodeIds,
+		arg.Scopes,
+		arg.EntityIds,
+		arg.Keys,
+		arg.Contents,
+		arg.Durabilities,
+		arg.Categories,
+		arg.Confidences,
+		arg.Importances,
+		arg.ObservedAts,
+		arg.Sources,
+		arg.Reasons,
+		arg.Now,
+		arg.RunID,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []RecordDenialsRow{}
+	for rows.Next() {
+		var i RecordDenialsRow
+		if err := rows.Scan(&i.ID, &i.NodeID, &i.Marked); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
