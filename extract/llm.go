@@ -134,7 +134,30 @@ func (l *LLM) Extract(ctx context.Context, text, entity string, now time.Time) (
 // same whoever speaks.
 func (l *LLM) ExtractAs(ctx context.Context, text, entity, speaker string, now time.Time) ([]Candidate, error) {
 	a, err := l.ExtractAnswer(ctx, text, entity, speaker, now)
-	return a.Candidates, err
+	if err != nil {
+		return nil, err
+	}
+	return append(a.Candidates, a.retractionCandidates(now)...), nil
+}
+
+// retractionCandidates are a's retractions as the rule-based extractor
+// makes them (rules.go): candidates marked Retraction, denying the value the
+// sentence denies of the key. A retraction whose value cannot be read from
+// its content is left out: it would retire nothing.
+func (a Answer) retractionCandidates(now time.Time) []Candidate {
+	var out []Candidate
+	for _, r := range a.Retractions {
+		key := memory.CanonicalKey(r.Key)
+		value := memory.DeniedValue(r.Content, key)
+		if key == "" || value == "" {
+			continue
+		}
+		c := memory.Classify(r.Content, now)
+		out = append(out, Candidate{Content: r.Content, Entity: r.Entity, Key: key, Category: c.Category,
+			Durability: string(memory.ClampDurability(c.Category, c.Durability)), Retraction: true, Denies: value,
+			Reason: fmt.Sprintf("a negation the model reported: denies %s %q, so it retires the facts that name it", key, value)})
+	}
+	return out
 }
 
 // ExtractAnswer is ExtractAs with the retractions the model reported

@@ -219,10 +219,14 @@ func TestLLMReplyNormalised(t *testing.T) {
 	}
 
 	// Extract, without a speaker: "I" is the user, and the candidates are
-	// the same as ExtractAnswer's.
+	// ExtractAnswer's, then its retractions as retraction candidates, as the
+	// rule-based extractor makes them.
 	cands, err := e.llm(t).Extract(context.Background(), "I'm so tired today.", "", testNow)
-	if err != nil || len(cands) != len(want) || cands[3].Entity != memory.UserEntity || cands[2].Entity != memory.UserEntity {
-		t.Errorf("Extract without a speaker = %+v, %v; want %q for I and me", cands, err, memory.UserEntity)
+	if err != nil || len(cands) != len(want)+1 || cands[3].Entity != memory.UserEntity || cands[2].Entity != memory.UserEntity {
+		t.Fatalf("Extract without a speaker = %+v, %v; want %q for I and me, and the retraction", cands, err, memory.UserEntity)
+	}
+	if r := cands[len(want)]; !r.Retraction || r.Key != "home_city" || r.Denies != "Boston" || r.Entity != memory.UserEntity {
+		t.Errorf("the retraction candidate = %+v, want the user's home_city Boston denied", r)
 	}
 }
 
