@@ -340,6 +340,31 @@ func TestOpenAPIDescribesLiveResponses(t *testing.T) {
 	live(http.MethodGet, run, fmt.Sprintf("/api/v1/consolidation/runs/%d", started.ID), nil)
 	live(http.MethodGet, facts, "/api/v1/scopes/acme/facts?limit=2", nil)
 	live(http.MethodGet, "/api/v1/consolidation/rejections", "/api/v1/consolidation/rejections?limit=2", nil)
+	// Entities: a merge (with a pending row naming the merged entity), the
+	// lists, an alias added and removed, the undo.
+	live(http.MethodPost, facts, "/api/v1/scopes/acme/facts", map[string]any{"entity": "Ann L.", "key": "home_city",
+		"content": "Ann lives in Munich.", "observed_at": "2026-03-01T09:00:00Z"})
+	live(http.MethodPost, nodes, "/api/v1/scopes/acme/nodes", map[string]any{"content": "Ann L. manages the RMA desk.",
+		"properties": map[string]any{"entity": "Ann L."}})
+	var merged struct {
+		ID           int64 `json:"id"`
+		IntoEntityID int64 `json:"into_entity_id"`
+	}
+	live(http.MethodPost, "/api/v1/scopes/{scope}/entities/merge", "/api/v1/scopes/acme/entities/merge",
+		map[string]any{"from": "Ann L.", "into": "Ann"}).decode(t, &merged)
+	live(http.MethodGet, "/api/v1/scopes/{scope}/entities", "/api/v1/scopes/acme/entities?query=ann", nil)
+	live(http.MethodGet, "/api/v1/scopes/{scope}/entities/merges", "/api/v1/scopes/acme/entities/merges?limit=5", nil)
+	aliases := fmt.Sprintf("/api/v1/scopes/acme/entities/%d/aliases", merged.IntoEntityID)
+	const aliasesPath = "/api/v1/scopes/{scope}/entities/{id}/aliases"
+	live(http.MethodPost, aliasesPath, aliases, map[string]any{"alias": "my manager"})
+	live(http.MethodGet, aliasesPath, aliases, nil)
+	live(http.MethodPost, aliasesPath, aliases, map[string]any{"alias": "Ann L."})
+	live(http.MethodDelete, aliasesPath, aliases+"?alias=my%20manager", nil)
+	live(http.MethodDelete, aliasesPath, aliases+"?alias=Ann%20L.", nil)
+	const undo = "/api/v1/scopes/{scope}/entities/merges/{id}/undo"
+	live(http.MethodPost, undo, fmt.Sprintf("/api/v1/scopes/acme/entities/merges/%d/undo", merged.ID), nil)
+	live(http.MethodPost, undo, fmt.Sprintf("/api/v1/scopes/acme/entities/merges/%d/undo", merged.ID), nil)
+
 	for _, query := range []string{"?dry_run=true", ""} {
 		res := f.postImport(t, query, tok, importFile)
 		doc.check(t, http.MethodPost, "/api/v1/import", res)

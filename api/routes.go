@@ -109,6 +109,15 @@ func Mount(e *echo.Echo, cfg Config) error {
 	v1.POST("/scopes/:scope/decisions", h.decisionCreate)
 	v1.GET("/scopes/:scope/decisions/:id", h.decisionShow)
 
+	// Entities: their aliases and merges, read by every writer (entities.go).
+	v1.GET("/scopes/:scope/entities", h.entityList)
+	v1.POST("/scopes/:scope/entities/merge", h.entityMerge)
+	v1.GET("/scopes/:scope/entities/merges", h.mergeList)
+	v1.POST("/scopes/:scope/entities/merges/:id/undo", h.mergeUndo)
+	v1.GET("/scopes/:scope/entities/:id/aliases", h.aliasList)
+	v1.POST("/scopes/:scope/entities/:id/aliases", h.aliasCreate)
+	v1.DELETE("/scopes/:scope/entities/:id/aliases", h.aliasDelete)
+
 	v1.GET("/scopes/:scope/recall", h.recall)
 	v1.GET("/scopes/:scope/context", h.contextShow)
 

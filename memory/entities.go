@@ -8,15 +8,17 @@ import (
 )
 
 // One entity however its name is spelled. Every writer reads the entity a
-// row, a fact or a decision names as the scope's entity of the same fold
+// row, a fact or a decision names first through the scope's aliases (a
+// handle, a relation such as "my wife", the name of an entity merged into
+// another: aliases.go), then as the scope's entity of the same fold
 // (case, white space and accents aside: "acme robotics" is "Acme
 // Robotics"), and a first name alone as the one entity of the scope whose
 // name is that first name and more ("Ana" is "Ana Ruiz" unless an "Ana
-// Lopez" is there too), before it resolves locks, duplicates and
-// supersession, which pair facts by entity. A name that matches none is a
-// new entity, as written first among the names resolved together (two
-// spellings new in one batch are one entity). Migration 00035 holds the
-// fold.
+// Lopez" is there too; an entity merged into another is none), before it
+// resolves locks, duplicates and supersession, which pair facts by entity.
+// A name that matches none is a new entity, as written first among the
+// names resolved together (two spellings new in one batch are one entity).
+// Migration 00035 holds the fold, 00037 the aliases.
 
 // canonicalEntities returns, for each (scopes[i], names[i]), the name of
 // the entity it names (see above).

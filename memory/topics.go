@@ -110,8 +110,9 @@ func lockedIn(ctx context.Context, q *queries.Queries, scopes []string) (lockedS
 
 // reopened returns the index of the locked decision that w would settle a
 // second time, or -1 for none. w shares its topic (sameTopic), is on
-// another key (the lock on its own key is the key's business) that is not
-// a numbered sibling of it, and:
+// another key (the lock on its own key is the key's business, and the same
+// key of another entity is that entity's own question: each vendor's
+// ship_day) that is not a numbered sibling of it, and:
 //   - is about the locked decision's entity, names it in its text, or names
 //     its question (every word of its key: a person deciding for a team,
 //     "José decided to move the night shift to Thursdays" beside the ops
@@ -137,10 +138,10 @@ func (l lockedSet) reopened(w lockProbe) int {
 	best := -1
 	for i, n := range shared {
 		d := l.rows[i]
-		if n < topicShared || i > best && best >= 0 || d.Scope != w.scope || d.Key == w.key && d.Entity == w.entity || numberedSlots(d.Key, w.key) {
+		if n < topicShared || i > best && best >= 0 || d.Scope != w.scope || d.Key == w.key || numberedSlots(d.Key, w.key) {
 			continue
 		}
-		if d.Entity != w.entity && !namesKey(mine, d.Key) && !namesEntity(mine, d.Entity) {
+		if d.Entity != w.entity && !namesKey(mine, d.Key) && !namesEntity(w.content, d.Entity) {
 			continue
 		}
 		if w.decision || namesRejected(mine, d) {
@@ -165,17 +166,23 @@ func namesKey(words map[string]bool, key string) bool {
 	return true
 }
 
-// namesEntity reports whether words name entity: every topic word of its
-// name ("Let's go with Premium support for Acme Robotics" names Acme
-// Robotics).
-func namesEntity(words map[string]bool, entity string) bool {
-	ew := topicWords(entity)
-	for w := range ew {
-		if !words[w] {
-			return false
+// namesEntity reports whether text names entity: its words, in order, as
+// whole words ("Let's go with Premium support for Acme Robotics" names Acme
+// Robotics; "Vendor 10" does not name Vendor 1).
+func namesEntity(text, entity string) bool {
+	split := func(s string) []string {
+		return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	}
+	words, name := split(text), split(entity)
+	if len(name) == 0 {
+		return false
+	}
+	for i := 0; i+len(name) <= len(words); i++ {
+		if slices.Equal(words[i:i+len(name)], name) {
+			return true
 		}
 	}
-	return len(ew) > 0
+	return false
 }
 
 // namesRejected reports whether words name an alternative that the locked

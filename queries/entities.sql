@@ -41,16 +41,25 @@ SELECT id, scope, name, kind, created_at, updated_at
 FROM entities
 WHERE scope = @scope AND name = @name;
 
+-- name: EntityByID :one
+SELECT id, scope, name, kind, created_at, updated_at
+FROM entities
+WHERE scope = @scope AND id = @id;
+
 -- name: CanonicalEntityNames :many
 -- CanonicalEntityNames reads each (scope, name) as the scope's entity it
--- names, in the order given (ord counts from 1): the entity whose name has
--- the same fold (tenure_entity_fold: case, white space and accents aside),
--- the name as written first, then the oldest; else, for a first name alone,
--- the one entity of the scope whose name is that first name and more ("Ana"
--- for "Ana Ruiz", never when "Ana Lopez" is there too); else the name as
--- written, for an entity not seen yet, or the first spelling given of its
--- fold in the same call, so that two spellings new in one batch are one
--- entity. Both lookups read entities_scope_fold_idx.
+-- names, in the order given (ord counts from 1): the entity an alias of the
+-- same fold names (entity_aliases: a handle, a relation such as "my wife",
+-- the name of an entity merged into another); else the entity whose name
+-- has the same fold (tenure_entity_fold: case, white space and accents
+-- aside), the name as written first, then the oldest; else, for a first
+-- name alone, the one entity of the scope whose name is that first name and
+-- more ("Ana" for "Ana Ruiz", never when "Ana Lopez" is there too), leaving
+-- out an entity merged into another (its name is an alias of that other);
+-- else the name as written, for an entity not seen yet, or the first
+-- spelling given of its fold in the same call, so that two spellings new in
+-- one batch are one entity. The alias lookups read entity_aliases_pkey, the
+-- name lookups entities_scope_fold_idx.
 WITH folded AS (
     SELECT s.ord, s.scope, n.name, tenure_entity_fold(n.name) AS fold
     FROM unnest(@scopes::text[]) WITH ORDINALITY AS s(scope, ord)
@@ -60,19 +69,31 @@ WITH folded AS (
         first_value(f.name) OVER (PARTITION BY f.scope, f.fold ORDER BY f.ord) AS given_first
     FROM folded f
 )
-SELECT w.ord::bigint AS ord, coalesce(same.name, first.name, w.given_first)::text AS name
+SELECT w.ord::bigint AS ord, coalesce(alias.name, same.name, first.name, w.given_first)::text AS name
 FROM wanted w
 LEFT JOIN LATERAL (
+    SELECT e.name FROM entity_aliases a
+    JOIN entities e ON e.id = a.entity_id
+    WHERE a.scope = w.scope AND a.fold = w.fold
+) alias ON true
+LEFT JOIN LATERAL (
     SELECT e.name FROM entities e
-    WHERE e.scope = w.scope AND tenure_entity_fold(e.name) = w.fold
+    WHERE alias.name IS NULL AND e.scope = w.scope AND tenure_entity_fold(e.name) = w.fold
     ORDER BY (e.name = w.name) DESC, e.id
     LIMIT 1
 ) same ON true
 LEFT JOIN LATERAL (
-    SELECT min(e.name) AS name FROM entities e
-    WHERE same.name IS NULL AND w.fold <> '' AND strpos(w.fold, ' ') = 0
-      AND e.scope = w.scope
-      AND tenure_entity_fold(e.name) ~>=~ (w.fold || ' ') AND tenure_entity_fold(e.name) ~<~ (w.fold || '!')
+    -- Two candidates tell one from many.
+    SELECT min(c.name) AS name FROM (
+        SELECT e.name FROM entities e
+        WHERE alias.name IS NULL AND same.name IS NULL AND w.fold <> '' AND strpos(w.fold, ' ') = 0
+          AND e.scope = w.scope
+          AND tenure_entity_fold(e.name) ~>=~ (w.fold || ' ') AND tenure_entity_fold(e.name) ~<~ (w.fold || '!')
+          AND NOT EXISTS (
+              SELECT 1 FROM entity_aliases m
+              WHERE m.scope = e.scope AND m.fold = tenure_entity_fold(e.name) AND m.entity_id <> e.id)
+        LIMIT 2
+    ) c
     HAVING count(*) = 1
 ) first ON true
 ORDER BY w.ord;

@@ -136,6 +136,16 @@ type Entity struct {
 	UpdatedAt time.Time
 }
 
+type EntityAlias struct {
+	Scope     string
+	Fold      string
+	Alias     string
+	EntityID  int64
+	CreatedBy string
+	CreatedAt time.Time
+	MergeID   *int64
+}
+
 type EntityFact struct {
 	ID              int64
 	Scope           string
@@ -162,6 +172,23 @@ type EntityFact struct {
 	DecayHalfLife   *float64
 	DecayFrom       *time.Time
 	Search          interface{}
+}
+
+type EntityMerge struct {
+	ID           int64
+	Scope        string
+	FromEntityID int64
+	IntoEntityID int64
+	Actor        string
+	CreatedAt    time.Time
+	UndoneAt     *time.Time
+	UndoneBy     *string
+	FactIds      []int64
+	DecisionIds  []int64
+	NodeIds      []int64
+	NodeEntities []string
+	AliasFolds   []string
+	ArchivedIds  []int64
 }
 
 type FactAxesCount struct {

@@ -22,11 +22,12 @@ const auditLogPageSize = 50
 // auditLogTargetTypes and auditLogActions feed the filter's choices; other values
 // typed into the URL still work.
 var (
-	auditLogTargetTypes = []string{"fact", "facts", "decision", "node", "policy", "review_item", "tombstone",
-		"user", "token", "database"}
+	auditLogTargetTypes = []string{"fact", "facts", "decision", "node", "entity", "entity_merge", "policy",
+		"review_item", "tombstone", "user", "token", "database"}
 	auditLogActions = []string{"fact", "fact.create", "fact.update", "fact.reinforce", "fact.reclassify",
 		"fact.archive", "fact.restore", "fact.decay", "decision", "decision.create", "decision.update",
-		"decision.reopen", "decision.relock", "node", "node.push", "node.durability", "policy.update",
+		"decision.reopen", "decision.relock", "node", "node.push", "node.durability", "entity", "entity.merge",
+		"entity.unmerge", "entity.alias_add", "entity.alias_remove", "policy.update",
 		"user", "user.create", "user.role", "user.disable", "user.enable", "token", "token.create", "token.revoke"}
 )
 
@@ -153,6 +154,14 @@ func auditLogTarget(typ, id, scope string, isAdmin bool) (string, string) {
 			v.Set("scope", scope)
 		}
 		return label, "/working?" + v.Encode()
+	case "entity", "entity_merge":
+		anchor := "#entity-"
+		if typ == "entity_merge" {
+			label, anchor = "merge "+id, "#merge-"
+		}
+		if scope != "" {
+			return label, pages.EntitiesURL(scope, "") + anchor + id
+		}
 	case "policy":
 		return label, "/policies#policy-" + id
 	case "user":

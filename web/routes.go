@@ -48,6 +48,12 @@ func (s *Console) Register(e *echo.Echo) {
 	reviewer.POST("/decisions/:id/reopen", s.decisionReopen)
 	reviewer.POST("/decisions/:id/relock", s.decisionRelock)
 
+	viewer.GET("/entities", s.entityList)
+	reviewer.POST("/entities/merge", s.entityMerge)
+	reviewer.POST("/entities/merges/:id/undo", s.mergeUndo)
+	reviewer.POST("/entities/:id/aliases", s.aliasAdd)
+	reviewer.POST("/entities/:id/aliases/remove", s.aliasRemove)
+
 	viewer.GET("/review", s.reviewList)
 	reviewer.POST("/review/:id", s.reviewResolve)
 
@@ -105,6 +111,7 @@ func nav(role auth.Role) []layouts.NavItem {
 		{Section: "facts", Label: "Facts", Href: "/facts"},
 		{Section: "decisions", Label: "Decisions", Href: "/decisions"},
 		{Section: "obligations", Label: "Obligations", Href: "/obligations"},
+		{Section: "entities", Label: "Entities", Href: "/entities"},
 		{Section: "working", Label: "Working memory", Href: "/working"},
 		{Section: "consolidation", Label: "Consolidation", Href: "/consolidation"},
 		{Section: "review", Label: "Review", Href: "/review"},
