@@ -127,7 +127,7 @@ func TestRulesAttribution(t *testing.T) {
 			"User: I work nights.\nAssistant: Thanks for telling me.\nI will remember that you work nights.\nUser: I moved to Denver.", "", "",
 			[]want{{"user", "work_schedule", "routine", "I work nights."}, {"user", "home_city", "observation", "I moved to Denver."}}},
 		{"named speakers", "Jordan: I work nights.\nSam: I'm the on-call engineer this week.", "", "",
-			[]want{{"Jordan", "work_schedule", "routine", "I work nights."}, {"Sam", "status", "state", "I'm the on-call engineer this week."}}},
+			[]want{{"Jordan", "work_schedule", "routine", "I work nights."}, {"Sam", "on_call", "state", "I'm the on-call engineer this week."}}},
 		{"one named speaker in the first person", "Jordan: I prefer tea.", "", "",
 			[]want{{"Jordan", "drink", "preference", "I prefer tea."}}},
 		{"headings are not speakers", "Mood: grumpy\nDecision: keep Postgres over MySQL because the team knows it", "Edmund", "",

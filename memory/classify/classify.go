@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"regexp"
 	"strings"
 	"time"
 )
@@ -63,12 +64,67 @@ func Classify(text string, now time.Time) Classification {
 	}
 	c := t.classify(now.UTC())
 	c.Key = t.refineKey(c)
+	if c.Reason != noRule {
+		return c
+	}
+	// A lead-in that says nothing of its own ("Heads up, I'm sick today",
+	// "Agent notes: customer reports duplicate charges") hides the
+	// statement from the rules that read a bare one: the statement after it
+	// decides, when a rule reads it.
+	if rest, ok := t.afterLead(); ok {
+		r := normalize(rest)
+		// The statement after a lead-in is a mood or a state only when it
+		// is bare: a turn that says more stays what else it states.
+		if rc := r.classify(now.UTC()); rc.Reason != noRule &&
+			(r.bare() || rc.Category != CategoryMood && rc.Category != CategoryState) {
+			rc.Key = r.refineKey(rc)
+			return rc
+		}
+	}
 	return c
 }
 
+// noRule is the Reason of a text no rule matched.
+const noRule = "no rule matched: a general observation"
+
 // classify runs the rules in order; Classify then names the key (keys.go).
+//
+// Conversation text states most facts without the words of the rules in
+// doc.go, and each rule reads its class by the shape of the sentence:
+//
+//   - a fault or a problem (states.go: trouble): "I can't export
+//     invoices", "keeps crashing", "customers see timeouts", "way over
+//     budget", a test runner's FAIL line; short_term while under way,
+//     ephemeral for now. A fault explained ("fails because the clock is
+//     off") is a state with no key, as a feeling explained is a mood.
+//   - a duty or a role held for a while (states.go: duty): "Rahul has her
+//     pager", "taking over as IC", "Marta is my backup"; short_term.
+//   - a commitment or a plan (obligations.go: commitment): "Sam will post
+//     updates", "I'm meeting Giulia for lunch", a need with a date or a
+//     thing to get done; short_term, dated when a date is named ("in
+//     September", "by the 10th": dates.go).
+//   - a standing rule or wish (preferences.go: standingWish): "never commit
+//     the .env file", "From now on, send invoices to ...", "Our legal team
+//     wants 7 years", and the speaker's dislike of a thing ("I hate YAML");
+//     long_term.
+//   - a one-off errand or mishap and a case's reference (observations.go):
+//     "Paid the water bill", "They lost my bag"; short_term observations.
+//
+// Decisions keep their line (doc.go, rule 2), with these readings: the
+// speaker's own choice is a decision when it names what was chosen and a
+// reason that lasts ("I picked Go for the CLI because the team knows
+// it"); a past "went with" is one only beside an alternative, a lasting
+// reason or the end a group's choice serves ("went with the staged rollout
+// for the kernel patch"), not a purchase ("went with the cheaper hotel")
+// nor a customer's news ("went with your competitor"); "decided this"
+// names who decided, not what.
 func (t *text) classify(now time.Time) Classification {
 	if c, ok := t.decision(); ok {
+		return c
+	}
+	// A dislike of a thing is a taste, though said as venting ("I hate
+	// YAML"); hating the moment stays a mood ("I hate mornings").
+	if c, ok := t.dislike(); ok {
 		return c
 	}
 	if c, ok := t.mood(); ok {
@@ -84,6 +140,11 @@ func (t *text) classify(now time.Time) Classification {
 	if c, ok := t.event(); ok {
 		return c
 	}
+	// "I'd prefer if you talked me through it on the phone" states a
+	// taste, not where anyone is.
+	if c, ok := t.statedPreference(); ok {
+		return c
+	}
 	if c, ok := t.state(now, past); ok {
 		return c
 	}
@@ -97,6 +158,54 @@ func (t *text) classify(now time.Time) Classification {
 		return c
 	}
 	return t.observation()
+}
+
+// leadRe is a lead-in before the statement of a sentence: a label or an
+// aside of at most five words that ends in a colon or a comma ("Heads
+// up,", "Sam here,", "Agent notes:", "For the record,", "Not our fault,
+// but").
+var leadRe = regexp.MustCompile(`^((?:[^ ,:;.!?]+ ){0,4}[^ ,:;.!?]+)(?:,|:) +(?:(?:but|and|so|also|anyway|though) )?`)
+
+// afterLead returns the statement after t's lead-in (leadRe), in the
+// writer's spelling, or false. A lead-in that sets a condition or a time
+// ("If it fails,", "Yesterday,", "Until Friday,") or decides ("Decision:")
+// is part of the statement, and so is one that already reads as a clause
+// of its own ("I'm exhausted,").
+func (t *text) afterLead() (string, bool) {
+	m := leadRe.FindStringSubmatchIndex(t.norm)
+	if m == nil || m[1] >= len(t.norm) {
+		return "", false
+	}
+	lead := t.norm[m[2]:m[3]]
+	first, _ := nextWord(lead, 0)
+	switch first {
+	case "if", "when", "whenever", "unless", "once", "after", "before", "while", "until", "till", "since",
+		"because", "although", "though", "as", "even", "whether", "in", "on", "at", "by", "during", "for":
+		// "For the record," and "In short," are asides; "For two weeks," and
+		// "In March," set a time.
+		if !asideLead(lead) {
+			return "", false
+		}
+	}
+	if startsClause(first) && first != "the" && first != "my" && first != "our" && first != "this" {
+		return "", false // "I'm exhausted, ...": a clause of its own
+	}
+	if lead != "never mind" && scan(lead)&(fDate|fPast|fRecur|fBounded|fToday|fDecided|fAgreed|fObligation|fMood) != 0 {
+		return "", false
+	}
+	return t.span(m[1], len(t.norm)), true
+}
+
+// asideLead reports whether lead, which opens with a preposition, is an
+// aside that frames what follows rather than a time or a place.
+func asideLead(lead string) bool {
+	switch lead {
+	case "for the record", "for what it's worth", "for context", "for reference", "for info", "for your info",
+		"in short", "in any case", "in other news", "in the meantime", "by the way", "on a side note",
+		"as a heads up", "as an fyi", "as an update", "on another note", "in fact", "for the notes":
+		return true
+	}
+	return false
 }
 
 // maxTries bounds how many matches of one pattern a rule examines, and

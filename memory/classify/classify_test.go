@@ -514,6 +514,19 @@ var triggerChecks = []struct {
 	{"in n", inNRe, func(f flags) bool { return f&fDate != 0 && f&fUnit != 0 }},
 	{"period", periodRe, func(f flags) bool { return f&fDate != 0 && f&fPeriod != 0 }},
 	{"clock", clockRe, func(f flags) bool { return f&fDate != 0 && f&(fDigit|fClockWord) != 0 }},
+	{"month only", monthOnlyRe, func(f flags) bool { return f&fDate != 0 && f&fMonth != 0 }},
+	{"ordinal day", ordinalDayRe, func(f flags) bool { return f&fDate != 0 && f&fDigit != 0 }},
+	{"status quo", statusQuoRe, func(f flags) bool { return f&fChoice != 0 }},
+	{"shifts", shiftRe, func(f flags) bool { return f&fWork != 0 }},
+	{"day clock", dayClockRe, func(f flags) bool { return f&fDigit != 0 }},
+	{"rule order", ruleOrderRe, func(f flags) bool { return f&(fRecur|fPreference) != 0 }},
+	{"asked rule", askedRuleRe, func(f flags) bool { return f&(fRecur|fPreference) != 0 }},
+	{"dislike", dislikeRe, func(f flags) bool { return f&fMood != 0 }},
+	{"stated preference", statedPrefRe, func(f flags) bool { return f&fPreference != 0 }},
+	{"errand", errandRe, func(f flags) bool { return f&fPast != 0 }},
+	{"mishap", mishapRe, func(f flags) bool { return f&fPast != 0 }},
+	{"commitment", commitRe, func(f flags) bool { return f&fFuture != 0 }},
+	{"manner", mannerRe, func(f flags) bool { return f&fTaste != 0 }},
 }
 
 // checkTriggers fails when a pattern matches text whose trigger words the

@@ -16,7 +16,13 @@ var (
 	relDayRe   = regexp.MustCompile(`\b(?:(the day after tomorrow)|(tomorrow|tmrw|tmr)|(today|tonight|eod|end of (?:the )?day|this morning|this afternoon|this evening))\b`)
 	inNRe      = regexp.MustCompile(`\b(?:in|within) (a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a couple of|a few|several|\d{1,3}) (minutes?|hours?|days?|weeks?|months?|years?)\b`)
 	periodRe   = regexp.MustCompile(`\b(?:(?:the )?end of (?:the )?(?:(this|next) )?(week|month|year|quarter)|eo(w|m|y|q)|(this|next) (week|weekend|month|year|quarter))\b`)
-	clockRe    = regexp.MustCompile(`\b(\d{1,2})(?::(\d{2}))? ?(am\b|pm\b|a\.m\.|p\.m\.)|\b(\d{1,2}):(\d{2})\b|\b(noon|midday|midnight)\b`)
+	// monthOnlyRe: a month named without a day ("in September", "at the
+	// end of March", "by June"); group 1 says which part of it.
+	monthOnlyRe = regexp.MustCompile(`\b(?:(in|by|before|until|till|through|from|after|during|starting|early|mid|late|end of|beginning of|start of|middle of)(?: the (end|beginning|start|middle) of)? )` + monthPat + `\b`)
+	monthWordRe = regexp.MustCompile(`^` + monthPat + `\.?$`)
+	// ordinalDayRe: a day of the month without the month ("by the 10th").
+	ordinalDayRe = regexp.MustCompile(`\bthe (\d{1,2})(?:st|nd|rd|th)\b`)
+	clockRe      = regexp.MustCompile(`\b(\d{1,2})(?::(\d{2}))? ?(am\b|pm\b|a\.m\.|p\.m\.)|\b(\d{1,2}):(\d{2})\b|\b(noon|midday|midnight)\b`)
 )
 
 // date is a date found in a text.
@@ -322,6 +328,54 @@ func scanDate(t *text, now time.Time) (date, bool) {
 		when, ok := periodEnd(today, which, unit)
 		if ok {
 			add(mm[0], mm[1], when, false)
+		}
+	}
+	for _, m := range all(fMonth, monthOnlyRe) {
+		if next, _ := nextWord(s, m[1]); next != "" && next[0] >= '0' && next[0] <= '9' {
+			continue // "in March 2027" or "by June 5": a day or a year, read above
+		}
+		part := ""
+		if m[2] >= 0 {
+			part = s[m[2]:m[3]]
+		}
+		if m[4] >= 0 {
+			part = s[m[4]:m[5]]
+		}
+		mon := parseMonth(s[m[6]:m[7]])
+		y := ny
+		if mon < nm {
+			y++
+		}
+		var when time.Time
+		switch part {
+		case "by", "before":
+			when = endOfDay(y, mon, 0) // by June: before it begins
+			if when.Before(today) {
+				when = endOfDay(y+1, mon, 0)
+			}
+		case "early", "beginning", "beginning of", "start", "start of":
+			when = endOfDay(y, mon, 10)
+		case "mid", "middle", "middle of":
+			when = endOfDay(y, mon, 15)
+		default:
+			when = endOfDay(y, mon+1, 0)
+		}
+		if when.Before(today) {
+			continue
+		}
+		add(m[6], m[1], when, false)
+	}
+	for _, m := range all(fDigit, ordinalDayRe) {
+		if next, _ := nextWord(s, m[1]); next == "of" || monthWordRe.MatchString(next) {
+			continue // "the 10th of May": read above
+		}
+		d := atoi(s[m[2]:m[3]])
+		for k := range 3 {
+			first := time.Date(ny, nm+time.Month(k), 1, 0, 0, 0, 0, time.UTC)
+			if when, ok := dayOf(first.Year(), first.Month(), d); ok && !when.Before(today) {
+				add(m[0], m[1], when, false)
+				break
+			}
 		}
 	}
 	clock := t.has(fDigit | fClockWord)

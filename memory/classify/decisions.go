@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -14,7 +15,7 @@ var (
 	agreedRe = regexp.MustCompile(`\b(?:agreed|agree)\b(?: (?:to|on|upon|that)\b)?`)
 	// choiceRe: a choice, a decision when a group made it and (for the
 	// verbs of use) an alternative is named.
-	choiceRe = regexp.MustCompile(`\b(?:chose|chosen|choose|picked|selected|going with|go with|went with|sticking with|stick with|stuck with|ruled out|adopted|switched|moved|migrated|(?:won't|will not|will never|never|don't|do not) (?:use|adopt|go with)|use|using|uses|from now on|going forward)\b`)
+	choiceRe = regexp.MustCompile(`\b(?:chose|chosen|choose|picked|selected|going with|go with|went with|sticking with|stick with|stuck with|ruled out|adopted|switched|moved|migrated|(?:won't|will not|will never|never|don't|do not|let's not|lets not|let us not) (?:use|adopt|go with)|(?:won't|will not|(?:are|'re|is|'s|am|'m) not going to|(?:aren't|isn't) going to) (?:migrate|move|switch|rewrite|support|offer|upgrade|replace|build)|use|using|uses|from now on|going forward)\b`)
 	// contrastRe: where an alternative is named.
 	contrastRe = regexp.MustCompile(`(?:^|[ ,;(])(not|instead of|rather than|over|against|in place of)\b`)
 	// fromToRe: "switched from npm to pnpm".
@@ -304,8 +305,14 @@ func (t *text) action(pos int) bool {
 		"failover", "rollback", "wait", "abort", "reindex", "resync", "hotfix":
 		return true
 	case "roll", "fail":
-		next, _ := nextWord(t.norm, e)
-		return next == "back" || next == "over"
+		next, ne := nextWord(t.norm, e)
+		if next == "over" {
+			// "fail over to us-east-2" names where traffic runs from now:
+			// a choice of target; "fail over" alone is the act.
+			to, _ := nextWord(t.norm, ne)
+			return to != "to"
+		}
+		return next == "back"
 	}
 	return false
 }
@@ -390,12 +397,18 @@ func (t *text) decision() (Classification, bool) {
 		switch next, _ := nextWord(s, b); next {
 		case "nothing", "yet", "anything", "whether", "if":
 			continue // "decided nothing yet"
+		case "this", "it", "so", "these":
+			continue // "Lina decided this at the retro": who decided, no choice
+		case "", "at", "in", "on", "yesterday", "today", "last", "during", "after", "before", "with", "without", "for", "by":
+			if strings.HasSuffix(s[a:b], " that") || strings.HasSuffix(s[a:b], " on") {
+				continue // "we decided that at the retro"
+			}
 		}
 		if t.negated(a, 3) || t.pending(a) || t.action(b) || t.hedged(a, false) {
 			continue
 		}
 		hasContrast := t.contrastIn(t.near(a, b))
-		if _, speaker := t.decider(a, false); speaker && !hasContrast && !t.groupAfter(b) {
+		if _, speaker := t.decider(a, false); speaker && !hasContrast && !t.groupAfter(b) && !t.lastingReason(a) {
 			continue
 		}
 		if t.oneOff(a, hasContrast) {
@@ -419,7 +432,8 @@ func (t *text) decision() (Classification, bool) {
 			continue // "we agree": an opinion shared, not a decision
 		}
 		_, hi := t.near(a, b)
-		if (phrase == "agreed" || phrase == "agreed that") && !strings.HasPrefix(s[b:], ":") && !ruleRe.MatchString(s[b:hi]) {
+		if (phrase == "agreed" || phrase == "agreed that") && !strings.HasPrefix(s[b:], ":") && !ruleRe.MatchString(s[b:hi]) &&
+			!(t.contrastIn(a, hi) && !pastClauseRe.MatchString(s[b:hi])) {
 			continue // "we all agreed it was a great trip"; not "the team agreed: no deploys on Fridays"
 		}
 		if t.hedged(a, !strings.HasPrefix(phrase, "agreed")) || t.oneOff(a, false) {
@@ -446,11 +460,18 @@ func (t *text) decision() (Classification, bool) {
 		var prev [2]string
 		np := wordsBefore(s, a, prev[:])
 		neg := strings.HasPrefix(verb, "won't ") || strings.HasPrefix(verb, "will ") ||
-			strings.HasPrefix(verb, "never ") || strings.HasPrefix(verb, "don't ") || strings.HasPrefix(verb, "do not ")
+			strings.HasPrefix(verb, "never ") || strings.HasPrefix(verb, "don't ") || strings.HasPrefix(verb, "do not ") ||
+			strings.Contains(verb, " not ") || strings.Contains(verb, "n't going to")
+		if strings.HasPrefix(verb, "let") {
+			group = true // "let's not use ORMs": the group speaks
+		}
 		switch {
 		case verb == "use" || verb == "using" || verb == "uses":
-			// "we use pnpm, not npm"; "use pnpm, not npm" as a house rule.
-			found = hasContrast && (atStart && verb == "use" || group || speaker) && !t.negated(a, 2)
+			// "we use pnpm, not npm"; "use pnpm, not npm" as a house rule,
+			// and so is "use mutexes for the cache from now on".
+			imperative := verb == "use" && (atStart || lastingLeadRe.MatchString(s[sentStart:a]))
+			found = (hasContrast && (imperative || group || speaker) ||
+				imperative && lastingRe.MatchString(s[sentStart:sentEnd])) && !t.negated(a, 2)
 		case verb == "switched" || verb == "migrated":
 			if t.operational(b) {
 				continue // "we switched traffic from the primary to the replica"
@@ -466,6 +487,16 @@ func (t *text) decision() (Classification, bool) {
 				after++
 			}
 			found = group || t.groupAfter(after) || strings.Contains(s, "we ") // "going forward, we'll ..."
+			// "From now on all schema migrations run through the migrate
+			// job, never by hand": a rule on things, not the speaker's
+			// habit ("from now on I'm going to the gym") nor an order
+			// ("from now on, send the invoices to ...": preferences.go).
+			switch subject, _ := nextWord(s, after); {
+			case found, isSpeaker(subject), isPerson(subject), instructionVerbs[subject], subject == "please",
+				subject == "it", subject == "there", subject == "":
+			default:
+				found = ruleStatementRe.MatchString(s[after:sentEnd]) || t.contrastIn(after, sentEnd)
+			}
 		case strings.HasSuffix(verb, " with") && !neg:
 			if verb == "stuck with" && np > 0 && isBeOrGot(prev[0]) {
 				continue // "we're stuck with Oracle": no choice at all
@@ -481,6 +512,19 @@ func (t *text) decision() (Classification, bool) {
 				continue // "Stick with it": encouragement
 			}
 			found = atStart || group || hasContrast
+			if verb == "went with" {
+				// "We went with the cheaper hotel" reports what was bought
+				// or done; a choice it is beside an alternative, a lasting
+				// reason ("went with Postgres because we need transactions")
+				// or, for a group, the end it serves ("we went with the
+				// staged rollout for the kernel patch"). The addressee's
+				// thing chosen ("we went with your competitor") is a
+				// customer's news, not the scope's decision.
+				next, _ := nextWord(s, b)
+				we := np > 0 && (prev[0] == "we" || prev[0] == "we've")
+				found = hasContrast || (group || t.named(t.chosenAt(b))) && t.lastingReason(a) ||
+					we && next != "your" && purposeRe.MatchString(rest) && !disclaimRe.MatchString(rest)
+			}
 		default:
 			if np > 0 && isBeOrGot(prev[0]) {
 				// "I got picked for the workshop": chosen, not choosing. A
@@ -506,7 +550,15 @@ func (t *text) decision() (Classification, bool) {
 			case verb == "ruled out" && diagnosisRe.MatchString(s[sentStart:sentEnd]):
 				continue // "we ruled out the network as the cause"
 			}
-			found = (group || speaker && hasContrast) && !t.negated(a, 2)
+			if after, _ := nextWord(s, nextEnd); !neg && !hasContrast && isPronounObject(next, after) {
+				continue // "the team picked it": who chose, not what
+			}
+			// The speaker's own choice is a decision beside an alternative,
+			// or when it names what was chosen (a tool, a vendor, a place:
+			// "I picked Go for the CLI") and a reason that lasts; "I chose
+			// the blue one because it matches my shoes" is a purchase.
+			found = (group || speaker && (hasContrast || t.named(t.chosenAt(b)) && t.lastingReason(a))) &&
+				!t.negated(a, 2)
 			if found && neg {
 				objectAt = b
 			}
@@ -516,6 +568,13 @@ func (t *text) decision() (Classification, bool) {
 		}
 		if found {
 			start, end = a, b
+		}
+	}
+	if !found && t.has(fChoice) && containsAny(s, "stay", "remain") {
+		// "For now it stays in Go": the status quo kept, by whoever speaks.
+		if m := statusQuoRe.FindStringSubmatchIndex(s); m != nil && t.named(m[2]) && !t.companion(m[2]-1) &&
+			!t.hedged(m[0], true) && settledRe.MatchString(s[sentenceStart(s, m[0]):sentenceEnd(s, m[1])]) {
+			start, end, found = m[0], m[1], true
 		}
 	}
 	if !found {
@@ -581,7 +640,7 @@ func (t *text) decisionObject(pos int) string {
 				i = stop
 				continue
 			}
-		case "because", "since", "as", "so", "for", "instead", "rather", "over", "and", "but", "which", "after":
+		case "because", "since", "as", "so", "for", "instead", "rather", "over", "and", "but", "which", "after", "from":
 			i = stop
 			continue
 		}
@@ -840,7 +899,8 @@ func isChosenStop(w string, nearest bool) bool {
 	switch w {
 	case "will", "would", "do", "does", "did", "never", "shall", "won't", "don't", "we", "i", "they", "our", "to",
 		"is", "are", "be", "the", "a", "an", "decided", "agreed", "use", "using", "uses", "with", "on", "for",
-		"opted", "chose", "picked", "selected", "decision", "was", "ruled", "it", "team":
+		"opted", "chose", "picked", "selected", "decision", "was", "ruled", "it", "team", "we're", "we'll", "we've",
+		"i'm", "i'll", "they're", "let's", "not":
 		return true
 	case "keep", "keeping", "choose", "prefer", "adopt", "adopted", "go", "going", "went", "stick", "sticking",
 		"settled", "switch", "switched", "moved", "migrated", "standardized", "standardised":
@@ -970,4 +1030,97 @@ func isTimeWord(w string) bool {
 		return true
 	}
 	return false
+}
+
+// ruleStatementRe: what makes a statement on things a rule ("all schema
+// migrations run through the migrate job, never by hand"), not a forecast
+// ("the weather will improve").
+var ruleStatementRe = regexp.MustCompile(`\b(?:must|need|needs|only|always|never|every|all|no|none|should|shall|require|requires|required|can't|cannot|don't|doesn't|is to|are to|goes? through|runs? through)\b`)
+
+// purposeRe: the end a choice serves ("for the kernel patch").
+var purposeRe = regexp.MustCompile(`^ [^,.;!?]{1,40}? for (?:the |our |this |all |every |each |new )?(?:[a-z0-9-]+ ){0,2}(?:service|app|patch|release|project|repo|api|cli|site|stack|cluster|database|db|build|pipeline|deploy|deployment|rollout|migration|backend|frontend|dashboard|infra|infrastructure|kernel|fleet|launch|feature|integration|upgrade|product|platform|sdk|library|schema)s?\b`)
+
+// disclaimRe: a choice said to mean nothing ("no real reason", "nothing
+// special about it").
+var disclaimRe = regexp.MustCompile(`\b(?:no (?:real |particular |special |good )?reason|nothing special|for no reason|no big deal|just because|arbitrarily|at random)\b`)
+
+// lastingLeadRe: what may stand before an order that sets a house rule
+// ("From now on, use ...", "Please use ...").
+var lastingLeadRe = regexp.MustCompile(`^(?:(?:from now on|going forward|moving forward|in future|please|and|so|also)[,:]? ?)+$`)
+
+// pastClauseRe: a clause told in the past, which describes what happened
+// rather than what holds.
+var pastClauseRe = regexp.MustCompile(`\b(?:was|were|had|did|wasn't|weren't|didn't|hadn't)\b`)
+
+// lastingReason reports whether the decision at pos gives a reason that
+// holds now ("I picked Go for the CLI because the team already knows
+// it"): a choice weighed for what lasts, which makes even the speaker's
+// own choice a decision. A reason told in the past ("because it was
+// raining") or a passing feeling or state ("because I'm tired") explains
+// a one-off.
+func (t *text) lastingReason(pos int) bool {
+	r := t.reasoning(pos)
+	if r == "" || pastClauseRe.MatchString(strings.ToLower(r)) {
+		return false
+	}
+	switch Classify(r, noFactNow).Category {
+	case CategoryMood, CategoryState:
+		return false
+	}
+	return true
+}
+
+// chosenAt is where the thing chosen after a choice verb ending at pos
+// starts, past an article ("picked the Go CLI"): -1 when none.
+func (t *text) chosenAt(pos int) int {
+	s := t.norm
+	for pos < len(s) && s[pos] == ' ' {
+		pos++
+	}
+	if w, e := nextWord(s, pos); w == "the" || w == "a" || w == "an" {
+		pos = e
+		for pos < len(s) && s[pos] == ' ' {
+			pos++
+		}
+	}
+	if pos >= len(s) || !isWordByte(s[pos]) {
+		return -1
+	}
+	return pos
+}
+
+// isPronounObject reports whether w, as what was chosen, names nothing:
+// "picked it", "decided this at the retro", but not "chose those numbers".
+func isPronounObject(w, after string) bool {
+	switch w {
+	case "it", "them", "so":
+		return true
+	case "this", "that", "these", "those", "one":
+		switch after {
+		case "", "at", "in", "on", "for", "after", "before", "with", "without", "during", "and", "but", "because",
+			"since", "yesterday", "today", "last", "then", "too", "again", "i", "we", "so":
+			return true
+		}
+	}
+	return false
+}
+
+// statusQuoRe: a thing kept as it is after a choice was weighed ("For now
+// it stays in Go", "so the parser remains on Postgres"); group 1 is what
+// it stays with, and settledRe must say the weighing is over: "The file
+// stays in S3 for 30 days" tells how long, not what was chosen.
+var (
+	statusQuoRe = regexp.MustCompile(`\b(?:it|this|that|the [a-z0-9-]+) (?:stays|remains|will stay|will remain|is staying) (?:in|on|with) ([a-z0-9][a-z0-9.+#-]*)`)
+	settledRe   = regexp.MustCompile(`^(?:so|then|ok|okay|fine|anyway)\b|\b(?:for now|for the time being|after all|as is|as it is|instead)\b|\b(?:then|anyway)[.!]*$`)
+)
+
+// named reports whether the word at norm[pos] is a name, capitalised where
+// written ("Go", "Postgres"), and no person's: a thing kept with "my Mum"
+// is no choice of tools.
+func (t *text) named(pos int) bool {
+	if pos <= 0 || pos >= len(t.norm) {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(t.orig[t.off[pos]:])
+	return unicode.IsUpper(r)
 }

@@ -77,8 +77,27 @@
 // A sentence that opens with the speaker's feeling as its main clause and
 // goes on to explain it ("I'm exhausted, it's been a long day", "I'm in a
 // great mood, the sun is out!") is a mood though not a bare statement: it
-// must not harden. It says more than the feeling, so it keeps no key; a
-// text of several sentences is never such a mood.
+// must not harden. What follows explains the feeling, so it keeps the key
+// mood; a text of several sentences is never such a mood.
+//
+// Conversation. A lead-in that says nothing ("Heads up,", "Sam here,", "Not
+// our fault, but") is set aside and the rest classified. Faults and
+// problems reported by a user or a system ("I can't export invoices", "the
+// route planner keeps crashing", "open for 47 hours") are states, and so
+// are roles held for now ("taking over as IC", "Marta is my backup"). A
+// commitment told in the future ("Sam will post updates every 30 minutes")
+// and a plan with an occasion ("meeting Giulia for lunch") are
+// obligations. The speaker's own choice is a decision only when it names
+// what was chosen and gives a reason that still holds ("I picked Go for the
+// CLI because the team knows it"); a past "went with" needs an alternative,
+// a lasting reason or a group's work ("went with your competitor" is a
+// customer's record, not a decision). Standing rules ("never commit the
+// .env file") and what a named person wants are preferences; one-off
+// errands ("Paid the water bill") are short-term observations. Not-facts
+// (notfacts.go) are questions, acknowledgements, reactions, requests,
+// instructions to the assistant, hypotheticals, sarcasm, actions announced
+// in the moment ("I'll roll back the deploy") and negations, which deny a
+// value and retire it instead of stating one.
 //
 // Text that reads as past ("was down yesterday", "shipped on May 15") is not a
 // state and not a dated obligation: it is a record of what happened.
@@ -95,8 +114,9 @@
 // says several things and mentions a feeling in passing is what else it
 // states, often an observation, and keeps a key only where facts
 // accumulate (an observation's) or where the key is its own (a
-// decision's). A mood's key is mood only when the statement is the feeling
-// and little else. Generic keys (status, routine, likes, obligation...:
+// decision's), or where its lead clause states a single-valued attribute
+// (attributes.go). Every mood's key is mood, but for one that also states
+// an occasion ahead or an event after an interjection. Generic keys (status, routine, likes, obligation...:
 // GenericKeys) name a category rather than an attribute; a fact on one
 // never supersedes and is never superseded (keys.go).
 //

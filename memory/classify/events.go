@@ -12,7 +12,7 @@ var (
 	// leadOpsRe: an operation told without a subject ("Rolled back.").
 	leadOpsRe = regexp.MustCompile(`^(?:rolled back|reverted|restarted|redeployed|rebooted|failed over)\b`)
 	// testLineRe: a test runner's verdict line ("FAIL example.com/pkg 1.02s").
-	testLineRe = regexp.MustCompile(`^(?:--- )?(?:fail|ok|pass)\b:? \S+ \(?\d[\d.]*s\)?`)
+	testLineRe = regexp.MustCompile(`(?:^|\s)(?:--- )?(?:fail|ok|pass)\b:? [\w.@-]*[/.][\w./@-]* \(?\d[\d.]*s\)?`)
 	// checkItemRe: one component's status in a health check ("api OK").
 	checkItemRe = regexp.MustCompile(`\b[a-z0-9_.-]+ (?:ok|degraded|down|up|healthy|unhealthy|failing|passing|green|red)(?:[,;.]|$)`)
 	// pastTimeRe: a time that makes an event a record rather than the
@@ -77,7 +77,7 @@ func isIdentifier(w string) bool {
 // the report" is a record), and no past time may date it ("the backup
 // failed yesterday" is a record too).
 func (t *text) event() (Classification, bool) {
-	if !t.has(fEvent) || !t.bare() {
+	if !t.has(fEvent) {
 		return Classification{}, false
 	}
 	s := t.norm
@@ -88,8 +88,19 @@ func (t *text) event() (Classification, bool) {
 	if pastTimeRe.MatchString(s) {
 		return Classification{}, false
 	}
-	if m := testLineRe.FindStringIndex(s); m != nil {
-		return ev("test result", m[0], m[1])
+	// A test runner's verdict on one line, after the command that ran it
+	// ("go test ./... FAIL example.com/pkg 1.02s"): the command's "./..."
+	// reads as a sentence end to bare.
+	if m := testLineRe.FindStringIndex(s); m != nil && !strings.Contains(strings.TrimSpace(t.orig), "\n") &&
+		countWords(s) <= 2*bareWords {
+		a := m[0]
+		for a < m[1] && s[a] == ' ' {
+			a++
+		}
+		return ev("test result", a, m[1])
+	}
+	if !t.bare() {
+		return Classification{}, false
 	}
 	if m := leadOpsRe.FindStringIndex(s); m != nil {
 		return ev("operation", m[0], m[1])

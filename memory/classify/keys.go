@@ -57,6 +57,18 @@ import (
 //     the key is its own (a decision's): not a single-valued attribute
 //     (home_city, employer, occupation: vocabulary.go), whose key
 //     supersedes in any category.
+//   - Save one case: a single sentence whose lead clause states a
+//     single-valued attribute of its subject is about that attribute,
+//     whatever follows ("I'm based in Osaka, so I'm on JST", "I'm the
+//     finance lead at Bluefin Logistics, so this blocks our month-end
+//     close", "I'm exhausted, it's been a long day"). Its subject must be
+//     the speaker or someone named, not a relation ("My sister moved to
+//     Seattle last month, so we all went out for dinner" states the
+//     sister's city in passing). A mention anywhere else (a second clause,
+//     a second sentence) names no key.
+//   - An opener that says nothing ("Also,", "Honestly,", "Heads up,") is
+//     no clause of its own: the lead clause comes after it ("Also, I moved
+//     from Leeds to York last month, so please update the address").
 //
 // A bare status line may still be filed under status: the key is generic,
 // so the line fades with its durability and replaces nothing. Mood is an
@@ -161,6 +173,96 @@ func (t *text) scanBare() bool {
 	return true
 }
 
+// leadInRe: a speaker's label or an opener that says nothing, which make
+// no clause of their own ("Dana: ...", "Also, I moved to York", "Yes, I'm
+// on the Pro plan").
+var leadInRe = regexp.MustCompile(`^(?:[^ ,:;.!?]+(?: [^ ,:;.!?]+)?: |(?:heads up|fyi|btw|by the way|also|anyway|anyways|honestly|actually|basically|so|well|oh|ah|ok|okay|yes|yeah|hi|hello|hey|quick update|update|just so you know|for the record|fwiw|ps|tbh|sorry|good news|bad news|fun fact|side note|one more thing)[,:] )+`)
+
+// leadIn is where the text begins after its opener (leadInRe).
+func (t *text) leadIn() int {
+	if m := leadInRe.FindStringIndex(t.norm); m != nil {
+		return m[1]
+	}
+	return 0
+}
+
+// leadClause is the span of norm holding the first clause of a text of one
+// sentence (after its opener): it ends where a comma, a semicolon or a
+// conjunction opens a clause with a subject of its own ("I'm based in
+// Osaka, so I'm on JST"). ok is false for a text of several sentences.
+func (t *text) leadClause() (a, b int, ok bool) {
+	if !t.oneSentence() {
+		return 0, 0, false
+	}
+	s := t.norm
+	a = t.leadIn()
+	words := 0
+	joint, conj := false, false
+	for i := a; i < len(s); {
+		if !isWordByte(s[i]) {
+			if s[i] == ',' || s[i] == ';' {
+				joint, conj = words >= 2, false
+			}
+			i++
+			continue
+		}
+		w, e := nextWord(s, i)
+		start := i
+		i = max(e, i+1)
+		if w = strings.Trim(w, "'-"); w == "" {
+			continue
+		}
+		if joint && startsClause(w) && !(conj && w == "the") {
+			return a, start, true
+		}
+		joint = false
+		words++
+		switch w {
+		case "and", "but", "so", "because", "cause", "since", "though", "although", "while", "whereas":
+			joint, conj = words >= 3, true
+		}
+	}
+	return a, len(s), true
+}
+
+// leadStatement reports whether st, a statement of a single-valued
+// attribute, is what a text that says more than a bare statement is about:
+// it stands in the lead clause of a single sentence, whose subject is the
+// speaker or someone named, not a relation or a thing ("my sister", "we",
+// "the office").
+func (t *text) leadStatement(st statement) bool {
+	a, b, ok := t.leadClause()
+	if !ok || st.a < a || st.a >= b {
+		return false
+	}
+	w, e := nextWord(t.norm, a)
+	switch w {
+	case "we", "we're", "we've", "we'll", "they", "they're", "they've", "you", "you're", "it", "it's", "its",
+		"this", "that", "that's", "there", "there's", "these", "those", "our", "their", "your", "the", "a", "an",
+		"everyone", "everybody", "someone", "somebody", "nobody":
+		return false
+	case "my", "his", "her":
+		next, _ := nextWord(t.norm, e+1)
+		if isRole(next) || isRelation(next) {
+			return false // "my sister moved to Seattle, so ..."
+		}
+	}
+	return true
+}
+
+// isRelation reports whether w names someone by their relation to the
+// speaker ("my sister", "her boss").
+func isRelation(w string) bool {
+	switch w {
+	case "sister", "brother", "wife", "husband", "partner", "mum", "mom", "mother", "dad", "father", "son",
+		"daughter", "kid", "kids", "child", "children", "boss", "friend", "colleague", "coworker", "boyfriend",
+		"girlfriend", "parents", "family", "team", "cousin", "aunt", "uncle", "grandma", "grandpa", "neighbour",
+		"neighbor", "roommate", "flatmate", "landlord", "fiance", "fiancee", "niece", "nephew", "sibling", "siblings":
+		return true
+	}
+	return false
+}
+
 // wordAfter reports whether a word starts anywhere in s[i:].
 func wordAfter(s string, i int) bool {
 	for ; i < len(s); i++ {
@@ -205,26 +307,55 @@ func (t *text) abbreviation(i int) bool {
 
 // refineKey is the key of c, a classification of t: the attribute's key
 // (attributeKey), kept on a text that says more than a bare statement only
-// for decisions and for observations on an attribute.
+// for decisions, for a leading feeling (a mood), for observations on an
+// attribute that does not supersede, and for a single-valued attribute the
+// text's lead clause states (leadStatement).
 func (t *text) refineKey(c Classification) string {
-	key := t.attributeKey(c)
+	var sts []statement
+	switch c.Category {
+	case CategoryDecision, CategoryMood, CategoryObligation:
+	default:
+		sts = t.statements()
+	}
+	key := t.attributeKey(c, sts)
 	if t.bare() {
 		return key
 	}
 	switch {
-	case c.Category == CategoryDecision:
+	case c.Category == CategoryDecision, c.Category == CategoryMood:
 		return key
 	case c.Category == CategoryObservation && !IsGenericKey(key) && !IsSingleValued(key):
 		return key
+	case IsSingleValued(key):
+		if st, ok := statedAt(sts, key); ok && t.leadStatement(st) {
+			return key
+		}
 	}
 	return ""
 }
 
-// attributeKey names what c, a classification of t, is about.
-func (t *text) attributeKey(c Classification) string {
+// attributeKey names what c, a classification of t, is about: the first
+// attribute of the vocabulary the text states (sts, attributes.go) whose key may
+// name a fact of c's category, else what the category's rule found (a
+// metric, a topic, a preference's object). Decisions, moods and
+// obligations keep the key their rule gave.
+func (t *text) attributeKey(c Classification, sts []statement) string {
 	switch c.Category {
-	case CategoryDecision, CategoryMood, CategoryObligation, CategoryIdentity:
+	case CategoryDecision, CategoryMood, CategoryObligation:
 		return c.Key
+	case CategoryIdentity:
+		if c.Key != "" {
+			return CanonicalKey(c.Key)
+		}
+		if st, ok := stated(sts, c.Category); ok {
+			return st.attr.key
+		}
+		return c.Key
+	}
+	if st, ok := stated(sts, c.Category); ok {
+		return st.attr.key
+	}
+	switch c.Category {
 	case CategoryState:
 		if k := t.metricKey(); k != "" {
 			return k
@@ -247,11 +378,14 @@ func (t *text) attributeKey(c Classification) string {
 		}
 		return c.Key
 	}
-	// An observation.
-	switch c.Key {
-	case "", "uses":
+	// An observation. A key of the vocabulary in text its phrasings did not
+	// find is no statement of it ("that works for me" is no employer).
+	switch k := CanonicalKey(c.Key); {
+	case c.Key == "", c.Key == "uses":
+	case isAttributeKey(k):
+		return ""
 	default:
-		return CanonicalKey(c.Key)
+		return k
 	}
 	if k := t.metricKey(); k != "" {
 		return k
@@ -265,23 +399,43 @@ func (t *text) attributeKey(c Classification) string {
 // --------------------------------------------------------------- metrics
 
 // metricRe finds a metric; its groups name the key (metricKey).
-var metricRe = regexp.MustCompile(`\b(?:(p99\.9|p999|p50|p75|p90|p95|p99|median)(?: latency| latencies| response times?)?|(replication|replica|repl|consumer|kafka|sync|ingest|ingestion) lag|(lag)|(latency|latencies|response times?)|(cpu)(?: usage| load| utili[sz]ation)?|(memory|mem|ram) (?:usage|utili[sz]ation|pressure)|(heap)(?: usage| size)?|(disk)(?: usage| space| utili[sz]ation)?|(free space)|(error rate|errors? per (?:second|minute)|5xx rate)|(queue (?:depth|length|size)|backlog)|(throughput|rps|qps)|(load average)|(uptime))\b`)
+var metricRe = regexp.MustCompile(`\b(?:(p99\.9|p999|p50|p75|p90|p95|p99|median)(?: latency| latencies| response times?)?|(replication|replica|repl|consumer|kafka|sync|ingest|ingestion) lag|(lag)|(latency|latencies|response times?)|(cpu)(?: usage| load| utili[sz]ation)?|(memory|mem|ram) (?:usage|utili[sz]ation|pressure)|(heap)(?: usage| size)?|(disk)(?: usage| space| utili[sz]ation)?|(free space)|(error rate|errors? per (?:second|minute)|5xx rate)|(queue (?:depth|length|size)|backlog|queue (?:is |has |was )?(?:drained|emptied|empty|cleared|backed up|backing up|growing|draining|piling up))|(throughput|rps|qps)|(load average)|(uptime))\b`)
 
 // metricKeys are the keys of metricRe's groups from the third on; the
 // first two are named by their words.
 var metricKeys = [...]string{"lag", "latency", "cpu_usage", "memory_usage", "heap_usage",
 	"disk_usage", "disk_usage", "error_rate", "queue_depth", "throughput", "load", "uptime"}
 
-// metricKey is the key of the first metric t names, or "".
+// behindRe: how far something is behind ("the replica is 2 s behind",
+// "the consumer is 40k messages behind").
+var behindRe = regexp.MustCompile(`\b\d[\d.,]*(?:\s?[km]\b)?(?:\s?(?:s|ms|secs?|seconds?|mins?|minutes?|hours?|messages|events|records|offsets|commits|transactions|txns))? behind\b`)
+
+// settingRe: a limit or a threshold set on a metric, which is no reading of
+// it ("alert threshold on disk is 85%", "the latency budget is 200 ms").
+var settingRe = regexp.MustCompile(`\b(?:threshold|thresholds|limit|limits|quota|budget|target|slo|sla|alerting at|alerts at|cap)\b`)
+
+// camelRe: an alert's name in CamelCase ("HighMemoryUsage", "DiskSpaceLow").
+var camelRe = regexp.MustCompile(`\b[A-Z][a-z]+(?:[A-Z][a-z]+|[A-Z]{2,}[a-z]*)+\b`)
+
+// metricKey is the key of the first metric t names, or "": a reading, a
+// lag behind ("replica is 2 s behind": replication_lag), a queue drained,
+// or an alert's name ("HighMemoryUsage resolved": memory_usage); not a
+// setting ("alert threshold on disk is 85%").
 func (t *text) metricKey() string {
+	if k := t.alertMetric(); k != "" {
+		return k
+	}
 	if !t.has(fReading) {
 		return ""
 	}
 	m := metricRe.FindStringSubmatchIndex(t.norm)
 	if m == nil {
-		return ""
+		return t.lagBehind()
 	}
 	s := t.norm
+	if c := settingRe.FindStringIndex(s); c != nil && c[0] < m[1]+24 && c[1] > m[0]-40 {
+		return "" // a threshold near the metric: a setting
+	}
 	switch {
 	case m[2] >= 0:
 		p := s[m[2]:m[3]]
@@ -293,18 +447,89 @@ func (t *text) metricKey() string {
 		}
 		return p + "_latency"
 	case m[4] >= 0:
-		switch q := s[m[4]:m[5]]; q {
-		case "replication", "replica", "repl":
-			return "replication_lag"
-		case "ingestion":
-			return "ingest_lag"
-		default:
-			return q + "_lag"
-		}
+		return lagKey(s[m[4]:m[5]])
 	}
 	for g := range metricKeys {
 		if m[6+2*g] >= 0 {
+			if metricKeys[g] == "lag" {
+				if k := t.lagBehind(); k != "" {
+					return k
+				}
+			}
 			return metricKeys[g]
+		}
+	}
+	return ""
+}
+
+// lagKey is the key of the lag of what q names ("replication", "kafka").
+func lagKey(q string) string {
+	switch q {
+	case "replication", "replica", "repl", "standby", "follower":
+		return "replication_lag"
+	case "ingestion":
+		return "ingest_lag"
+	case "kafka":
+		return "kafka_lag"
+	}
+	return q + "_lag"
+}
+
+// lagBehind is the key of a lag told as how far something is behind: a
+// replica's (replication_lag), a consumer's (consumer_lag), or lag.
+func (t *text) lagBehind() string {
+	s := t.norm
+	m := behindRe.FindStringIndex(s)
+	if m == nil {
+		return ""
+	}
+	key := "lag"
+	eachWord(s[:m[0]], func(w string) bool {
+		switch w {
+		case "replica", "replicas", "replication", "standby", "follower", "secondary", "read-replica":
+			key = "replication_lag"
+		case "consumer", "consumers", "kafka":
+			key = "consumer_lag"
+		}
+		return true
+	})
+	return key
+}
+
+// alertMetric is the key of a metric named by an alert in CamelCase
+// ("HighMemoryUsage firing", "DiskSpaceLow resolved"), or "".
+func (t *text) alertMetric() string {
+	o := t.orig
+	if len(o) > 512 {
+		o = o[:512]
+	}
+	hump := false
+	for i := 1; i < len(o) && !hump; i++ {
+		hump = o[i] >= 'A' && o[i] <= 'Z' && o[i-1] >= 'a' && o[i-1] <= 'z'
+	}
+	if !hump {
+		return ""
+	}
+	for _, name := range camelRe.FindAllString(o, 4) {
+		var words []string
+		start := 0
+		for i := 1; i < len(name); i++ {
+			if name[i] >= 'A' && name[i] <= 'Z' && (name[i-1] < 'A' || name[i-1] > 'Z' ||
+				i+1 < len(name) && name[i+1] >= 'a' && name[i+1] <= 'z') {
+				words = append(words, name[start:i])
+				start = i
+			}
+		}
+		words = append(words, name[start:])
+		phrase := strings.ToLower(strings.Join(words, " "))
+		m := metricRe.FindStringSubmatchIndex(phrase)
+		if m == nil || m[2] >= 0 || m[4] >= 0 {
+			continue
+		}
+		for g := range metricKeys {
+			if m[6+2*g] >= 0 {
+				return metricKeys[g]
+			}
 		}
 	}
 	return ""
@@ -331,12 +556,14 @@ var topicWords = map[string]string{
 
 	"browser": "browser", "firefox": "browser", "chrome": "browser", "safari": "browser", "brave": "browser",
 
-	"medication": "medication", "medications": "medication", "meds": "medication", "pills": "medication",
+	"medication": "medication", "medications": "medication", "meds": "medication", "pill": "medication",
+	"pills": "medication", "antibiotics": "medication", "prescription": "medication",
 	"insulin": "medication", "inhaler": "medication", "vitamins": "medication",
 
 	"gym": "exercise", "workout": "exercise", "workouts": "exercise", "yoga": "exercise", "pilates": "exercise",
 	"jogging": "exercise", "jogs": "exercise", "swims": "exercise", "swimming": "exercise", "crossfit": "exercise",
-	"exercise": "exercise", "exercises": "exercise",
+	"exercise": "exercise", "exercises": "exercise", "cycling": "exercise", "hike": "exercise", "hikes": "exercise",
+	"hiking": "exercise", "swim": "exercise",
 
 	"standup": "standup", "stand-up": "standup", "standups": "standup", "stand-ups": "standup",
 
@@ -351,6 +578,9 @@ var topicPhrases = [...]struct{ phrase, key string }{
 	{"vs code", "editor"}, {"sublime text", "editor"},
 	{"wakes up", "wake_time"}, {"wake up", "wake_time"}, {"gets up", "wake_time"}, {"get up", "wake_time"},
 	{"goes to bed", "bedtime"}, {"go to bed", "bedtime"}, {"bedtime", "bedtime"}, {"goes to sleep", "bedtime"},
+	{"for a run", "exercise"}, {"go running", "exercise"}, {"goes running", "exercise"}, {"5k run", "exercise"},
+	{"10k run", "exercise"}, {"a 5k", "exercise"}, {"a 10k", "exercise"},
+	{"lift weights", "exercise"}, {"lifts weights", "exercise"},
 }
 
 // contactRe: how someone wants to be reached (preferences only).

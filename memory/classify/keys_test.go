@@ -80,3 +80,23 @@ func TestClassifyRecovery(t *testing.T) {
 		t.Errorf("Resolves does not tell recoveries from other states")
 	}
 }
+
+// A metric is named by its reading, by how far it is behind, by an alert's
+// name or by what its queue did; a threshold set on it is no reading.
+func TestMetricKeys(t *testing.T) {
+	for _, tc := range []struct{ text, key string }{
+		{"the billing-db replica is 2 s behind right now", "replication_lag"},
+		{"orders consumer is 40k messages behind", "consumer_lag"},
+		{"queue drained", "queue_depth"},
+		{"HighMemoryUsage resolved on node ip-10-0-3-17", "memory_usage"},
+		{"HighCPULoad firing on search-03", "cpu_usage"},
+		{"Kafka consumer lag on orders-ingest is 120k messages", "consumer_lag"},
+		{"alert threshold on disk is 85%", ""},
+		{"The p99 latency target is 200 ms, and we are fine", ""},
+		{"We are 3 sprints behind", ""},
+	} {
+		if got := Classify(tc.text, testNow).Key; got != tc.key {
+			t.Errorf("Classify(%q).Key = %q, want %q", tc.text, got, tc.key)
+		}
+	}
+}

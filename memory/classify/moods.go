@@ -112,52 +112,45 @@ func (t *text) mood() (Classification, bool) {
 }
 
 // moodKey is the key of a mood whose phrase is norm[a:b]: mood, the
-// entity's mood of the moment, when the statement is the feeling and little
-// else ("I'm so tired today", "Mood: grumpy", "I hate mornings"); none when
-// it says what the feeling is about ("so excited for the cooking class next
-// weekend", "angry when the bot asked for the order number again"), whose
-// feeling it is ("glad you're feeling better", "my sister is so stressed"),
-// or asks ("are you nervous?"): those are no value of the entity's mood, and
-// the next mood does not replace them.
+// entity's mood of the moment, whatever the feeling and whatever it is
+// about ("I'm so tired today", "Mood: grumpy", "I'm stressed about the
+// move", "furious with the airline", "The team is frustrated"): the next
+// mood of the entity replaces it. None when the feeling is not the
+// entity's: someone else's, named by a possessive or addressed ("glad
+// you're feeling better", "my sister is so stressed", which is the
+// sister's), or asked about ("are you nervous?"); and none when the text
+// states something besides the feeling that the next mood must not archive:
+// an occasion ahead ("so excited for the cooking class next weekend"), or
+// an event after an interjection ("Ugh, the build broke again").
 func (t *text) moodKey(a, b int) string {
 	if strings.HasSuffix(strings.TrimRight(t.norm, " !.\"'"), "?") {
 		return ""
 	}
+	if occasionAheadRe.MatchString(t.norm[b:]) {
+		return ""
+	}
+	if rest := t.norm[b:]; interjectionRe.MatchString(t.norm[a:b]) && countWords(rest) >= 3 &&
+		!moodWordRe.MatchString(rest) && !feelRe.MatchString(rest) {
+		return ""
+	}
 	var before [4]string
 	n := wordsBefore(t.norm, a, before[:])
-	for _, w := range before[:n] {
+	for i, w := range before[:n] {
 		switch w {
-		case "you", "you're", "youre", "your", "u", "ur", "my", "his", "her", "our", "their":
+		case "you", "you're", "youre", "your", "u", "ur":
 			return ""
-		}
-	}
-	rest := strings.ReplaceAll(t.norm[b:], "at the moment", "")
-	var words []string
-	eachWord(rest, func(w string) bool {
-		switch w {
-		case "today", "tonight", "now", "right", "again", "anymore", "lately", "still", "too", "so", "very",
-			"really", "honestly", "totally", "though", "atm", "currently", "recently", "this", "morning",
-			"afternoon", "evening", "week", "weekend", "all", "day", "a", "bit", "little", "lot", "just", "haha",
-			"lol", "tbh", "rn":
-		default:
-			if w[0] < 0x80 {
-				words = append(words, w)
+		case "my", "his", "her", "our", "their":
+			// "my sister is so stressed"; but "my mood is great".
+			next, _ := nextWord(t.norm, a)
+			if i > 0 {
+				next = before[i-1]
+			}
+			if next != "mood" && next != "morale" {
+				return ""
 			}
 		}
-		return len(words) < 2
-	})
-	switch {
-	case len(words) == 0:
-		return "mood"
-	case len(words) == 1:
-		switch words[0] {
-		case "about", "for", "with", "of", "at", "that", "because", "since", "when", "after", "before", "over",
-			"by", "to", "as", "if", "whenever", "how", "what", "on", "in", "from":
-			return ""
-		}
-		return "mood"
 	}
-	return ""
+	return "mood"
 }
 
 // feltBy reports whether the word at norm[a] is said of someone who feels
@@ -183,7 +176,8 @@ func (t *text) feltBy(a int) bool {
 // leadingFeeling classifies a text that says more than a bare statement
 // but opens with the speaker's feeling as its main clause ("I'm exhausted,
 // it's been a long day"), in one sentence: a mood, which must not harden into an
-// observation. It says more than the feeling, so it keeps no key.
+// observation. What follows explains the feeling: the text is the
+// speaker's mood of the moment, and keeps its key.
 func (t *text) leadingFeeling() (Classification, bool) {
 	s := t.norm
 	if !t.oneSentence() {
@@ -215,7 +209,7 @@ func (t *text) leadingFeeling() (Classification, bool) {
 	if t.habitual(a, b) || !feelingEndRe.MatchString(s[b:]) {
 		return Classification{}, false
 	}
-	return Classification{Durability: Ephemeral, Category: CategoryMood,
+	return Classification{Durability: Ephemeral, Category: CategoryMood, Key: "mood",
 		Reason: "opens with a feeling " + t.quote(a, b)}, true
 }
 
@@ -242,3 +236,12 @@ func (t *text) oneSentence() bool {
 	}
 	return true
 }
+
+var (
+	// occasionAheadRe: what a feeling looks forward to, with when it comes.
+	occasionAheadRe = regexp.MustCompile(`\b(?:for|about|to see|to go|before)\b.*\b(?:next|tomorrow|tonight|` +
+		`this (?:weekend|week|month|summer|spring|autumn|fall|winter|year)|in (?:the )?(?:spring|summer|autumn|fall|winter)|` +
+		`in (?:a|an|two|three|a couple of|a few) (?:days?|weeks?|months?)|on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b`)
+	// interjectionRe: a mood phrase that is only an interjection.
+	interjectionRe = regexp.MustCompile(`^(?:ugh+|argh+|yay+|woo+hoo+|phew|meh|oof|sigh|yikes|ouch|ugh,?)\W*$`)
+)

@@ -19,6 +19,18 @@ import (
 //	sarcasm          "Oh great, another pager storm.", "I just love being paged at 3am"
 //	negation         "I no longer live in Berlin", "I'm not vegetarian anymore"
 //
+// Conversation adds its own chatter to the first four: a question put as a
+// statement ("I don't want to cancel, I just want to know"), a reaction
+// ("First time ever.", "Love this job."), help offered ("I'm happy to
+// help"), a pointer at what was said ("Yeah, that's the nil map."), an
+// answer that accepts ("Ethan is fine."), an action announced in the moment
+// ("I'll roll back the 14:05 deploy."), a request ending in "please"
+// ("Pavel Horak on the invoice, please."), an order to a device ("Set my
+// alarm for 5:15 tomorrow"), a wish on a condition ("We'd love a discount
+// if we add the third site") and a decision not made that names no options
+// ("Nothing is settled yet."; "We haven't decided between pnpm and npm
+// yet" is a fact).
+//
 // Stored as facts, the first five are chatter at best and false at worst (a
 // hypothetical city becomes a home city, sarcasm a preference). A negation
 // denies a value rather than stating one: it should retire the fact it
@@ -266,12 +278,17 @@ var (
 	personalSubjects = wordSet(`i you we he she they anyone anybody someone somebody everyone everybody y'all u`)
 )
 
+// justAskingRe: a sentence that only says it asks ("I don't want to
+// cancel, I just want to know", "We only wanted to check"): a question put
+// as a statement, whatever intent it first disowns.
+var justAskingRe = regexp.MustCompile(`^(?:(?:i|we) (?:don't|do not|didn't|did not) (?:want|mean|plan) to [^,;]{1,40}[,;] )?(?:but )?(?:i|we) (?:just|only) (?:want|wanted|need|needed|'d like|would like) to (?:know|ask|check|confirm|understand|clarify|find out|make sure)\b[^,;]*$`)
+
 // questionStartRe: the openers of a question that does not end in "?".
 var questionStartRe = regexp.MustCompile(`^(?:i wonder|i was wondering|i'm wondering|im wondering|wondering (?:if|whether|why|how|what|when|where|who)|just wondering|curious (?:if|whether|why|how|what|when|where|who)|just curious|(?:i'm |im )?not sure (?:if|whether|why|how|what|when|where|who)|i don't know (?:if|whether|why|how|what|when|where|who)|any (?:idea|ideas|clue|update|updates|news|eta|chance|luck|thoughts|word)\b|do you know|do you happen to know|quick question|question:|how about|what about|why not|how come|can i ask|may i ask|just checking (?:in|if|whether|on)|(?:anyone|anybody|someone|somebody) (?:know|knows|seen|have|has|got|else|able|around|free|available)\b)`)
 
 // question: the sentence asks rather than tells.
 func (t *text) question(s string, w []string, depth int) bool {
-	if endsInQuestionMark(s) {
+	if endsInQuestionMark(s) || justAskingRe.MatchString(s) {
 		return true
 	}
 	if questionStartRe.MatchString(s) {
@@ -366,8 +383,13 @@ func (t *text) acknowledgement(s string, w []string) bool {
 		return true
 	}
 	if core := bareSentence(s); ackPhraseRe.MatchString(core) || closableRe.MatchString(core) ||
-		autoReplyRe.MatchString(s) || t.signIn(core) {
+		autoReplyRe.MatchString(s) || t.signIn(core) || reactionRe.MatchString(core) || offerRe.MatchString(core) ||
+		deicticRe.MatchString(core) && countWords(core) <= 8 && !strings.ContainsFunc(core, unicode.IsDigit) ||
+		t.acceptance(core) || t.announcement(core) {
 		return true
+	}
+	if m := resolvedRe.FindStringSubmatchIndex(s); m != nil && m[4] >= 0 {
+		return false // "it works again", "it's fine now": a system well again
 	}
 	if t.thanks(s) {
 		return clauseEnd(s) == len(s)
@@ -409,6 +431,51 @@ var ackPhraseRe = regexp.MustCompile(`^(?:(?:oh|ah|wow|hmm|ha|haha|well|ok|okay|
 	`you(?:'ve| have) been (?:amazing|awesome|great|so helpful|very helpful|super helpful|a great help|a big help|wonderful|brilliant|fantastic|a star|a lifesaver|incredible)|` +
 	`you(?:'re| are) (?:amazing|awesome|the best|a star|a lifesaver|a legend|a hero|a gem|incredible)|you rock` +
 	`)$`)
+
+var (
+	// reactionRe: a reaction that tells nothing ("First time ever.", "Love
+	// this job.", "As usual.").
+	reactionRe = regexp.MustCompile(`^(?:(?:oh|ah|wow|well|so|yeah|and|honestly|seriously|lol|haha)[,!.]* )*(?:` +
+		`(?:the |a |my |our )?first time(?: ever)?|never again|not again|here we go again|as usual|as always|` +
+		`same as (?:always|usual|ever|last time)|story of my life|typical|classic|figures|go figure|no surprise there|` +
+		`(?:love|loving|hate|hating|gotta love|got to love|must love) (?:this|that|it|these|those)(?: [a-z]+)?)$`)
+	// offerRe: help offered in the moment ("I'm happy to help with the
+	// school bake sale"); another's willingness reported ("Priya is happy
+	// to help with onboarding") is a fact.
+	offerRe = regexp.MustCompile(`^(?:i'm|i am|we're|we are|i'd be|we'd be|i would be|we would be|i'll be|we'll be) (?:always |more than |very |really |so |just |also )?(?:happy|glad|pleased|willing|keen) to (?:help|assist|pitch in|lend a hand|chip in|volunteer|take part)\b`)
+	// deicticRe: a pointer at what was said before ("Yeah, that's the nil
+	// map.", "That's the decision from the postmortem."): it names no
+	// subject of its own.
+	deicticRe = regexp.MustCompile(`^(?:(?:yeah|yes|yep|ok|okay|right|so|and|ah|oh|hmm|exactly|true|well)[,!.]* )*(?:that's|that is|that was) (?:just |exactly |probably |definitely |basically |literally |really )?(?:the|a|an|our|my|your) [a-z' -]+$`)
+	// acceptRe: an answer that accepts ("Ethan is fine.", "Email is ok
+	// too"); the subject is one word.
+	acceptRe = regexp.MustCompile(`^([a-z]+) is (?:fine|ok|okay|good|perfect|great|enough)(?: (?:too|as well|with me|by me|for me|for now))?$`)
+	// announceRe: an action the speaker announces in the moment ("I'll
+	// roll back the 14:05 deploy", "Let me check the logs"): what is done
+	// next, reported by what it does, not kept.
+	announceRe = regexp.MustCompile(`^(?:(?:ok|okay|right|sure|alright|on it)[,!]* )?(?:i'll|i will|i'm going to|i'm gonna|let me|lemme) (?:go |now |just |quickly |first )?(?:roll back|revert|restart|reboot|redeploy|rerun|retry|bounce|flush|drain|kill|silence|ack|acknowledge|check|look|take a look|have a look|dig|investigate|ping|page|escalate|grab|handle|pick (?:it|this|that) up|open|file|raise|kick|trigger|run|push|merge|deploy|fix|scale|fail over|cordon|pause|resume)\b`)
+)
+
+// acceptance reports whether core, a whole sentence, accepts what was
+// offered ("Ethan is fine"), rather than telling how a system is ("Lag is
+// fine").
+func (t *text) acceptance(core string) bool {
+	m := acceptRe.FindStringSubmatch(core)
+	if m == nil {
+		return false
+	}
+	return !isJobNoun(m[1]) && t.metricKey() == "" && !isIdentifier(m[1])
+}
+
+// announcement reports whether core, a whole sentence, announces an
+// action the speaker takes now: no date but a clock time, no recurrence.
+func (t *text) announcement(core string) bool {
+	if !announceRe.MatchString(core) || t.find(fRecur, recurRe) != nil {
+		return false
+	}
+	d, dated := t.findDate(noFactNow)
+	return !dated || d.clockOnly
+}
 
 // closableRe: a ticket said to be closable, not closed ("Ticket can be
 // closed."); "The ticket was closed" is a fact.
@@ -577,7 +644,11 @@ func (t *text) instruction(s string, w []string, c Classification, depth int) bo
 	if standingRe.MatchString(s) || noteRe.MatchString(s) {
 		return false
 	}
-	if _, dated := t.findDate(noFactNow); dated && !lookupRe.MatchString(s) {
+	if pleaseEndRe.MatchString(s) && !clauseSubjects[w[0]] && !strings.Contains(s, " not ") &&
+		!strings.Contains(s, ", not") {
+		return !secondClause(s, depth) // "Pavel Horak on the invoice, please": a request
+	}
+	if _, dated := t.findDate(noFactNow); dated && !lookupRe.MatchString(s) && !deviceRe.MatchString(s) {
 		return false
 	}
 	if crowdOrderRe.MatchString(s) || letsRe.MatchString(s) && !secondClause(s, depth) {
@@ -616,6 +687,14 @@ func (t *text) instruction(s string, w []string, c Classification, depth int) bo
 	}
 	return found && !secondClause(s, depth)
 }
+
+// pleaseEndRe: a request that ends in "please".
+var pleaseEndRe = regexp.MustCompile(`,? (?:please|pls|plz)[.!]*$`)
+
+// deviceRe: an order to a device, which is one even when it names the day
+// ("Set my alarm for 5:15 tomorrow"); a reminder carries the duty it
+// reminds of and stays a fact.
+var deviceRe = regexp.MustCompile(`^(?:(?:please|pls|can you|could you) )?(?:set|cancel|snooze|turn off|switch off|stop|start|change|move|reset) (?:an?|my|the|this|that) (?:alarm|timer|wake-up call|wakeup call)s?\b`)
 
 // lookupRe: a request to look something up is one even when it names the
 // day the thing is for ("Find me a sushi place for Friday"); "Book a table
@@ -769,7 +848,10 @@ var (
 	// a decision is still open ("We haven't decided between pnpm and npm
 	// yet") is a fact.
 	undecidedRe = regexp.MustCompile(`^not (?:a|the|yet a|our|my) (?:decision|final decision)\b|\blet's not decide\b|` +
-		`^not saying (?:we|you|i|they) should\b`)
+		`^not saying (?:we|you|i|they) should\b|` +
+		`^nothing(?:'s| is| has been| was)? (?:settled|decided|final|agreed|confirmed|set in stone)(?: (?:yet|so far|for now))?[.!]*$|` +
+		`^(?:we|i|they|the team)(?: still)? (?:haven't|have not|hasn't|has not|didn't|did not) (?:decided|settled|agreed|chosen|picked)` +
+		`(?: (?:on|about|for) (?:the |a )?(?:next|this|coming|following) (?:week|month|quarter|year|sprint|release|season|phase|step))?(?: yet)?[.!]*$`)
 	// musingRe: a whole sentence that owns up to musing ("Just
 	// daydreaming.", "Thinking out loud").
 	musingRe = regexp.MustCompile(`^(?:just |only |i'm just |i'm only )?(?:daydreaming|dreaming|thinking out loud|thinking aloud|musing|brainstorming|spitballing|wondering|a thought|an idea|food for thought)$`)
@@ -778,6 +860,42 @@ var (
 	// "I'd rather", preferRe) and "'d" for "had" ("I'd been there") are not.
 	conditionalRe = regexp.MustCompile(`^(?:i|we|you|he|she|they)(?:'d| would) (?:need|have to|want|go|get|buy|move|take|use|lose|make|pay|start|switch|try|be|miss|end up|consider|hire|learn|save|spend|sell|quit|probably|definitely|totally|happily)\b`)
 )
+
+var (
+	// wishIfRe: a condition put on a wish ("if we add the third site").
+	wishIfRe = regexp.MustCompile(`\bif (?:i|we|you|they|he|she|it) [a-z]+`)
+	// politeIfRe: a condition that only asks politely ("if possible", "if
+	// you can").
+	politeIfRe = regexp.MustCompile(`\bif (?:possible|you can|you could|you don't mind|that's ok|that's okay|that works|that's possible|at all possible|it's possible|it helps)\b`)
+	// jointRe: where a second clause starts.
+	jointRe = regexp.MustCompile(`, (?:so|but|and|though|which means) |; `)
+)
+
+// conditionalWish reports whether s puts a condition on a wish ("We'd
+// love a discount if we add the third site"). The if-clause right after
+// the wish is what is wished ("I'd prefer if you called", "I'd like it if
+// you called"), and a polite one ("if possible") none.
+func (t *text) conditionalWish(s string) bool {
+	p := preferRe.FindStringIndex(s)
+	if p == nil || politeIfRe.MatchString(s) {
+		return false
+	}
+	m := wishIfRe.FindStringIndex(s[p[1]:])
+	if m == nil {
+		return false
+	}
+	between := strings.TrimSpace(s[p[1] : p[1]+m[0]])
+	return between != "" && between != "it"
+}
+
+// lastJoint is where the last second clause of s starts, or -1.
+func lastJoint(s string) int {
+	ms := jointRe.FindAllStringIndex(s, -1)
+	if len(ms) == 0 {
+		return -1
+	}
+	return ms[len(ms)-1][0]
+}
 
 // hypothetical: the sentence supposes, wishes or muses rather than states.
 // "May" is never a cue (it is also the month) nor "probably" ("lag is 4 s,
@@ -788,6 +906,9 @@ func (t *text) hypothetical(s string, w []string, c Classification) bool {
 	if supposeRe.MatchString(s) || hedgeRe.MatchString(s) || undecidedRe.MatchString(s) ||
 		musingRe.MatchString(bareSentence(s)) {
 		return true
+	}
+	if t.conditionalWish(s) {
+		return true // "We'd love a discount if we add the third site"
 	}
 	if c.Category == CategoryRoutine || c.Category == CategoryPreference || standingRe.MatchString(s) ||
 		preferRe.MatchString(s) {
@@ -803,6 +924,14 @@ func (t *text) hypothetical(s string, w []string, c Classification) bool {
 		return true
 	}
 	if m := wishRe.FindStringIndex(s); m != nil {
+		if j := lastJoint(s[:m[0]]); j > 0 {
+			// "I'm on call this weekend, so I might not answer": a fact,
+			// then a guess at what follows from it.
+			head := strings.TrimSpace(s[:j])
+			if Classify(head, noFactNow).Reason != noRule {
+				return false
+			}
+		}
 		return !(strings.Contains(s[m[0]:m[1]], " could ") && pastMarkRe.MatchString(s))
 	}
 	return false

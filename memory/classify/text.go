@@ -310,3 +310,39 @@ func scanWords(s string, f func(at int, w string) bool) {
 func eachWord(s string, f func(string) bool) {
 	scanWords(s, func(_ int, w string) bool { return f(strings.TrimSuffix(w, "'s")) })
 }
+
+// firstClauseEnd is where the first clause of t's first sentence ends: at
+// the end of the sentence, or where a comma, a semicolon or a conjunction
+// opens a clause with a subject of its own ("My timezone is CET and I work
+// 8 to 4": at "and"), or a comma and a conjunction open one ("Priya owns
+// the rollout, and Priya wants a dry run": at the comma). A rule that reads one clause of a text that says more
+// reads this one, what the text is about.
+func (t *text) firstClauseEnd() int {
+	s := t.norm
+	end := sentenceEnd(s, 0)
+	joint, at := false, -1
+	for i := 0; i < end; {
+		if !isWordByte(s[i]) {
+			if s[i] == ',' || s[i] == ';' {
+				joint, at = true, i
+			}
+			i++
+			continue
+		}
+		w, e := nextWord(s, i)
+		start := i
+		i = max(e, i+1)
+		switch w = strings.Trim(w, "'-"); {
+		case joint && startsClause(w) && w != "the":
+			return at
+		case w == "and" || w == "but" || w == "so" || w == "while" || w == "whereas" || w == "because":
+			if joint {
+				return at // ", and Priya wants ...": a comma and a conjunction open a clause
+			}
+			joint, at = true, start
+			continue
+		}
+		joint = false
+	}
+	return end
+}

@@ -29,6 +29,8 @@ const (
 	fObservation
 	fResolved // recovered, back to normal (states.go)
 	fEvent    // finished, failed, created... (events.go)
+	fFuture   // will, 'll, going to, plans to (obligations.go: commitments)
+	fTaste    // coffee, tea, steak... taken some way (preferences.go)
 	// Families of the date patterns, all within fDate.
 	fDigit
 	fMonth
@@ -128,12 +130,14 @@ func wordFlags(w string) flags {
 		"colourblind", "color", "colour", "deaf", "blind", "diabetic", "autistic", "dyslexic", "bilingual",
 		"trilingual", "multilingual", "handed", "occupation", "profession":
 		return fIdentity
-	case "works", "work":
+	case "work":
 		return fWork | fObservation
+	case "works":
+		return fWork | fObservation | fResolved
 	case "worked":
 		return fWork | fObservation | fPast
 	case "working":
-		return fWork | fObservation | fBounded
+		return fWork | fObservation | fBounded | fResolved
 	case "as":
 		return fAs
 	// decisions
@@ -141,9 +145,19 @@ func wordFlags(w string) flags {
 		return fDecided
 	case "agreed", "agree":
 		return fAgreed
-	case "chose", "chosen", "choose", "picked", "selected", "go", "going", "sticking", "stick", "stuck", "ruled",
-		"adopted", "switched", "migrated", "adopt", "forward":
+	case "will", "shall", "ll", "plan", "plans", "planning", "intend", "intends":
+		return fFuture
+	case "coffee", "tea", "espresso", "latte", "whisky", "whiskey", "martini", "eggs", "steak", "burger", "pizza",
+		"curry":
+		return fTaste
+	case "going":
+		return fChoice | fFuture
+	case "chose", "chosen", "choose", "selected", "go", "sticking", "stick", "stuck", "ruled",
+		"adopted", "switched", "migrated", "adopt", "forward", "stays", "remains", "stay", "remain", "staying",
+		"migrate", "move", "switch", "rewrite", "support", "offer", "upgrade", "replace", "build":
 		return fChoice
+	case "picked":
+		return fChoice | fPast
 	case "use":
 		return fChoice | fObservation
 	case "went":
@@ -199,8 +213,13 @@ func wordFlags(w string) flags {
 	case "was", "were", "did", "had", "ago", "yesterday", "last", "happened", "shipped", "released", "launched",
 		"completed", "finished", "sent", "paid", "filed", "submitted", "delivered", "presented", "attended", "joined",
 		"started", "began", "took", "met", "lived", "used", "earlier", "previously", "formerly", "renewed", "complained",
-		"reported", "mentioned", "cancelled", "canceled", "upgraded", "downgraded":
+		"reported", "mentioned", "cancelled", "canceled", "upgraded", "downgraded", "bought", "ordered", "booked",
+		"posted", "mailed", "signed", "collected", "topped", "transferred", "dropped", "lost", "broke", "forgot",
+		"damaged", "misplaced", "stole", "delayed", "overbooked", "threatened", "woke", "emailed", "wrote", "noticed",
+		"saw", "found":
 		return fPast
+	case "asked", "told", "reminded", "requested", "instructed", "insisted":
+		return fPast | fPreference
 	// present and bounded states, readings
 	case "moment", "atm", "present", "currently", "eta", "progress", "underway", "way", "ongoing",
 		"rolling", "call", "meeting", "meetings", "break", "afk", "down", "offline", "unreachable",
@@ -226,12 +245,15 @@ func wordFlags(w string) flags {
 	// recoveries (states.go)
 	case "recovered", "resolved", "restored", "stabilized", "stabilised", "subsided", "mitigated", "cleared",
 		"normalized", "normalised", "back", "again", "normal", "healthy", "green", "fine", "ok", "okay", "up",
-		"online", "returned", "clear":
+		"online", "clear", "solved", "fixed", "sorted", "better", "good":
 		return fResolved
+	case "returned":
+		return fResolved | fPast
 	// preferences
 	case "prefer", "prefers", "preferred", "preferring", "preference", "preferences", "rather", "favourite",
 		"favorite", "favourites", "favorites", "likes", "liked", "like", "love", "loves", "enjoy", "enjoys", "enjoyed",
-		"fan", "fond", "dislike", "dislikes", "disliked", "detests":
+		"fan", "fond", "dislike", "dislikes", "disliked", "detests", "wants", "wanted", "exclusively", "asks", "tells",
+		"requests", "insists", "ever":
 		return fPreference
 	// observations
 	case "lives", "live", "based", "resides", "reside", "relocated", "employed", "speaks", "timezone", "time",

@@ -75,3 +75,23 @@ func TestClassifiedKeysAreCanonical(t *testing.T) {
 		}
 	}
 }
+
+// The keys the classifier names in text are the vocabulary's concepts, and
+// the names writers give them read as those concepts.
+func TestVocabularyNamesTheClassifiersKeys(t *testing.T) {
+	for synonym, key := range map[string]string{
+		"working_hours": "work_schedule", "shifts": "work_schedule", "nickname": "name", "full_name": "name",
+		"subscription": "plan", "out_of_office": "availability", "current_location": "location",
+		"preferred_contact": "contact_method", "meds": "medication", "workout": "exercise", "position": "occupation",
+		"company_name": "employer", "cell_phone": "phone", "dietary_restrictions": "diet",
+	} {
+		if got := CanonicalKey(synonym); got != key {
+			t.Errorf("CanonicalKey(%q) = %q, want %q", synonym, got, key)
+		}
+	}
+	for _, a := range attributes {
+		if _, ok := keyConcepts[a.key]; !ok {
+			t.Errorf("the classifier names %q, which the vocabulary does not list", a.key)
+		}
+	}
+}
