@@ -17,28 +17,40 @@ import (
 //
 //   - a section whose read rows (its prefix) are all of it is complete;
 //   - otherwise, let a pass's probe be its state just before the first row
-//     after the prefix. When the first pass had not left anything out by
-//     then, a later row that does not fit would be the first left out (the
-//     brief's header says so), so the next page is read. When it had, an
-//     unread row changes nothing if its line costs more than the room left
-//     at its place, which is at most the room at the probe (room only
-//     shrinks within a pass): it is skipped, and only lines shown count for
-//     the rule that no line shows twice. A line costs briefLineFloor
-//     characters, plus its entity's name, plus what its text takes
-//     (tenure_brief_len; a decision's line with its tail:
+//     after the prefix. When the first packing (plain header, one pass) had
+//     not left anything out by then, a later row that does not fit would be
+//     the first left out (the brief's header says so), so the next page is
+//     read. When it had, an unread row changes nothing if its line costs
+//     more than the room it would be offered. It is offered in the first
+//     packing, and, since that one leaves something out, in both passes of
+//     the second: within its section's share, then within the leftover. In
+//     each pass the room only shrinks from one candidate to the next (a
+//     section's share as the section takes items, the whole budget's rest
+//     as anything is taken), so the room at its place is at most the room
+//     at the probe before it; the probes report each pass's room, and the
+//     bound is the largest of them. An unread row that costs more than that
+//     bound is skipped in every pass: in the share pass it waits for the
+//     leftover pass without being looked at further (only lines shown count
+//     for the rule that no line shows twice), and in the others it is left
+//     out, which the header already says. Nothing else changes, so the
+//     passes reach every later row in the state the read rows alone give,
+//     and the argument goes on row by row, section by section. A line
+//     costs briefLineFloor characters, plus its entity's name, plus what
+//     its text takes (tenure_brief_len; a decision's line with its tail:
 //     tenure_brief_decision_len), plus its tail's least (briefTailFloor),
-//     plus the section's title when it is the section's first. So only the rows after the prefix whose line could cost no more than
-//     the room there (the larger room of the two passes) are read, through
-//     the section's index, which ends with the text's length so that the
-//     rows the bound leaves out cost no visit to the table; the entity's
-//     name is added on the rows it lets through.
+//     plus the section's title when it is the section's first. So only the
+//     rows after the prefix whose line could cost no more than that bound
+//     are read, through the section's index, which ends with the text's
+//     length so that the rows the bound leaves out cost no visit to the
+//     table; the entity's name is added on the rows it lets through.
 //
 // A read is not sent at all when even the scope's shortest entity name and
 // the shortest text of the section's rows would not fit (briefFloors, three
 // index probes, read once the brief leaves something out). The proof is
 // checked again after every read, since the new rows change the packing,
-// until every section holds. A brief whose decisions fill the budget
-// usually reads one page of decisions and the floors, and nothing else.
+// until every section holds. A brief whose decisions overflow their share
+// usually reads one page of decisions, the floors, and the rows of the other
+// sections that fit their shares.
 const (
 	// briefPageChars sizes the first page of a section: budget /
 	// briefPageChars + 1 rows, a line of 64 characters each.
@@ -212,11 +224,12 @@ func nextBriefAsks(secs *[briefSections]briefSectionRead, probes briefProbes, pa
 			return true
 		}
 		// line is the most a line's entity and text may take and still fit
-		// at mark i.
+		// at mark i in some pass: the first packing's, or the share pass or
+		// the leftover pass of the second.
 		line := func(i int) int {
 			l := briefLineRoom(s, probes.first[s][i])
 			if probes.secondRan {
-				l = max(l, briefLineRoom(s, probes.second[s][i]))
+				l = max(l, briefLineRoom(s, probes.shares[s][i]), briefLineRoom(s, probes.leftover[s][i]))
 			}
 			return l
 		}

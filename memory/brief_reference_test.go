@@ -15,8 +15,8 @@ import (
 
 // The brief's reference: the plain reading of its rules, one query a
 // section reading all of it (every durable fact of the scope scored), packed
-// by the plain greedy loop. ContextBrief, which reads pages, must return
-// exactly what it returns.
+// by plain loops (refPackBrief). ContextBrief, which reads pages, must
+// return exactly what it returns.
 
 const refDecisionsSQL = `
 SELECT d.id, e.name, d.key, d.decision, d.reasoning, d.alternatives, d.decided_by, d.decided_at
@@ -146,67 +146,41 @@ func referenceBrief(t *testing.T, rf *recallFixture, o BriefOptions) Brief {
 	if err != nil {
 		t.Fatalf("reference brief: %v", err)
 	}
-	b := refPack(o.Scope, o.Budget, c, now, false)
+	return refPackBrief(o.Scope, o.Budget, c, now)
+}
+
+// refPackBrief packs c by the brief's rules read plainly: every item in
+// priority order under the plain header, each when it fits; and when that
+// leaves something out, again under the abridged header in two passes: each
+// section within its share of the room after the header, then the rest of
+// the budget to the items not yet taken, in priority order.
+func refPackBrief(scope string, budget int, c briefCandidates, now time.Time) Brief {
+	b := refPack(scope, budget, c, now, false)
 	if b.Truncated {
-		b = refPack(o.Scope, o.Budget, c, now, true)
+		b = refPack(scope, budget, c, now, true)
 	}
 	b.Used = utf8.RuneCountInString(b.Text())
 	return b
 }
 
-// refPack takes each item, in priority order, when its line has not been
-// shown before (same entity and text, case and white space aside) and it
-// fits whole in what is left of the budget.
-func refPack(scope string, budget int, c briefCandidates, now time.Time, truncated bool) Brief {
-	b := Brief{Scope: scope, Budget: budget, Truncated: truncated, now: now,
-		Decisions: []BriefDecision{}, Obligations: []BriefItem{}, States: []BriefItem{}, Facts: []BriefItem{}}
+// refItem is a candidate as the reference sees it: its section, its place
+// there, and its line.
+type refItem struct {
+	section, index  int
+	entity, content string
+	line            string
+}
+
+// refPack packs c under the plain header in one pass, or, abridged, in the
+// two passes of the shares. An item is taken when its line has not been
+// shown before (same entity and text, case and white space aside; a line of
+// general and the same text of anyone; for states and facts the same
+// template) and it fits whole.
+func refPack(scope string, budget int, c briefCandidates, now time.Time, abridged bool) Brief {
 	norm := func(s string) string { return strings.Join(strings.Fields(s), " ") }
-	used := utf8.RuneCountInString(briefHeader(scope, truncated)) + 1
-	said := map[string]bool{}
-	key := func(entity, content string) string {
-		return strings.ToLower(norm(entity)) + "\x00" + strings.ToLower(norm(content))
-	}
-	// A line of general says what the same text says of anyone.
-	fresh := func(entity, content string) bool {
-		anyone := "\x01" + strings.ToLower(norm(content))
-		return !said[key(entity, content)] && !said[key(defaultEntity, content)] &&
-			!(norm(entity) == defaultEntity && said[anyone])
-	}
-	shown := func(entity, content string) {
-		said[key(entity, content)] = true
-		said["\x01"+strings.ToLower(norm(content))] = true
-	}
-	// States and facts also say their template once (lineTemplate).
-	template := func(entity, content string) string {
-		if t := lineTemplate(content); t != "" {
-			return strings.ToLower(norm(entity)) + "\x00" + t
-		}
-		return ""
-	}
-	freshT := func(entity, content string) bool {
-		t := template(entity, content)
-		return fresh(entity, content) && (t == "" || !said[t])
-	}
-	shownT := func(entity, content string) {
-		shown(entity, content)
-		if t := template(entity, content); t != "" {
-			said[t] = true
-		}
-	}
-	take := func(title, line string, started bool) bool {
-		cost := utf8.RuneCountInString(line) + 1
-		if !started {
-			cost += 1 + utf8.RuneCountInString(title) + 1
-		}
-		if used+cost > budget {
-			b.Truncated = true
-			return false
-		}
-		used += cost
-		return true
-	}
 	item := func(it BriefItem) string { return "- [" + norm(it.Entity) + "] " + norm(it.Content) }
-	for _, d := range c.decisions {
+	var items []refItem
+	for i, d := range c.decisions {
 		line := "- [" + norm(d.Entity) + "] " + norm(d.Decision)
 		if r := norm(d.Reasoning); r != "" {
 			line += " — because " + r
@@ -220,12 +194,9 @@ func refPack(scope string, budget int, c briefCandidates, now time.Time, truncat
 		if len(alts) > 0 {
 			line += " (rejected: " + strings.Join(alts, ", ") + ")"
 		}
-		if fresh(d.Entity, d.Decision) && take(briefSectionDecisions, line, len(b.Decisions) > 0) {
-			shown(d.Entity, d.Decision)
-			b.Decisions = append(b.Decisions, d)
-		}
+		items = append(items, refItem{briefRowDecision, i, d.Entity, d.Decision, line})
 	}
-	for _, it := range c.obligations {
+	for i, it := range c.obligations {
 		line := item(it)
 		if it.Deadline != nil {
 			line += " (due " + it.Deadline.UTC().Format(time.DateOnly)
@@ -234,12 +205,9 @@ func refPack(scope string, budget int, c briefCandidates, now time.Time, truncat
 			}
 			line += ")"
 		}
-		if fresh(it.Entity, it.Content) && take(briefSectionObligations, line, len(b.Obligations) > 0) {
-			shown(it.Entity, it.Content)
-			b.Obligations = append(b.Obligations, it)
-		}
+		items = append(items, refItem{briefRowObligation, i, it.Entity, it.Content, line})
 	}
-	for _, it := range c.states {
+	for i, it := range c.states {
 		line := item(it)
 		if !it.ConfirmedAt.IsZero() {
 			switch d := now.Sub(it.ConfirmedAt); {
@@ -253,16 +221,93 @@ func refPack(scope string, budget int, c briefCandidates, now time.Time, truncat
 				line += fmt.Sprintf(" (as of %d d ago)", int(d/(24*time.Hour)))
 			}
 		}
-		if freshT(it.Entity, it.Content) && take(briefSectionStates, line, len(b.States) > 0) {
-			shownT(it.Entity, it.Content)
-			b.States = append(b.States, it)
+		items = append(items, refItem{briefRowState, i, it.Entity, it.Content, line})
+	}
+	for i, it := range c.facts {
+		line := item(it) + " (as of " + it.ConfirmedAt.UTC().Format(time.DateOnly) + ")"
+		items = append(items, refItem{briefRowFact, i, it.Entity, it.Content, line})
+	}
+
+	said := map[string]bool{}
+	key := func(entity, content string) string {
+		return strings.ToLower(norm(entity)) + "\x00" + strings.ToLower(norm(content))
+	}
+	// States and facts also say their template once (lineTemplate).
+	template := func(it refItem) string {
+		if t := lineTemplate(it.content); t != "" && (it.section == briefRowState || it.section == briefRowFact) {
+			return strings.ToLower(norm(it.entity)) + "\x00" + t
+		}
+		return ""
+	}
+	// A line of general says what the same text says of anyone.
+	fresh := func(it refItem) bool {
+		anyone := "\x01" + strings.ToLower(norm(it.content))
+		t := template(it)
+		return !said[key(it.entity, it.content)] && !said[key(defaultEntity, it.content)] &&
+			!(norm(it.entity) == defaultEntity && said[anyone]) && (t == "" || !said[t])
+	}
+	titles := []string{briefSectionDecisions, briefSectionObligations, briefSectionStates, briefSectionFacts}
+	header := utf8.RuneCountInString(briefHeader(scope, abridged)) + 1
+	used := header
+	truncated := abridged
+	taken := make([]bool, len(items))
+	done := make([]bool, len(items)) // taken, or saying what a line shown says
+	var shown [briefSections]int
+	// offer takes it when it is fresh and costs at most room, and reports
+	// what it cost.
+	offer := func(n int, room int) int {
+		it := items[n]
+		if !fresh(it) {
+			done[n] = true
+			return 0
+		}
+		cost := utf8.RuneCountInString(it.line) + 1
+		if shown[it.section] == 0 {
+			cost += 1 + utf8.RuneCountInString(titles[it.section]) + 1
+		}
+		if cost > room {
+			return 0
+		}
+		said[key(it.entity, it.content)] = true
+		said["\x01"+strings.ToLower(norm(it.content))] = true
+		if t := template(it); t != "" {
+			said[t] = true
+		}
+		taken[n], done[n] = true, true
+		shown[it.section]++
+		used += cost
+		return cost
+	}
+	if abridged {
+		room := budget - header
+		shares := []int{35, 20, 20, 25}
+		var spent [briefSections]int
+		for n, it := range items {
+			spent[it.section] += offer(n, room*shares[it.section]/100-spent[it.section])
 		}
 	}
-	for _, it := range c.facts {
-		line := item(it) + " (as of " + it.ConfirmedAt.UTC().Format(time.DateOnly) + ")"
-		if freshT(it.Entity, it.Content) && take(briefSectionFacts, line, len(b.Facts) > 0) {
-			shownT(it.Entity, it.Content)
-			b.Facts = append(b.Facts, it)
+	for n := range items {
+		if !done[n] {
+			offer(n, budget-used)
+			truncated = truncated || !done[n]
+		}
+	}
+
+	b := Brief{Scope: scope, Budget: budget, Truncated: truncated, now: now,
+		Decisions: []BriefDecision{}, Obligations: []BriefItem{}, States: []BriefItem{}, Facts: []BriefItem{}}
+	for n, it := range items {
+		if !taken[n] {
+			continue
+		}
+		switch it.section {
+		case briefRowDecision:
+			b.Decisions = append(b.Decisions, c.decisions[it.index])
+		case briefRowObligation:
+			b.Obligations = append(b.Obligations, c.obligations[it.index])
+		case briefRowState:
+			b.States = append(b.States, c.states[it.index])
+		case briefRowFact:
+			b.Facts = append(b.Facts, c.facts[it.index])
 		}
 	}
 	return b
@@ -506,11 +551,7 @@ func TestPackBriefMatchesReference(t *testing.T) {
 			budget = MinBriefBudget + r.IntN(40)
 		}
 		got := packBrief("acme", budget, c, recallNow)
-		want := refPack("acme", budget, c, recallNow, false)
-		if want.Truncated {
-			want = refPack("acme", budget, c, recallNow, true)
-		}
-		want.Used = utf8.RuneCountInString(want.Text())
+		want := refPackBrief("acme", budget, c, recallNow)
 		gotJSON, _ := json.Marshal(got)
 		wantJSON, _ := json.Marshal(want)
 		if string(gotJSON) != string(wantJSON) {

@@ -32,7 +32,8 @@ type BriefOptions struct {
 // Brief is the compact state an agent must not forget at the start of a
 // turn: locked decisions with their reasoning, obligations due soon or
 // overdue, current short-term states, and the most confident durable facts,
-// in that priority, within a budget of characters.
+// in that priority, within a budget of characters of which each section
+// keeps its share (ContextBrief).
 type Brief struct {
 	Scope     string `json:"scope"`
 	Budget    int    `json:"budget"`
@@ -181,9 +182,13 @@ const (
 // overdue (overdue first), then current short-term and ephemeral states
 // (newest first), then the permanent and long-term facts with the highest
 // effective confidence × importance, until o.Budget characters of Text() are
-// used. Each item, in that order, is taken when it fits whole in what is
-// left and skipped otherwise (then Truncated is set), so a shorter item after
-// a skipped one may still fit; Used never exceeds Budget. Archived facts and
+// used. When everything fits, everything shows. Otherwise (then Truncated is
+// set) each section first takes its items, in its order, within its share
+// of the budget (briefShares), so many locked decisions cannot crowd out the
+// facts; then the shares left unused go to the items not yet taken, in that
+// priority. Each item is taken when it fits whole in what is left and
+// skipped otherwise, so a shorter item after a skipped one may still fit;
+// Used never exceeds Budget. Archived facts and
 // facts past their forget_at are left out. The sections are read a page at
 // a time (see readBrief), all in one snapshot.
 func (s *Store) ContextBrief(ctx context.Context, o BriefOptions) (Brief, error) {
@@ -375,10 +380,11 @@ func (s *Store) briefChanges(ctx context.Context, o BriefOptions, entity *string
 	return b, nil
 }
 
-// packBrief fills a brief from c in order of priority within budget. A first
-// pass packs under the plain header; when something is left out, a second
-// pass packs again under the longer header that says so, so the text stays
-// within budget either way.
+// packBrief fills a brief from c within budget. A first packing takes the
+// items in order of priority under the plain header; when something is left
+// out, a second packing, under the longer header that says so, gives each
+// section its share of the budget first (packBriefWith), so the text stays
+// within budget either way and a brief that fits is packed as it always was.
 func packBrief(scope string, budget int, c briefCandidates, now time.Time) Brief {
 	b, _ := packBriefProbed(scope, budget, c, nil, now)
 	return b
@@ -393,11 +399,13 @@ type briefProbe struct {
 	started   bool // an item of the section was taken before the point
 }
 
-// briefProbes are what packBriefProbed saw at the marks of each section, in
-// the first pass (plain header) and, when it ran, the second.
+// briefProbes are what packBriefProbed saw at the marks of each section: in
+// the first packing (plain header, one pass in priority order) and, when it
+// ran, in the two passes of the second (each section within its share, then
+// the leftover in priority order).
 type briefProbes struct {
-	first, second [briefSections][]briefProbe
-	secondRan     bool
+	first, shares, leftover [briefSections][]briefProbe
+	secondRan               bool
 }
 
 // packBriefProbed is packBrief, and with marks (candidate indexes in the
@@ -407,9 +415,9 @@ type briefProbes struct {
 func packBriefProbed(scope string, budget int, c briefCandidates, marks *[briefSections][]int, now time.Time) (Brief, briefProbes) {
 	var pr briefProbes
 	lines := briefLinesOf(c, now)
-	b := packBriefWith(scope, budget, c, lines, false, marks, &pr.first, now)
+	b := packBriefWith(scope, budget, c, lines, false, marks, &pr, now)
 	if b.Truncated {
-		b = packBriefWith(scope, budget, c, lines, true, marks, &pr.second, now)
+		b = packBriefWith(scope, budget, c, lines, true, marks, &pr, now)
 		pr.secondRan = true
 	}
 	b.Used = utf8.RuneCountInString(b.Text())
@@ -490,116 +498,194 @@ func lineTemplate(s string) string {
 	return "#" + strings.Join(words, " ")
 }
 
-// packBriefWith packs greedily: each item, in priority order, is taken if it
-// fits whole in what is left of the budget (with its section's title when it
-// is the section's first item), and skipped otherwise. No line shows twice:
-// an item whose line says what a line already shown says (the same entity
-// and text, in any section; a line of general and the same text of any
-// entity; for states and facts, the same template: lineTemplate) is
-// skipped, and does not count as left out.
-func packBriefWith(scope string, budget int, c briefCandidates, lines briefLines, truncated bool,
-	marks *[briefSections][]int, probes *[briefSections][]briefProbe, now time.Time) Brief {
-	b := Brief{
-		Scope: scope, Budget: budget, Truncated: truncated, now: now,
-		Decisions: []BriefDecision{}, Obligations: []BriefItem{}, States: []BriefItem{}, Facts: []BriefItem{},
+// briefShares are the parts of its room (the budget less the header) each
+// section of an abridged brief fills first, in percent, so that no section
+// crowds out the others: decisions, the longest lines (reasoning and
+// rejected alternatives) and the ones an agent must not reopen, the most;
+// the durable facts, who and what the scope is about, a quarter; obligations
+// due within 14 days and current states, usually few and short, a fifth
+// each. What a section leaves of its share goes to the items not yet taken,
+// in priority order, so a section alone still fills the whole budget.
+var briefShares = [briefSections]int{
+	briefRowDecision:   35,
+	briefRowObligation: 20,
+	briefRowState:      20,
+	briefRowFact:       25,
+}
+
+// The parts a brief packs: its four sections, then the changes of a brief
+// with Since (which has no share: the leftover pass takes them).
+const (
+	briefPartChanges = briefSections
+	briefParts       = briefSections + 1
+)
+
+// briefPartTitles are the parts' titles, in part order.
+var briefPartTitles = [briefParts]string{briefSectionDecisions, briefSectionObligations, briefSectionStates,
+	briefSectionFacts, briefSectionChanges}
+
+// briefPack is a packing in progress.
+type briefPack struct {
+	budget, used int
+	truncated    bool
+	lines        [briefParts][]briefLine
+	// state is each candidate's: pending, taken, or settled (it says what
+	// a line shown says).
+	state [briefParts][]uint8
+	shown [briefParts]int // items taken of each part
+	said  map[[2]string]bool
+}
+
+// The states of a candidate in a packing.
+const (
+	briefPending uint8 = iota
+	briefShown
+	briefSettled
+)
+
+// offer takes candidate i of part p when it fits whole in room (with the
+// part's title when the part shows nothing yet), and reports whether it did.
+// A line that says what a line already shown says (the same entity and
+// text, in any section; a line of general and the same text of any entity;
+// for states and facts, the same template: lineTemplate) is settled, and
+// does not count as left out. Once something is left out, a line that does
+// not fit stays pending without looking further.
+func (k *briefPack) offer(p, i, room int) bool {
+	l := k.lines[p][i]
+	cost := l.base + l.tail
+	if k.shown[p] == 0 {
+		cost += 1 + runeLen(briefPartTitles[p]) + 1
 	}
-	used := runeLen(briefHeader(scope, truncated)) + 1
-	said := map[[2]string]bool{}
-	// take reports whether the line fits, and counts it when it does. A line
-	// that says what a line already shown says is skipped, and does not count
-	// as left out. Once something is left out, a line that does not fit is
-	// skipped without looking further.
-	take := func(title string, l briefLine, started bool, dedupe, templated bool) bool {
-		room := budget - used
-		cost := l.base + l.tail
-		if !started {
-			cost += 1 + runeLen(title) + 1
+	if k.truncated && cost > room {
+		return false
+	}
+	var key, kt, anyone [2]string
+	dedupe := p != briefPartChanges
+	if dedupe {
+		key = [2]string{strings.ToLower(l.entity), strings.ToLower(l.text)}
+		if t := lineTemplate(l.text); (p == briefRowState || p == briefRowFact) && t != "" {
+			kt = [2]string{key[0], t}
 		}
-		if b.Truncated && cost > room {
+		// A line of general, which names no one, says what the same text
+		// says of anyone, and the other way round.
+		anyone = [2]string{"\x00", key[1]}
+		general := [2]string{defaultEntity, key[1]}
+		if k.said[key] || kt[1] != "" && k.said[kt] || l.entity == defaultEntity && k.said[anyone] || k.said[general] {
+			k.state[p][i] = briefSettled
 			return false
 		}
-		var k, kt, anyone [2]string
-		if dedupe {
-			k = [2]string{strings.ToLower(l.entity), strings.ToLower(l.text)}
-			if t := lineTemplate(l.text); templated && t != "" {
-				kt = [2]string{k[0], t}
-			}
-			// A line of general, which names no one, says what the same
-			// text says of anyone, and the other way round.
-			anyone = [2]string{"\x00", k[1]}
-			general := [2]string{defaultEntity, k[1]}
-			if said[k] || kt[1] != "" && said[kt] || l.entity == defaultEntity && said[anyone] || said[general] {
-				return false
-			}
-		}
-		if cost > room {
-			b.Truncated = true
-			return false
-		}
-		if dedupe {
-			said[k], said[anyone] = true, true
-			if kt[1] != "" {
-				said[kt] = true
-			}
-		}
-		used += cost
-		return true
 	}
-	// probe notes the state before candidate i of section s at the
-	// section's marks that are i.
+	if cost > room {
+		k.truncated = true
+		return false
+	}
+	if dedupe {
+		k.said[key], k.said[anyone] = true, true
+		if kt[1] != "" {
+			k.said[kt] = true
+		}
+	}
+	k.used += cost
+	k.state[p][i] = briefShown
+	k.shown[p]++
+	return true
+}
+
+// pass offers every pending candidate, part by part, each part in its
+// order: within what is left of the part's share when shares is set
+// (spending it), within what is left of the budget otherwise. With marks it
+// notes in probes the state before the candidates at the marks.
+func (k *briefPack) pass(shares *[briefParts]int, marks *[briefSections][]int, probes *[briefSections][]briefProbe) {
+	room := func(p int) int {
+		if shares != nil {
+			return shares[p]
+		}
+		return k.budget - k.used
+	}
 	if marks != nil {
 		for s := range marks {
 			probes[s] = make([]briefProbe, len(marks[s]))
 		}
 	}
 	probe := func(s, i int) {
-		if marks == nil {
+		if marks == nil || s >= briefSections {
 			return
 		}
-		started := [briefSections]int{len(b.Decisions), len(b.Obligations), len(b.States), len(b.Facts)}[s] > 0
-		for k, m := range marks[s] {
-			if m == i {
-				probes[s][k] = briefProbe{room: budget - used, truncated: b.Truncated, started: started}
+		for m, at := range marks[s] {
+			if at == i {
+				probes[s][m] = briefProbe{room: room(s), truncated: k.truncated, started: k.shown[s] > 0}
 			}
 		}
 	}
-	for i, d := range c.decisions {
-		probe(briefRowDecision, i)
-		if take(briefSectionDecisions, lines.decisions[i], len(b.Decisions) > 0, true, false) {
-			b.Decisions = append(b.Decisions, d)
+	for p := range k.lines {
+		for i := range k.lines[p] {
+			probe(p, i)
+			if k.state[p][i] != briefPending {
+				continue
+			}
+			before := k.used
+			if k.offer(p, i, room(p)) && shares != nil {
+				shares[p] -= k.used - before
+			}
 		}
+		probe(p, len(k.lines[p]))
 	}
-	probe(briefRowDecision, len(c.decisions))
-	for i, it := range c.obligations {
-		probe(briefRowObligation, i)
-		if take(briefSectionObligations, lines.obligations[i], len(b.Obligations) > 0, true, false) {
-			b.Obligations = append(b.Obligations, it)
+}
+
+// packBriefWith packs c within budget under the plain header or, abridged,
+// under the header that says something was left out. The plain packing is
+// one pass in priority order: each item is taken when it fits whole in what
+// is left of the budget (with its section's title when it is the section's
+// first item) and skipped otherwise. The abridged packing is two passes:
+// first each section offers its items, in its order, within its share of the
+// room (briefShares), an item that does not fit waiting for the second pass;
+// then what is left of the whole budget (the shares not used) goes to the
+// items still waiting, in priority order, each when it fits. Either way
+// every section shows its items in its own order, whichever pass took them,
+// and no line shows twice (briefPack.offer), across both passes. The plain
+// packing's probes go to pr.first, the abridged one's to pr.shares and
+// pr.leftover.
+func packBriefWith(scope string, budget int, c briefCandidates, lines briefLines, abridged bool,
+	marks *[briefSections][]int, pr *briefProbes, now time.Time) Brief {
+	k := briefPack{budget: budget, truncated: abridged, said: map[[2]string]bool{},
+		lines: [briefParts][]briefLine{lines.decisions, lines.obligations, lines.states, lines.facts, lines.changes}}
+	k.used = runeLen(briefHeader(scope, abridged)) + 1
+	for p := range k.lines {
+		k.state[p] = make([]uint8, len(k.lines[p]))
+	}
+	if !abridged {
+		k.pass(nil, marks, &pr.first)
+	} else {
+		var shares [briefParts]int
+		for s, pct := range briefShares {
+			shares[s] = (budget - k.used) * pct / 100
 		}
+		k.pass(&shares, marks, &pr.shares)
+		k.pass(nil, marks, &pr.leftover)
 	}
-	probe(briefRowObligation, len(c.obligations))
-	for i, it := range c.states {
-		probe(briefRowState, i)
-		if take(briefSectionStates, lines.states[i], len(b.States) > 0, true, true) {
-			b.States = append(b.States, it)
-		}
+
+	b := Brief{
+		Scope: scope, Budget: budget, Truncated: k.truncated, now: now,
+		Decisions: []BriefDecision{}, Obligations: []BriefItem{}, States: []BriefItem{}, Facts: []BriefItem{},
 	}
-	probe(briefRowState, len(c.states))
-	for i, it := range c.facts {
-		probe(briefRowFact, i)
-		if take(briefSectionFacts, lines.facts[i], len(b.Facts) > 0, true, true) {
-			b.Facts = append(b.Facts, it)
-		}
-	}
-	probe(briefRowFact, len(c.facts))
+	b.Decisions = briefTaken(b.Decisions, c.decisions, k.state[briefRowDecision])
+	b.Obligations = briefTaken(b.Obligations, c.obligations, k.state[briefRowObligation])
+	b.States = briefTaken(b.States, c.states, k.state[briefRowState])
+	b.Facts = briefTaken(b.Facts, c.facts, k.state[briefRowFact])
 	if c.changes != nil {
-		b.Changes = []BriefChange{}
-	}
-	for i, ch := range c.changes {
-		if take(briefSectionChanges, lines.changes[i], len(b.Changes) > 0, false, false) {
-			b.Changes = append(b.Changes, ch)
-		}
+		b.Changes = briefTaken([]BriefChange{}, c.changes, k.state[briefPartChanges])
 	}
 	return b
+}
+
+// briefTaken appends to dst the candidates a packing took, in their order.
+func briefTaken[T any](dst, candidates []T, state []uint8) []T {
+	for i, c := range candidates {
+		if state[i] == briefShown {
+			dst = append(dst, c)
+		}
+	}
+	return dst
 }
 
 // Text is the brief as a block ready to paste into a prompt: a header line,
