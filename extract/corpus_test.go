@@ -483,9 +483,11 @@ var corpusFloors = struct {
 	// conversation rules (faults, roles held for now, commitments, the
 	// decision line) and retractions: found 94%, durability 92%, category
 	// 92%, both 92%, entity 92%, key 92%; 11 concepts; 0 false facts; 5
-	// not-facts kept.
-	found: 92, durability: 90, category: 90, both: 90, entity: 90, key: 90,
-	conceptsOneKey: 11,
+	// not-facts kept. Raised after a sentence's other lasting attributes
+	// became candidates of their own (AlsoStated): found 96%, durability
+	// 94%, category 94%, both 93%, entity 94%, key 94%; 12 concepts.
+	found: 94, durability: 92, category: 92, both: 91, entity: 92, key: 92,
+	conceptsOneKey: 12,
 	falseFacts:     0, notFactsKept: 7,
 }
 

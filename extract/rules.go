@@ -95,9 +95,38 @@ reading:
 			add(a.keyState(classifiedWith(c, s, e, why)))
 		}
 	}
+	out = alsoStated(out)
 	// One person or thing, one name, however the text spells it (see
 	// entities.go).
 	return canonicalEntities(out, text, speaker, entity), nil
+}
+
+// alsoStated adds, after each candidate filed under a lasting attribute,
+// one candidate for every other lasting attribute its sentence states ("I'm
+// the finance lead at Bluefin Logistics": the employer beside the
+// occupation), on the same entity and content, unless the snippet already
+// has a candidate of that entity and key: one fact per attribute stated.
+func alsoStated(cands []Candidate) []Candidate {
+	type ek struct{ entity, key string }
+	have := map[ek]bool{}
+	for _, c := range cands {
+		have[ek{c.Entity, c.Key}] = true
+	}
+	out := make([]Candidate, 0, len(cands))
+	for _, c := range cands {
+		out = append(out, c)
+		if c.Retraction || c.Key == "" {
+			continue
+		}
+		for _, more := range memory.AlsoStated(c.Content, c.Key) {
+			if k := (ek{c.Entity, more.Key}); !have[k] && len(out) < maxCandidates {
+				have[k] = true
+				out = append(out, Candidate{Content: c.Content, Entity: c.Entity, Key: more.Key, Category: more.Category,
+					Durability: string(more.Durability), Reason: more.Reason + about(c.Entity, "as the fact beside it")})
+			}
+		}
+	}
+	return out
 }
 
 // introductionCandidates are the facts of a sentence in which t's speaker

@@ -28,6 +28,11 @@ func Resolves(text string) bool { return classify.Resolves(text) }
 // is the key of the attribute it denies. It returns "" for a fact.
 func NotFact(text string, c Classification) (kind, retracts string) { return classify.NotFact(text, c) }
 
+// AlsoStated lists the lasting attributes a one-sentence text states
+// besides key, the attribute its fact is filed under ("the finance lead at
+// Bluefin Logistics": an employer beside the occupation), with their axes.
+func AlsoStated(text, key string) []Classification { return classify.AlsoStated(text, key) }
+
 // CanonicalKey is the canonical key of key's concept ("company" and
 // "works_at" are "employer"); a key outside the vocabulary is returned as
 // it is. Consolidation and the push's notes read every key through it.
