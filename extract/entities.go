@@ -17,7 +17,8 @@ import (
 // every sentence, canonicalEntities rewrites the candidates' entities:
 //
 //   - A relation the text names ("my sister Maya", "Maya is my sister", "my
-//     sister's name is Maya") is that person: "Jordan's sister" becomes
+//     sister's name is Maya", "Maya, my sister, ...", "my manager is Tom
+//     Reid": memory.NamedRelations) is that person: "Jordan's sister" becomes
 //     Maya, whichever sentence comes first, unless the text names two
 //     sisters or two speakers have one. "My sister's name is Maya" is
 //     itself about Maya, not about the speaker.
@@ -300,6 +301,13 @@ func relationNames(text string) map[string]string {
 	for _, m := range myRelCalledRe.FindAllStringSubmatch(text, -1) {
 		add(m[1], m[2])
 	}
+	// "Maria, my wife, ...", "my manager is Tom Reid", as consolidation
+	// learns them (memory/relations.go).
+	for _, m := range memory.NamedRelations(text) {
+		if rel, ok := strings.CutPrefix(m.Alias, "my "); ok {
+			add(rel, m.Name)
+		}
+	}
 	for _, m := range nameIsMyRelRe.FindAllStringSubmatch(text, -1) {
 		// The capitals before the name may start the sentence: "Yesterday
 		// Maya is..." is not someone called Yesterday Maya.
@@ -389,9 +397,12 @@ func nameWord(w string) bool {
 	if w == "" || !memory.IsName(w) {
 		return false
 	}
-	for _, r := range w {
+	for i, r := range w {
 		if !unicode.IsLetter(r) && r != '\'' && r != '-' {
 			return false
+		}
+		if next, _ := utf8.DecodeRuneInString(w[i+1:]); r == '\'' && unicode.IsLower(next) {
+			return false // O'Brien, not OK'd
 		}
 	}
 	return !(utf8.RuneCountInString(w) > 1 && strings.ToUpper(w) == w)

@@ -83,10 +83,13 @@ type subjectToken struct {
 }
 
 // subjectTokens splits the start of s into words.
-func subjectTokens(s string) []subjectToken {
+func subjectTokens(s string) []subjectToken { return tokensUpTo(s, maxScanTokens) }
+
+// tokensUpTo splits s into words, up to max of them.
+func tokensUpTo(s string, max int) []subjectToken {
 	var out []subjectToken
 	for _, f := range strings.Fields(s) {
-		if len(out) == maxScanTokens {
+		if len(out) == max {
 			break
 		}
 		f = strings.NewReplacer("\u2019", "'", "\u2018", "'").Replace(f)
@@ -188,14 +191,24 @@ func subjectAt(toks []subjectToken, i int) Subject {
 	case isFirstPerson(w):
 		return Subject{Kind: SubjectFirstPerson}
 	case w == "my":
-		if rel, ok := next(i + 1); ok && isRelation(rel.lower) {
-			if name, _ := nameAt(toks, i+2); name != "" {
-				return Subject{Kind: SubjectNamed, Name: name}
+		r := i + 1
+		if k, ok := next(r); ok && relationLeads[k.lower] && k.trail == "" {
+			r++ // "my new boss"
+		}
+		if rel, n := relationAt(toks, r); rel != "" {
+			if name, _, _ := personName(toks, r+n); name != "" {
+				return Subject{Kind: SubjectNamed, Name: name} // "My sister Maya lives in Porto"
 			}
-			return Subject{Kind: SubjectRelation, Name: rel.lower}
+			return Subject{Kind: SubjectRelation, Name: rel}
 		}
 		return Subject{Kind: SubjectFirstPerson}
 	case w == "our":
+		// "Our CTO Priya Nair approved it": Priya Nair.
+		if rel, n := relationAt(toks, i+1); rel != "" {
+			if name, _, _ := personName(toks, i+1+n); name != "" {
+				return Subject{Kind: SubjectNamed, Name: name}
+			}
+		}
 		if n, ok := next(i + 1); ok {
 			if isIdentifier(n.core) {
 				return Subject{Kind: SubjectNamed, Name: possessiveBase(n.core)}
@@ -260,6 +273,9 @@ func subjectAt(toks []subjectToken, i int) Subject {
 	if strings.HasPrefix(last.trail, "'") {
 		return Subject{Kind: SubjectNamed, Name: name} // "Acme Robotics' data"
 	}
+	if strings.HasPrefix(last.trail, ",") && appositiveRelation(toks, end) {
+		return Subject{Kind: SubjectNamed, Name: name} // "Maria, my wife, loves jazz"
+	}
 	n, ok := next(end)
 	switch {
 	case !ok:
@@ -274,6 +290,19 @@ func subjectAt(toks []subjectToken, i int) Subject {
 		return Subject{Kind: SubjectNamed, Name: name}
 	}
 	return Subject{}
+}
+
+// appositiveRelation reports whether toks[i:] is a relation of the speaker
+// set off by commas and followed by a predicate, after a name: "Maria, my
+// wife, loves jazz", "Dana Whitfield, our CTO, moved to Leeds".
+func appositiveRelation(toks []subjectToken, i int) bool {
+	if i >= len(toks) || toks[i].lower != "my" && toks[i].lower != "our" {
+		return false
+	}
+	rel, n := relationAt(toks, i+1)
+	end := i + 1 + n
+	return rel != "" && end < len(toks) && strings.HasPrefix(toks[end-1].trail, ",") &&
+		isPredicateStart(toks[end].lower)
 }
 
 // nameAt is the capitalised name that starts at toks[i] (at most
@@ -624,7 +653,7 @@ func isRelation(w string) bool {
 		"stepson", "stepdaughter", "stepmother", "stepfather":
 		return true
 	}
-	return false
+	return singleRelations[w] // a relation that names one person (relations.go)
 }
 
 // isInfraNoun: words that make a hyphenated word or a capitalised name the

@@ -694,6 +694,10 @@ func (r *runner) targets(ctx context.Context, q *queries.Queries, phase int, pla
 	}
 	type name struct{ scope, name string }
 	type target struct{ scope, name, key string }
+	// A relation of the speaker an alias names is that entity.
+	if err := knownRelations(ctx, q, plans); err != nil {
+		return nil, nil, err
+	}
 	scopes, names, keys := make([]string, len(plans)), make([]string, len(plans)), make([]string, len(plans))
 	for i, p := range plans {
 		scopes[i], names[i] = p.scope, p.entity
@@ -872,6 +876,8 @@ func (r *runner) promotePhase(ctx context.Context) error {
 type promotePart struct {
 	rows  []queries.PeekPendingNodesRow
 	plans map[int64]cachedPlan
+	// relationsLearned: the relations the rows name are aliases already.
+	relationsLearned bool
 }
 
 // promoteRead reads the pending rows batch by batch and hands each worker
@@ -908,7 +914,13 @@ func (r *runner) promoteRead(ctx context.Context, queues []chan promotePart, pro
 		if !done {
 			r.prefetch(ctx, cursor)
 		}
-		for i, part := range r.shard(rows, len(queues)) {
+		// The relations the batch names become aliases before any part
+		// of it resolves its entities (relations.go).
+		relations, err := r.learnRelations(ctx, rows)
+		if err != nil {
+			return err
+		}
+		for i, part := range r.shardWith(rows, len(queues), relations) {
 			if len(part.rows) == 0 {
 				continue
 			}
@@ -954,7 +966,7 @@ func (r *runner) promoteLocked(ctx context.Context, q *queries.Queries, tx pgx.T
 		rows[i] = queries.PeekPendingNodesRow(row)
 	}
 	return r.isolate(ctx, tx, PhasePromote, rows, func(ctx context.Context, q *queries.Queries, rows []queries.PeekPendingNodesRow) (batchResult, error) {
-		return r.promoteRows(ctx, q, rows, part.plans)
+		return r.promoteRows(ctx, q, rows, part.plans, part.relationsLearned)
 	})
 }
 
@@ -964,6 +976,14 @@ func (r *runner) promoteLocked(ctx context.Context, q *queries.Queries, tx pgx.T
 // follows its id. Each part keeps the batch's order and carries the plans
 // of its durable rows.
 func (r *runner) shard(rows []queries.PeekPendingNodesRow, n int) []promotePart {
+	return r.shardWith(rows, n, nil)
+}
+
+// shardWith is shard for a batch whose relations are learned already
+// (learnRelations, which gives the entities they name, relations): a row
+// about "my wife" follows Maria's worker. With relations nil, each worker
+// learns those of its own part.
+func (r *runner) shardWith(rows []queries.PeekPendingNodesRow, n int, relations map[relationKey]string) []promotePart {
 	var durable []queries.PeekPendingNodesRow
 	for _, row := range rows {
 		if Marker(row.Marker) == MarkerDurable {
@@ -978,15 +998,20 @@ func (r *runner) shard(rows []queries.PeekPendingNodesRow, n int) []promotePart 
 	parts := make([]promotePart, n)
 	for i := range parts {
 		parts[i].plans = map[int64]cachedPlan{}
+		parts[i].relationsLearned = relations != nil
 	}
 	for _, row := range rows {
 		h := uint64(row.ID)
 		cp, ok := known[row.ID]
 		if ok && cp.plan.err == nil && !cp.plan.decision {
 			f := fnv.New64a()
+			entity := cp.plan.entity
+			if e, ok := relations[relationKey{cp.plan.scope, cp.plan.relation}]; ok && cp.plan.relation != "" {
+				entity = e
+			}
 			f.Write([]byte(cp.plan.scope))
 			f.Write([]byte{0})
-			f.Write([]byte(cp.plan.entity))
+			f.Write([]byte(entity))
 			h = f.Sum64()
 		}
 		part := &parts[h%uint64(n)]
@@ -998,9 +1023,15 @@ func (r *runner) shard(rows []queries.PeekPendingNodesRow, n int) []promotePart 
 	return parts
 }
 
-// promoteRows is phase 10 for some rows of a batch.
-func (r *runner) promoteRows(ctx context.Context, q *queries.Queries, rows []queries.PeekPendingNodesRow, known map[int64]cachedPlan) (batchResult, error) {
+// promoteRows is phase 10 for some rows of a batch; learned says whether
+// the relations they name are aliases already (learnRelations).
+func (r *runner) promoteRows(ctx context.Context, q *queries.Queries, rows []queries.PeekPendingNodesRow, known map[int64]cachedPlan, learned bool) (batchResult, error) {
 	var res batchResult
+	if !learned {
+		if err := r.learnNamings(ctx, q, namings(rows)); err != nil {
+			return res, err
+		}
+	}
 	// Every pending row passes this phase's gate once: a transient or
 	// expired row is refused, in SQL, whatever it says, so only durable rows
 	// are classified.
@@ -1479,7 +1510,10 @@ type plan struct {
 	lock         bool // a decision locked against reopening (Lockable)
 	content      string
 	leading      string // a lower-case first word that may name a known entity (LeadingWord)
-	err          error  // the classifier failed on this row
+	// relation is the speaker's relation the row is about ("my wife"),
+	// read through the scope's aliases before entity (relations.go).
+	relation string
+	err      error // the classifier failed on this row
 	// denies is the value a negation denies of key ("I no longer live in
 	// Berlin": "Berlin"): the row retires the facts that name it rather
 	// than becoming one (retract.go).
@@ -1677,10 +1711,16 @@ func planNode(row queries.PeekPendingNodesRow, now time.Time) plan {
 		// A row that names no entity is about what its text names first:
 		// "billing-db replication lag is 4 s" about billing-db, "I am
 		// tired" about the user; anything else about "general".
-		switch subj := SubjectOf(row.Content); subj.Kind {
-		case SubjectNamed:
+		// "My wife started a new job": the entity the alias "my wife"
+		// names, if any; else as before. "My boss gave me a raise" is the
+		// speaker's (relations.go).
+		relation, speaker := relationSubject(row.Content)
+		switch subj := SubjectOf(row.Content); {
+		case subj.Kind == SubjectNamed:
 			p.entity = subj.Name
-		case SubjectFirstPerson, SubjectUser:
+		case subj.Kind == SubjectFirstPerson || subj.Kind == SubjectUser:
+			p.entity = UserEntity
+		case subj.Kind == SubjectRelation && speaker:
 			p.entity = UserEntity
 		default:
 			p.entity, p.leading = defaultEntity, LeadingWord(row.Content)
@@ -1688,6 +1728,9 @@ func planNode(row queries.PeekPendingNodesRow, now time.Time) plan {
 		if _, err := parseEntity(p.entity); err != nil {
 			p.entity = defaultEntity
 		}
+		p.relation = relation
+	} else {
+		p.relation = relationEntity(p.entity, row.Content) // the extractor's "user's wife"
 	}
 	if c, ok := props["confidence"].(float64); ok && UnitBound.Contains(c) {
 		p.confidence = c
