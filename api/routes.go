@@ -81,7 +81,8 @@ func Mount(e *echo.Echo, cfg Config) error {
 	e.GET("/api/openapi.json", h.openAPIShow)
 
 	// The deadline is inside answerErrors, which answers its 503, and
-	// around the token check, which reads the database too.
+	// around the token check, which reads the database too. Idempotency
+	// keys (idempotency.go) belong to the token, so they come after it.
 	extractTimeout := httpx.ExtractTimeout(cfg.RequestTimeout, cfg.Extractors)
 	deadline := httpx.Deadline(func(c echo.Context) time.Duration {
 		switch c.Path() {
@@ -94,7 +95,7 @@ func Mount(e *echo.Echo, cfg Config) error {
 		}
 		return cfg.RequestTimeout
 	}, internal)
-	v1 := e.Group("/api/v1", h.answerErrors, deadline, h.authenticate)
+	v1 := e.Group("/api/v1", h.answerErrors, deadline, h.authenticate, h.idempotent)
 
 	v1.POST("/scopes/:scope/nodes", h.nodePush)
 	v1.GET("/scopes/:scope/nodes", h.nodeList)

@@ -12,8 +12,10 @@ import (
 )
 
 // TokenInfo is the agent behind a request: its API token's name, the one
-// scope the token may read and write, and its role (writer or reader).
+// scope the token may read and write, and its role (writer or reader). ID
+// is the token's id, which idempotency keys belong to.
 type TokenInfo struct {
+	ID    int64
 	Name  string
 	Scope string
 	Role  string
@@ -65,5 +67,5 @@ func (a *tokenAuth) Authenticate(ctx context.Context, bearer string) (TokenInfo,
 	if err != nil {
 		return TokenInfo{}, fmt.Errorf("mcpserver: %w", err)
 	}
-	return TokenInfo{Name: tok.Name, Scope: tok.Scope, Role: tok.Role}, nil
+	return TokenInfo{ID: tok.ID, Name: tok.Name, Scope: tok.Scope, Role: tok.Role}, nil
 }

@@ -34,6 +34,8 @@ var wantHints = map[string]hints{
 	"set_durability":  {readOnly: false, destructive: true, idempotent: true, openWorld: false},
 	"list_decisions":  {readOnly: true, destructive: false, idempotent: true, openWorld: false},
 	"extract":         {readOnly: false, destructive: false, idempotent: false, openWorld: false},
+	"correct":         {readOnly: false, destructive: true, idempotent: true, openWorld: false},
+	"forget":          {readOnly: false, destructive: true, idempotent: true, openWorld: false},
 }
 
 // desktopAgent connects to url the way a desktop agent does: the SDK's own
@@ -127,7 +129,7 @@ func TestDesktopAgent(t *testing.T) {
 	}
 
 	tools := listTools(t, writer)
-	if got, want := names(tools), []string{"context", "extract", "list_decisions", "recall", "record_decision", "remember", "set_durability"}; !slices.Equal(got, want) {
+	if got, want := names(tools), []string{"context", "correct", "extract", "forget", "list_decisions", "recall", "record_decision", "remember", "set_durability"}; !slices.Equal(got, want) {
 		t.Errorf("writer tools = %v, want %v", got, want)
 	}
 	for name, tool := range tools {

@@ -55,6 +55,7 @@ func inputSchemas() (map[string]*jsonschema.Schema, error) {
 			return fmt.Errorf("%s input schema: %w", name, err)
 		}
 		adjust(s)
+		idempotencyKeySchema(s)
 		s.Examples = []any{toolExamples[name]}
 		out[name] = s
 		return nil
@@ -144,6 +145,9 @@ func inputSchemas() (map[string]*jsonschema.Schema, error) {
 			p.Format = "date-time"
 		}
 	}); err != nil {
+		return nil, err
+	}
+	if err := factSchemas(out); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -168,7 +168,7 @@ func TestToolsListed(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	want := []string{"context", "extract", "list_decisions", "recall", "record_decision", "remember", "set_durability"}
+	want := []string{"context", "correct", "extract", "forget", "list_decisions", "recall", "record_decision", "remember", "set_durability"}
 	if !slices.Equal(names, want) {
 		t.Errorf("tools = %v, want %v", names, want)
 	}

@@ -68,7 +68,7 @@ func renames(next mcp.MethodHandler) mcp.MethodHandler {
 // writeTools are the tools only a writer token may call; a reader's server
 // does not list them, and refuses them by name (refuseWrites). extract
 // writes only with store, which its handler refuses to readers.
-var writeTools = map[string]bool{toolRemember: true, toolRecordDecision: true, toolSetDurability: true}
+var writeTools = map[string]bool{toolRemember: true, toolRecordDecision: true, toolSetDurability: true, toolCorrect: true, toolForget: true}
 
 // Tool annotations tell a client what a call may do before it makes it.
 // Every tool works on this server's database only, so openWorldHint is false,
@@ -148,6 +148,7 @@ func (t *tools) register(s *mcp.Server, reader bool) {
 				"\"transient\" holds it back. Every other property of the row is kept. (Formerly upgrade_durability; that name is still served.)",
 			Annotations: annotations("Set durability marker", false, true, true, false),
 		}, true, t.setDurability)
+		t.registerFacts(s) // correct and forget (facts.go)
 	}
 	addTool(t, s, &mcp.Tool{
 		Name:  toolListDecisions,
@@ -214,7 +215,9 @@ func addTool[In, Out any](t *tools, s *mcp.Server, tool *mcp.Tool, writes bool,
 		if err := checkArguments(req, in); err != nil {
 			return nil, zero, t.toolError(tool.Name, c, err)
 		}
-		res, out, err := h(ctx, c, in)
+		res, out, err := runIdempotent(ctx, t, tool.Name, c, req, in, func() (*mcp.CallToolResult, Out, error) {
+			return h(ctx, c, in)
+		})
 		if err != nil {
 			return nil, zero, t.toolError(tool.Name, c, err)
 		}
@@ -282,6 +285,7 @@ type rememberRow struct {
 
 type rememberInput struct {
 	rememberRow
+	idempotency
 	Rows   []rememberRow `json:"rows,omitempty" jsonschema:"a batch of rows instead of one; each row takes the same fields"`
 	Strict bool          `json:"strict,omitempty" jsonschema:"refuse the whole batch, writing nothing, when any row would get a warning (a locked decision's key, or a repeat of a live fact)"`
 }
@@ -515,6 +519,7 @@ type recordDecisionInput struct {
 	DecidedBy    string   `json:"decided_by,omitempty" jsonschema:"who decided (default: your token's name)"`
 	DecidedAt    string   `json:"decided_at,omitempty" jsonschema:"when, as an RFC 3339 time such as 2026-05-01T09:00:00Z (default: now); not in the future"`
 	DoNotReopen  *bool    `json:"do_not_reopen,omitempty" jsonschema:"lock the decision (default true)"`
+	idempotency
 }
 
 func (t *tools) recordDecision(ctx context.Context, c TokenInfo, in recordDecisionInput) (*mcp.CallToolResult, memory.Decision, error) {
@@ -541,6 +546,7 @@ func (t *tools) recordDecision(ctx context.Context, c TokenInfo, in recordDecisi
 type setDurabilityInput struct {
 	NodeID     int64  `json:"node_id" jsonschema:"the id of the working row, as remember returned it"`
 	Durability string `json:"durability" jsonschema:"the working row's new marker, not a fact's durability: durable (promote), transient (hold back) or expired (retire)"`
+	idempotency
 }
 
 type setDurabilityOutput struct {
@@ -656,6 +662,7 @@ type extractInput struct {
 	Mode    string `json:"mode,omitempty" jsonschema:"rules (the default, offline) or llm (when the server has an LLM endpoint)"`
 	// ObservedAt: see rememberRow.
 	ObservedAt string `json:"observed_at,omitempty" jsonschema:"when the text was said or written, as an RFC 3339 time such as 2026-05-01T09:00:00Z (default: now); dates in it are read relative to it, and with store the rows are observed then; from 1970 to at most 5 minutes past the server's clock"`
+	idempotency
 }
 
 type extractOutput struct {

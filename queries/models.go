@@ -198,6 +198,21 @@ type FactAxesCount struct {
 	Facts      int64
 }
 
+type IdempotencyKey struct {
+	TokenID     int64
+	Key         string
+	Fingerprint []byte
+	Method      string
+	Target      string
+	Attempt     int32
+	CreatedAt   time.Time
+	LockedUntil time.Time
+	Status      *int32
+	Headers     json.RawMessage
+	Body        []byte
+	CompletedAt *time.Time
+}
+
 type MemoryNode struct {
 	ID             int64
 	Scope          string

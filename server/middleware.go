@@ -11,7 +11,8 @@ import (
 
 // middleware adds what every request passes, whichever surface serves it:
 // HEAD on GET routes, recovery from a handler's panic, the request log and
-// the security headers.
+// the security headers; then, for /api and /mcp, CORS, the Origin check of
+// /mcp and the rate limits.
 func (s *Server) middleware(e *echo.Echo) {
 	e.Pre(headAsGet)
 	e.Use(restoreHead)
@@ -60,6 +61,20 @@ func (s *Server) middleware(e *echo.Echo) {
 		ContentSecurityPolicy: "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'",
 	}))
 
+	// CORS comes first, so that a preflight is answered before any token is
+	// asked for and a 429 carries the headers a page needs to read it; a
+	// refused Origin costs no request of a rate limit (cors.go, limits.go).
+	if !s.apiOrigins.empty() {
+		e.Use(cors("api", s.apiOrigins, "Retry-After", echo.HeaderWWWAuthenticate, echo.HeaderLocation, echo.HeaderAllow,
+			"Idempotent-Replayed"))
+	}
+	e.Use(checkMCPOrigin(s.mcpOrigins))
+	if !s.mcpOrigins.empty() {
+		e.Use(cors("mcp", s.mcpOrigins, "Retry-After", echo.HeaderWWWAuthenticate, "Mcp-Session-Id"))
+	}
+	if s.limiter != nil {
+		e.Use(s.limiter.middleware)
+	}
 }
 
 // headKey marks, in the context, a HEAD request routed as a GET.

@@ -1,5 +1,6 @@
 // Package server assembles Tenure's HTTP server: the middleware every
-// request passes (recovery, the request log, security headers, HEAD), the
+// request passes (recovery, the request log, security headers, HEAD; for
+// the API and MCP, CORS, the Origin check of /mcp and rate limits), the
 // health checks, metrics and static assets, and the three surfaces side by
 // side: the JSON API under /api, the MCP endpoint at /mcp and the review
 // console. Each surface maps its own errors at its own edge; the server's
@@ -70,6 +71,18 @@ type Config struct {
 	// little more; a consolidation run started from the console or the API
 	// has its own bound of 10 minutes.
 	RequestTimeout time.Duration
+	// Limits are the request rate limits of /api and /mcp, per API token
+	// and, for requests without a live token, per client address
+	// (limits.go); the zero value sets none (serve's defaults are
+	// DefaultLimits).
+	Limits Limits
+	// CORSOrigins are the web origins (scheme://host[:port], or * for any)
+	// whose pages may call the API from a browser; empty allows none and
+	// sends no CORS header (cors.go).
+	CORSOrigins []string
+	// MCPOrigins are the web origins whose requests /mcp accepts besides
+	// those without an Origin header; every other Origin is refused 403.
+	MCPOrigins []string
 }
 
 // DefaultRequestTimeout is the bound of a request when Config sets none.
@@ -81,6 +94,10 @@ type Server struct {
 	pool    *pgxpool.Pool
 	logger  *slog.Logger
 	console *web.Console
+	// What guards /api and /mcp: the allowed web origins of each and the
+	// rate limits (nil: none).
+	apiOrigins, mcpOrigins origins
+	limiter                *limiter
 }
 
 // New builds the server and registers every route.
@@ -111,7 +128,14 @@ func New(cfg Config) (*Server, error) {
 	e.HideBanner = true
 	e.HidePort = true
 	e.IPExtractor = ipExtractor(cfg.TrustedProxies)
-	s := &Server{echo: e, pool: cfg.Pool, logger: cfg.Logger, console: console}
+	s := &Server{echo: e, pool: cfg.Pool, logger: cfg.Logger, console: console,
+		limiter: newLimiter(cfg.Limits, auth.NewTokens(cfg.Pool, cfg.Now), cfg.RequestTimeout, cfg.Now)}
+	if s.apiOrigins, err = newOrigins(cfg.CORSOrigins, true); err != nil {
+		return nil, fmt.Errorf("server: CORS origins: %w", err)
+	}
+	if s.mcpOrigins, err = newOrigins(cfg.MCPOrigins, false); err != nil {
+		return nil, fmt.Errorf("server: MCP origins: %w", err)
+	}
 	e.HTTPErrorHandler = s.handleError
 	if err := s.routes(cfg); err != nil {
 		return nil, err

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -192,6 +194,13 @@ type httpConfig struct {
 	metricsToken   string
 	requestTimeout time.Duration
 	getenv         func(string) string
+	// The rate limits of /api and /mcp and the allowed web origins, as
+	// given; validate fills limits, cors and mcp from them.
+	rate, anonRate          float64
+	burst, anonBurst        int
+	corsOrigins, mcpOrigins string
+	limits                  server.Limits
+	cors, mcp               []string
 }
 
 // maxRequestTimeout keeps a request's 503 within the HTTP server's 60 s
@@ -213,6 +222,100 @@ func (c *httpConfig) register(fs *flag.FlagSet, getenv func(string) string) {
 		"how long a request (console, API, MCP call) may wait for the database before it is answered 503, from 1s to 55s (env TENURE_REQUEST_TIMEOUT)")
 	fs.StringVar(&c.metricsToken, "metrics-token", "",
 		"bearer token /metrics requires; without --metrics-addr it serves /metrics on the main address (env TENURE_METRICS_TOKEN, preferred: a flag shows in the process list)")
+	def := server.DefaultLimits
+	fs.Float64Var(&c.rate, "rate-limit", floatEnv(getenv, "TENURE_RATE_LIMIT", def.Token.PerSecond),
+		"requests a second each API token may send to /api and /mcp, on average, per process; 0 turns the limit off (env TENURE_RATE_LIMIT)")
+	fs.IntVar(&c.burst, "rate-burst", intEnv(getenv, "TENURE_RATE_BURST", def.Token.Burst),
+		"requests an API token may send at once (env TENURE_RATE_BURST)")
+	fs.Float64Var(&c.anonRate, "rate-limit-anon", floatEnv(getenv, "TENURE_RATE_LIMIT_ANON", def.Address.PerSecond),
+		"requests a second to /api and /mcp without a valid API token (none, or a bad one) per client address, per process; 0 turns the limit off (env TENURE_RATE_LIMIT_ANON)")
+	fs.IntVar(&c.anonBurst, "rate-burst-anon", intEnv(getenv, "TENURE_RATE_BURST_ANON", def.Address.Burst),
+		"requests without a valid API token a client address may send at once (env TENURE_RATE_BURST_ANON)")
+	fs.StringVar(&c.corsOrigins, "cors-origins", envOr(getenv, "TENURE_CORS_ORIGINS", ""),
+		"comma-separated web origins whose pages may call the API, such as https://app.example.com, or * for any (env TENURE_CORS_ORIGINS); empty sends no CORS headers")
+	fs.StringVar(&c.mcpOrigins, "mcp-origins", envOr(getenv, "TENURE_MCP_ORIGINS", ""),
+		"comma-separated web origins /mcp accepts requests from; requests without an Origin header are always accepted, others refused 403 (env TENURE_MCP_ORIGINS)")
+}
+
+// floatEnv is the number in the environment variable key, or def when it
+// is unset; an unparsable value becomes -1 so that validate names it.
+func floatEnv(getenv func(string) string, key string, def float64) float64 {
+	if v := strings.TrimSpace(getenv(key)); v != "" {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return -1
+		}
+		return f
+	}
+	return def
+}
+
+// intEnv is floatEnv for whole numbers.
+func intEnv(getenv func(string) string, key string, def int) int {
+	if v := strings.TrimSpace(getenv(key)); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return -1
+		}
+		return n
+	}
+	return def
+}
+
+// maxRate bounds a rate limit and its burst.
+const maxRate = 1_000_000
+
+// validateLimits checks the rate limits and the web origins and keeps them
+// for the server.
+func (c *httpConfig) validateLimits() error {
+	for _, r := range []struct {
+		rate        float64
+		burst       int
+		name, env   string
+		bname, benv string
+	}{
+		{c.rate, c.burst, "rate-limit", "TENURE_RATE_LIMIT", "rate-burst", "TENURE_RATE_BURST"},
+		{c.anonRate, c.anonBurst, "rate-limit-anon", "TENURE_RATE_LIMIT_ANON", "rate-burst-anon", "TENURE_RATE_BURST_ANON"},
+	} {
+		if math.IsNaN(r.rate) || r.rate < 0 || r.rate > maxRate {
+			return usagef("invalid %s (%s): use requests a second from 0 (no limit) to %d, such as 5 or 0.5", r.name, r.env, maxRate)
+		}
+		if r.rate > 0 && (r.burst < 1 || r.burst > maxRate) {
+			return usagef("invalid %s (%s): use a whole number of requests from 1 to %d, such as 20", r.bname, r.benv, maxRate)
+		}
+	}
+	c.limits = server.Limits{Token: server.Rate{PerSecond: c.rate, Burst: c.burst},
+		Address: server.Rate{PerSecond: c.anonRate, Burst: c.anonBurst}}
+	var err error
+	if c.cors, err = parseOrigins(c.corsOrigins, true); err != nil {
+		return usagef("invalid cors-origins (TENURE_CORS_ORIGINS): %v, or * for any", err)
+	}
+	if c.mcp, err = parseOrigins(c.mcpOrigins, false); err != nil {
+		return usagef("invalid mcp-origins (TENURE_MCP_ORIGINS): %v", err)
+	}
+	return nil
+}
+
+// parseOrigins reads a comma-separated list of web origins and, when anyOK,
+// "*".
+func parseOrigins(s string, anyOK bool) ([]string, error) {
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		if part == "*" && anyOK {
+			out = append(out, part)
+			continue
+		}
+		o, err := server.NormalizeOrigin(part)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, o)
+	}
+	return out, nil
 }
 
 // validate checks the settings against the main listen address and returns
@@ -223,6 +326,9 @@ func (c *httpConfig) validate(addr string) ([]*net.IPNet, error) {
 	}
 	proxies, err := parseTrustedProxies(c.trustedProxies)
 	if err != nil {
+		return nil, err
+	}
+	if err := c.validateLimits(); err != nil {
 		return nil, err
 	}
 	if c.requestTimeout < time.Second || c.requestTimeout > maxRequestTimeout {

@@ -72,7 +72,7 @@ func (c *jobConfig) register(fs *flag.FlagSet, getenv func(string) string) {
 	fs.DurationVar(&c.decayEvery, "decay-every", durationEnv(getenv, "TENURE_DECAY_EVERY", time.Minute),
 		"interval of the decay job (env TENURE_DECAY_EVERY)")
 	fs.DurationVar(&c.purgeEvery, "purge-every", durationEnv(getenv, "TENURE_PURGE_EVERY", 24*time.Hour),
-		"interval of the purge of old tombstones and expired sessions (env TENURE_PURGE_EVERY)")
+		"interval of the purge of old tombstones, expired sessions and idempotency keys (env TENURE_PURGE_EVERY)")
 	fs.DurationVar(&c.backupEvery, "backup-every", durationEnv(getenv, "TENURE_BACKUP_EVERY", 0),
 		"interval of the scheduled backup, such as 24h; 0 turns it off (env TENURE_BACKUP_EVERY)")
 	fs.StringVar(&c.backupDir, "backup-dir", envOr(getenv, "TENURE_BACKUP_DIR", ""),
@@ -129,6 +129,12 @@ func engineJobs(store *memory.Store, sessions *auth.Sessions, cfg jobConfig, url
 		// Expired sessions are refused at once; this only removes their rows.
 		{Name: "session_purge", Interval: cfg.purgeEvery, Run: func(ctx context.Context) error {
 			_, err := sessions.PurgeExpired(ctx)
+			return err
+		}},
+		// Idempotency keys are free again after 24 hours; this only removes
+		// their rows.
+		{Name: "idempotency_purge", Interval: cfg.purgeEvery, Run: func(ctx context.Context) error {
+			_, err := store.PurgeIdempotencyKeys(ctx)
 			return err
 		}},
 	}

@@ -92,6 +92,13 @@ func TestConfigErrors(t *testing.T) {
 		{"request timeout too long", nil, []string{"serve", "--request-timeout", "2m"}, "from 1s to 55s"},
 		{"request timeout env", map[string]string{"TENURE_REQUEST_TIMEOUT": "soon"}, []string{"serve"}, "invalid request-timeout (TENURE_REQUEST_TIMEOUT)"},
 		{"request timeout zero", map[string]string{"TENURE_REQUEST_TIMEOUT": "0s"}, []string{"serve"}, "invalid request-timeout"},
+		{"negative rate limit", nil, []string{"serve", "--rate-limit", "-1"}, "invalid rate-limit (TENURE_RATE_LIMIT): use requests a second from 0 (no limit)"},
+		{"rate limit not a number", nil, []string{"serve", "--rate-limit", "NaN"}, "invalid rate-limit (TENURE_RATE_LIMIT)"},
+		{"anon rate limit env", map[string]string{"TENURE_RATE_LIMIT_ANON": "fast"}, []string{"serve"}, "invalid rate-limit-anon (TENURE_RATE_LIMIT_ANON)"},
+		{"zero burst", nil, []string{"serve", "--rate-burst", "0"}, "invalid rate-burst (TENURE_RATE_BURST): use a whole number of requests from 1"},
+		{"anon burst env", map[string]string{"TENURE_RATE_BURST_ANON": "lots"}, []string{"serve"}, "invalid rate-burst-anon (TENURE_RATE_BURST_ANON)"},
+		{"cors origin with a path", nil, []string{"serve", "--cors-origins", "https://app.example.com, https://app.example.com/ui"}, `invalid cors-origins (TENURE_CORS_ORIGINS): "https://app.example.com/ui" is not a web origin`},
+		{"any mcp origin", map[string]string{"TENURE_MCP_ORIGINS": "*"}, []string{"serve"}, `invalid mcp-origins (TENURE_MCP_ORIGINS): "*" is not a web origin`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -93,7 +93,9 @@ func runServe(ctx context.Context, env *environment, args []string) error {
 		defer metricsLn.Close()
 	}
 	logger.Info("serve.http", "trusted_proxies", cfg.http.trustedProxies, "public_url", cfg.http.publicURL,
-		"metrics", metricsWhere(cfg.http), "request_timeout", cfg.http.requestTimeout.String())
+		"metrics", metricsWhere(cfg.http), "request_timeout", cfg.http.requestTimeout.String(),
+		"rate_limit", cfg.http.limits.Token.String(), "rate_limit_anon", cfg.http.limits.Address.String(),
+		"cors_origins", cfg.http.cors, "mcp_origins", cfg.http.mcp)
 
 	db, err := openMigrated(ctx, &cfg.baseConfig, env.getenv, logger)
 	if err != nil {
@@ -126,7 +128,7 @@ func runServe(ctx context.Context, env *environment, args []string) error {
 	// with neither, nowhere.
 	wcfg := server.Config{Pool: db.pool, Logger: logger, Assets: assets,
 		Store: store, Jobs: sched, Extract: extractors, TrustedProxies: proxies, PublicURL: cfg.http.publicURL,
-		RequestTimeout: cfg.http.requestTimeout}
+		RequestTimeout: cfg.http.requestTimeout, Limits: cfg.http.limits, CORSOrigins: cfg.http.cors, MCPOrigins: cfg.http.mcp}
 	if metricsLn == nil && cfg.http.metricsToken != "" {
 		wcfg.Metrics, wcfg.MetricsToken = reg.Handler(), cfg.http.metricsToken
 	}

@@ -104,8 +104,8 @@ func (d openAPIDoc) resolve(t *testing.T, v any) map[string]any {
 }
 
 // field finds the schema of a REST field: "query:name" is a query
-// parameter of the operation, "body:a.b" a property of its JSON request
-// body (through arrays' items).
+// parameter of the operation, "header:Name" a header parameter, "body:a.b"
+// a property of its JSON request body (through arrays' items).
 func (d openAPIDoc) field(t *testing.T, method, path, where string) map[string]any {
 	t.Helper()
 	paths, _ := d.root["paths"].(map[string]any)
@@ -116,11 +116,11 @@ func (d openAPIDoc) field(t *testing.T, method, path, where string) map[string]a
 	}
 	kind, name, _ := strings.Cut(where, ":")
 	switch kind {
-	case "query":
+	case "query", "header":
 		params, _ := op["parameters"].([]any)
 		for _, p := range params {
 			p := d.resolve(t, p)
-			if p["in"] == "query" && p["name"] == name {
+			if p["in"] == kind && p["name"] == name {
 				return d.resolve(t, p["schema"])
 			}
 		}
@@ -207,6 +207,7 @@ func TestOpenAPIMatchesMCPSchemas(t *testing.T) {
 	unit := bounds{Minimum: fp(0), Maximum: fp(1)}
 	ttl := bounds{Minimum: fp(1), Maximum: fp(365 * 24 * 3600)}
 	content := bounds{MaxLength: ip(10000)}
+	idempotencyKey := bounds{MaxLength: ip(memory.MaxIdempotencyKey)}
 
 	const (
 		nodes     = "/api/v1/scopes/{scope}/nodes"
@@ -249,6 +250,10 @@ func TestOpenAPIMatchesMCPSchemas(t *testing.T) {
 		{"POST", nodes, "body:rows.content", "remember", "rows.content", content},
 		{"POST", nodes, "body:rows.properties.fact_durability", "remember", "rows.properties.fact_durability", durabilities},
 		{"POST", nodes, "body:rows.properties.confidence", "remember", "rows.properties.confidence", unit},
+		{"POST", nodes, "header:Idempotency-Key", "remember", "idempotency_key", idempotencyKey},
+		{"POST", decisions, "header:Idempotency-Key", "record_decision", "idempotency_key", idempotencyKey},
+		{"POST", upgrade, "header:Idempotency-Key", "set_durability", "idempotency_key", idempotencyKey},
+		{"POST", extractP, "header:Idempotency-Key", "extract", "idempotency_key", idempotencyKey},
 	} {
 		rest := boundsOf(doc.field(t, c.method, c.path, c.rest))
 		m := boundsOf(mcpField(t, schemas, c.tool, c.arg))
@@ -284,6 +289,10 @@ func TestOpenAPIMatchesMCPSchemas(t *testing.T) {
 		}
 		for name, p := range props {
 			if p.(map[string]any)["deprecated"] == true || slices.Contains(c.elsewhere, name) {
+				continue
+			}
+			if name == "idempotency_key" { // REST takes it as the header Idempotency-Key
+				doc.field(t, c.method, c.path, "header:Idempotency-Key")
 				continue
 			}
 			doc.field(t, c.method, c.path, c.in+":"+name)
