@@ -9,10 +9,10 @@ import (
 	"github.com/tenurehq/tenure/memory"
 )
 
-// runCreate runs one consolidation now and answers 201 with its report.
-// Only one run exists at a time across every replica: while another runs,
-// the answer is 409. A run that fails is recorded with its error and
-// answered as a 500.
+// runCreate runs one consolidation of the token's scope now and answers 201
+// with its report. Only one run (of any scope) exists at a time across every
+// replica: while another runs, the answer is 409. A run that fails is
+// recorded with its error and answered as a 500.
 func (h *handlers) runCreate(c echo.Context) error {
 	if _, err := newQuery(c); err != nil {
 		return err
@@ -27,7 +27,9 @@ func (h *handlers) runCreate(c echo.Context) error {
 			return err
 		}
 	}
-	run, err := h.store.Consolidate(c.Request().Context(), memory.ConsolidateOptions{Trigger: memory.TriggerAPI})
+	run, err := h.store.Consolidate(c.Request().Context(), memory.ConsolidateOptions{
+		Trigger: memory.TriggerAPI, Scope: callerToken(c).Scope,
+	})
 	if err != nil {
 		return err
 	}
@@ -35,7 +37,9 @@ func (h *handlers) runCreate(c echo.Context) error {
 	return c.JSON(http.StatusCreated, newRunJSON(run))
 }
 
-// runShow answers with one run and its report.
+// runShow answers with one run as the token's scope may see it
+// (memory.Store.GetScopeRun): a run of another scope is not found, and a run
+// of every scope counts only the scope's refusals.
 func (h *handlers) runShow(c echo.Context) error {
 	if _, err := newQuery(c); err != nil {
 		return err
@@ -44,7 +48,7 @@ func (h *handlers) runShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	run, err := h.store.GetRun(c.Request().Context(), id)
+	run, err := h.store.GetScopeRun(c.Request().Context(), id, callerToken(c).Scope)
 	if err != nil {
 		return err
 	}

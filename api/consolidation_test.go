@@ -1,10 +1,13 @@
 package api_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/tenurehq/tenure/memory"
 )
 
 type runBody struct {
@@ -36,8 +39,8 @@ func TestConsolidation(t *testing.T) {
 	res.wantStatus(t, http.StatusCreated)
 	var run runBody
 	res.decode(t, &run)
-	if run.Trigger != "api" || run.Status != "succeeded" || run.TransientRejected != 2 || run.Finished == "" {
-		t.Errorf("run = %+v, want a succeeded api run with 2 transient refusals", run)
+	if run.Trigger != "api" || run.Status != "succeeded" || run.TransientRejected != 1 || run.Finished == "" {
+		t.Errorf("run = %+v, want a succeeded api run of home with 1 transient refusal", run)
 	}
 	if loc := res.header.Get("Location"); loc != fmt.Sprintf("/api/v1/consolidation/runs/%d", run.ID) {
 		t.Errorf("Location = %q", loc)
@@ -52,6 +55,29 @@ func TestConsolidation(t *testing.T) {
 		t.Errorf("GET run = %+v", got)
 	}
 	f.call(t, http.MethodGet, "/api/v1/consolidation/runs/999999", token, nil).wantError(t, http.StatusNotFound, "not_found")
+	// The home run left work alone, and is not work's to read.
+	var pending int
+	if err := f.pool.QueryRow(context.Background(), `SELECT count(*) FROM memory_nodes WHERE scope = 'work' AND promoted_at IS NULL`).Scan(&pending); err != nil || pending != 1 {
+		t.Errorf("work rows pending after the home run = %d, %v; want 1", pending, err)
+	}
+	f.call(t, http.MethodGet, fmt.Sprintf("/api/v1/consolidation/runs/%d", run.ID), work, nil).wantError(t, http.StatusNotFound, "not_found")
+
+	// A run of every scope, as the schedule starts it, shows each token its
+	// status and its own refusals only.
+	full, err := f.store.Consolidate(context.Background(), memory.ConsolidateOptions{Trigger: memory.TriggerSchedule})
+	if err != nil || full.TransientRejected != 1 {
+		t.Fatalf("full run = %+v, %v; want the work refusal", full, err)
+	}
+	var workView, homeView runBody
+	f.call(t, http.MethodGet, fmt.Sprintf("/api/v1/consolidation/runs/%d", full.ID), work, nil).decode(t, &workView)
+	if got := workView; got.Status != "succeeded" || got.Finished == "" || got.TransientRejected != 1 ||
+		got.Phases[1].Counts["transient_rejected"] != 1 || len(got.Phases[1].Counts) != 1 {
+		t.Errorf("work reads the full run = %+v, want its status and its one refusal only", got)
+	}
+	f.call(t, http.MethodGet, fmt.Sprintf("/api/v1/consolidation/runs/%d", full.ID), token, nil).decode(t, &homeView)
+	if got := homeView; got.Status != "succeeded" || got.TransientRejected != 0 || len(got.Phases[1].Counts) != 0 {
+		t.Errorf("home reads the full run = %+v, want its status and no counts", got)
+	}
 
 	type rejection struct {
 		RunID     *int64 `json:"run_id"`

@@ -165,6 +165,13 @@ func (h *handlers) nodeDurability(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	if err := h.store.UpgradeDurability(ctx, actor(c), c.Param("scope"), id, req.Durability); err != nil {
+		// The engine names the rows of a bulk change ids; here it is the
+		// path's {id}.
+		if e := memory.AsError(err); e != nil && e.Field == "ids" {
+			named := *e
+			named.Field = "id"
+			return &named
+		}
 		return err
 	}
 	nodes, err := h.store.GetNodes(ctx, []int64{id})

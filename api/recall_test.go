@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -74,10 +75,12 @@ func TestContextBrief(t *testing.T) {
 		"reasoning": "We already run it", "alternatives": []string{"MySQL"}})
 
 	type brief struct {
-		Budget    int  `json:"budget"`
-		Used      int  `json:"used"`
-		Truncated bool `json:"truncated"`
-		Decisions []struct {
+		Budget           int       `json:"budget"`
+		Used             int       `json:"used"`
+		Truncated        bool      `json:"truncated"`
+		AsOf             time.Time `json:"as_of"`
+		DecisionsLeftOut int       `json:"decisions_left_out"`
+		Decisions        []struct {
 			ID        int64  `json:"id"`
 			Reasoning string `json:"reasoning"`
 		} `json:"decisions"`
@@ -93,6 +96,10 @@ func TestContextBrief(t *testing.T) {
 	if len(b.Decisions) != 1 || b.Decisions[0].ID != d.ID || b.Decisions[0].Reasoning != "We already run it" || len(b.States) != 1 {
 		t.Errorf("brief = %+v, want the decision with its reasoning and Ann's state", b)
 	}
+	if b.AsOf.IsZero() || b.AsOf.Location() != time.UTC || b.DecisionsLeftOut != 0 ||
+		!strings.HasPrefix(b.Text, "Memory brief for scope home, as of "+b.AsOf.Format("2006-01-02 15:04")+" UTC") {
+		t.Errorf("brief as_of %v, decisions_left_out %d, header %q", b.AsOf, b.DecisionsLeftOut, strings.SplitN(b.Text, "\n", 2)[0])
+	}
 
 	for _, budget := range []int{200, 300, 1000} {
 		t.Run(fmt.Sprint("budget ", budget), func(t *testing.T) {
@@ -101,8 +108,15 @@ func TestContextBrief(t *testing.T) {
 			if b.Used > budget || utf8.RuneCountInString(b.Text) > budget || !b.Truncated {
 				t.Errorf("brief within %d: used %d, text %d runes, truncated %v; want within budget and truncated", budget, b.Used, utf8.RuneCountInString(b.Text), b.Truncated)
 			}
-			if len(b.Decisions) != 1 {
-				t.Errorf("brief within %d has %d decisions, want the decision first", budget, len(b.Decisions))
+			// Within 200 the header, its time and the room kept for the
+			// line saying what was left out leave no room for this
+			// decision's line: the brief says so instead.
+			if budget == 200 {
+				if len(b.Decisions) != 0 || b.DecisionsLeftOut != 1 || !strings.Contains(b.Text, "\n1 locked decision left out\n") {
+					t.Errorf("brief within 200 = %+v, want the decision said to be left out", b)
+				}
+			} else if len(b.Decisions) != 1 || b.DecisionsLeftOut != 0 {
+				t.Errorf("brief within %d has %d decisions (%d left out), want the decision first", budget, len(b.Decisions), b.DecisionsLeftOut)
 			}
 			res := f.call(t, http.MethodGet, fmt.Sprintf("/api/v1/scopes/home/context?budget=%d&format=text", budget), token, nil)
 			res.wantStatus(t, http.StatusOK)
@@ -114,7 +128,7 @@ func TestContextBrief(t *testing.T) {
 				t.Errorf("text brief is %d characters, over the budget of %d", n, budget)
 			}
 			di, fi := strings.Index(text, "Use PostgreSQL — because We already run it"), strings.Index(text, "Known facts:")
-			if di < 0 || (fi >= 0 && fi < di) {
+			if budget > 200 && (di < 0 || (fi >= 0 && fi < di)) {
 				t.Errorf("text brief = %q, want the decision with its reasoning before any fact", text)
 			}
 			if text != b.Text {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -104,12 +105,12 @@ func factSchemas(out map[string]*jsonschema.Schema) error {
 type correctInput struct {
 	idempotency
 	FactID     int64   `json:"fact_id" jsonschema:"the id of the fact to correct, as recall returns it (fact.id)"`
-	Content    *string `json:"content,omitempty" jsonschema:"what the fact should say (at most 10000 characters)"`
+	Content    *string `json:"content,omitempty" jsonschema:"what the fact should say"`
 	Key        *string `json:"key,omitempty" jsonschema:"the attribute the fact sets, a short slug such as home_city; empty for none"`
 	Category   *string `json:"category,omitempty" jsonschema:"the fact's category (observation, preference, identity, mood, routine, state, obligation, ...); a mood or state keeps its category"`
 	Durability *string `json:"durability,omitempty" jsonschema:"how long the fact persists: permanent, long_term, short_term or ephemeral; it may be lowered, never raised"`
 	Reason     string  `json:"reason" jsonschema:"why the fact was wrong (at most 2000 characters): the audit log keeps it for reviewers"`
-	Version    *int32  `json:"version,omitempty" jsonschema:"the fact's version as you read it (fact.version): if the fact changed since, the correction is refused with its current version; without it, the fact as it is now is corrected"`
+	Version    *int32  `json:"version,omitempty" jsonschema:"the fact.version you read: if the fact changed since, the correction is refused"`
 }
 
 func (t *tools) correct(ctx context.Context, c TokenInfo, in correctInput) (*mcp.CallToolResult, memory.Fact, error) {
@@ -119,9 +120,11 @@ func (t *tools) correct(ctx context.Context, c TokenInfo, in correctInput) (*mcp
 	if err := requireReason(in.Reason); err != nil {
 		return nil, memory.Fact{}, err
 	}
-	cur, err := t.scopedFact(ctx, c, in.FactID)
-	if err != nil {
-		return nil, memory.Fact{}, err
+	// The arguments' bounds first, then whether the fact is there.
+	if in.Content != nil {
+		if n := utf8.RuneCountInString(strings.TrimSpace(*in.Content)); n > maxContentLength {
+			return nil, memory.Fact{}, memory.Invalidf("content", "the content is %d characters long: at most %d are allowed", n, maxContentLength)
+		}
 	}
 	ch := memory.FactChanges{Content: in.Content, Key: in.Key, Category: in.Category}
 	if in.Durability != nil {
@@ -130,6 +133,10 @@ func (t *tools) correct(ctx context.Context, c TokenInfo, in correctInput) (*mcp
 			return nil, memory.Fact{}, err
 		}
 		ch.Durability = &d
+	}
+	cur, err := t.scopedFact(ctx, c, in.FactID)
+	if err != nil {
+		return nil, memory.Fact{}, err
 	}
 	version := cur.Version
 	if in.Version != nil {
@@ -240,11 +247,11 @@ func requireReason(reason string) error {
 // scopedFact returns the fact with id if it lies in the token's scope; a
 // fact of another scope is as unknown as a missing one, in the same words.
 func (t *tools) scopedFact(ctx context.Context, c TokenInfo, id int64) (memory.Fact, error) {
+	if id <= 0 {
+		return memory.Fact{}, memory.Invalidf("fact_id", "%d is out of range: give the id of a fact, 1 or more, as recall returns it", id)
+	}
 	notFound := &memory.Error{Code: memory.CodeNotFound, Field: "fact_id", Message: fmt.Sprintf(
 		"no fact with id %d in scope %s: give the id of a fact of your scope, as recall returns it", id, c.Scope)}
-	if id <= 0 {
-		return memory.Fact{}, notFound
-	}
 	f, err := t.store.GetFact(ctx, id)
 	if memory.ErrorCode(err) == memory.CodeNotFound || (err == nil && f.Scope != c.Scope) {
 		return memory.Fact{}, notFound

@@ -31,7 +31,7 @@ const argIdempotencyKey = "idempotency_key"
 // idempotency is the idempotency_key argument, embedded in the input of
 // each writing tool.
 type idempotency struct {
-	IdempotencyKey string `json:"idempotency_key,omitempty" jsonschema:"makes the call safe to retry: a key of your choosing, 1 to 255 printable ASCII characters such as a UUID. A repeat with the same key and arguments within 24 hours returns the first call's result and writes nothing; the same key with other arguments is refused"`
+	IdempotencyKey string `json:"idempotency_key,omitempty" jsonschema:"a key such as a UUID that makes the call safe to retry: a repeat with the same key and arguments within 24 hours returns the first result and writes nothing; with other arguments it is refused"`
 }
 
 func (i idempotency) idempotencyKey() string { return i.IdempotencyKey }

@@ -5,6 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -68,9 +72,7 @@ func inputSchemas() (map[string]*jsonschema.Schema, error) {
 		rowSchema(s, markers, durabilities)
 		if rows := s.Properties["rows"]; rows != nil {
 			rows.MinItems, rows.MaxItems = intp(1), intp(memory.MaxPushBatch)
-			if rows.Items != nil {
-				rowSchema(rows.Items, markers, durabilities)
-			}
+			rows.Items = rowItems(s)
 		}
 	}); err != nil {
 		return nil, err
@@ -150,6 +152,9 @@ func inputSchemas() (map[string]*jsonschema.Schema, error) {
 	if err := factSchemas(out); err != nil {
 		return nil, err
 	}
+	for _, s := range out {
+		notNull(s)
+	}
 	return out, nil
 }
 
@@ -174,13 +179,58 @@ func rowSchema(s *jsonschema.Schema, markers, durabilities []any) {
 	}
 	p.Properties["entity"] = &jsonschema.Schema{Type: "string", Description: "who or what the fact is about"}
 	p.Properties["key"] = &jsonschema.Schema{Type: "string", Description: "the attribute the fact sets, a short slug such as lives_in"}
-	p.Properties["category"] = &jsonschema.Schema{Type: "string", Description: "the fact's category (observation, preference, identity, mood, decision, routine, state, obligation, ...)"}
+	p.Properties["category"] = &jsonschema.Schema{Type: "string", Description: "observation, preference, identity, mood, decision, routine, state, obligation, ..."}
 	p.Properties["fact_durability"] = &jsonschema.Schema{Type: "string", Enum: durabilities,
-		Description: "the durability of the fact this row becomes (how long it persists), not the row's marker"}
+		Description: "how long the fact persists (not the row's marker)"}
 	p.Properties["confidence"] = &jsonschema.Schema{Type: "number", Minimum: floatp(0), Maximum: floatp(1),
 		Description: "how sure the fact is: 0, or from 0.001 to 1"}
 	p.Properties["deadline"] = &jsonschema.Schema{Type: "string", Format: "date-time",
-		Description: "an RFC 3339 time from 1970-01-01T00:00:00Z to 9000-01-01T00:00:00Z: when an obligation is due"}
+		Description: "when an obligation is due, from 1970 to 9000"}
+}
+
+// rowFields are the fields of one working row, as remember takes them at
+// its top level and in each item of rows.
+var rowFields = jsonFields(reflect.TypeFor[rememberRow]())
+
+// rowItems is the schema of an item of remember's rows: the same fields as
+// the single row at the top level of s, each a $ref to it rather than a
+// copy (a copy doubles what the schema costs a model to read), and content
+// required.
+func rowItems(s *jsonschema.Schema) *jsonschema.Schema {
+	items := &jsonschema.Schema{Type: "object", Required: []string{"content"},
+		Properties: map[string]*jsonschema.Schema{}, AdditionalProperties: falseSchema()}
+	for _, name := range rowFields {
+		if _, ok := s.Properties[name]; ok {
+			items.Properties[name] = &jsonschema.Schema{Ref: "#/properties/" + name}
+		}
+	}
+	return items
+}
+
+// jsonFields are the JSON names of the fields of struct type t.
+func jsonFields(t reflect.Type) []string {
+	var out []string
+	for f := range t.Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.IsExported() && name != "" && name != "-" {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+func falseSchema() *jsonschema.Schema { return &jsonschema.Schema{Not: &jsonschema.Schema{}} }
+
+// notNull lists the type of every property of s that the SDK infers as
+// nullable (a Go pointer: ["null", "number"]) as the type alone: null only
+// means the argument is absent, which leaving it out says in fewer words.
+func notNull(s *jsonschema.Schema) {
+	for _, p := range s.Properties {
+		if len(p.Types) == 2 && p.Types[0] == "null" {
+			p.Type, p.Types = p.Types[1], nil
+		}
+		notNull(p)
+	}
 }
 
 // setEnum makes property name of s one of values.
@@ -289,4 +339,79 @@ func (t *tools) boundNumbers(next mcp.MethodHandler) mcp.MethodHandler {
 		err = t.toolError(call.Params.Name, c, err)
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}, nil
 	}
+}
+
+// requireArguments refuses a call that leaves out an argument its listed
+// schema requires, at the top level or in an item of an array argument
+// (rows[2].content), with the server's sentence naming the argument as
+// sent, before the SDK's schema validation refuses it in its own words. A
+// reader's call of a write tool is left to refuseWrites.
+func (t *tools) requireArguments(reader bool) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			call, ok := req.(*mcp.CallToolRequest)
+			if !ok || call.Params == nil || (reader && writeTools[call.Params.Name]) {
+				return next(ctx, method, req)
+			}
+			s := listedSchemas()[call.Params.Name]
+			var args map[string]any
+			if s == nil || (len(call.Params.Arguments) > 0 && json.Unmarshal(call.Params.Arguments, &args) != nil) {
+				return next(ctx, method, req) // the SDK says what is wrong
+			}
+			err := missingArgument(s, args)
+			if err == nil {
+				return next(ctx, method, req)
+			}
+			c, cerr := callerOf(call)
+			if cerr != nil {
+				return nil, cerr
+			}
+			err = t.toolError(call.Params.Name, c, err)
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}, nil
+		}
+	}
+}
+
+// missingArgument refuses the first argument that root requires and args
+// leave out: a required property of root, or of an item of one of its
+// array properties.
+func missingArgument(root *jsonschema.Schema, args map[string]any) error {
+	check := func(s *jsonschema.Schema, obj map[string]any, prefix string) error {
+		for _, name := range s.Required {
+			if _, ok := obj[name]; !ok {
+				return memory.Invalidf(prefix+name, "%s is required: %s", name, describe(root, s.Properties[name]))
+			}
+		}
+		return nil
+	}
+	if err := check(root, args, ""); err != nil {
+		return err
+	}
+	for _, name := range slices.Sorted(maps.Keys(root.Properties)) {
+		p := root.Properties[name]
+		list, ok := args[name].([]any)
+		if !ok || p.Items == nil || len(p.Items.Required) == 0 {
+			continue
+		}
+		for i, v := range list {
+			if obj, ok := v.(map[string]any); ok {
+				if err := check(p.Items, obj, fmt.Sprintf("%s[%d].", name, i)); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// describe is the description of property p of root, following a $ref to
+// a property of root.
+func describe(root, p *jsonschema.Schema) string {
+	if p != nil && strings.HasPrefix(p.Ref, "#/properties/") {
+		p = root.Properties[strings.TrimPrefix(p.Ref, "#/properties/")]
+	}
+	if p == nil {
+		return "see the tool's input schema"
+	}
+	return p.Description
 }

@@ -19,6 +19,7 @@ type prop struct {
 	MaxItems   *int            `json:"maxItems"`
 	Properties map[string]prop `json:"properties"`
 	Items      *prop           `json:"items"`
+	Ref        string          `json:"$ref"`
 }
 
 // TestSchemasBounded checks that every closed vocabulary of the tools'
@@ -102,11 +103,16 @@ func TestSchemasBounded(t *testing.T) {
 	}
 }
 
-// lookup follows a dotted path through properties (and rows' items).
+// lookup follows a dotted path through properties (and rows' items, whose
+// fields are $refs to the top-level ones).
 func lookup(props map[string]prop, path string) prop {
+	root := props
 	var p prop
 	for _, name := range strings.Split(path, ".") {
 		p = props[name]
+		if ref, ok := strings.CutPrefix(p.Ref, "#/properties/"); ok {
+			p = root[ref]
+		}
 		props = p.Properties
 		if p.Items != nil {
 			props = p.Items.Properties

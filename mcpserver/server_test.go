@@ -410,7 +410,7 @@ func TestContextTool(t *testing.T) {
 	cs := f.connect(t, f.token(t, "agent", "acme", auth.TokenWriter))
 
 	res := call(t, cs, "context", map[string]any{}, nil)
-	want := "Memory brief for scope acme\n\nDecisions (settled, do not reopen):\n- [backend] Use PostgreSQL — because We already run it (rejected: MySQL)\n\nKnown facts:\n- [Ann] Ann is the CTO (as of 2026-06-01)\n"
+	want := "Memory brief for scope acme, as of 2026-06-01 12:00 UTC\n\nDecisions (settled, do not reopen):\n- [backend] Use PostgreSQL — because We already run it (rejected: MySQL)\n\nKnown facts:\n- [Ann] Ann is the CTO (as of 2026-06-01)\n"
 	if got := toolText(res); got != want {
 		t.Errorf("context() text =\n%s\nwant\n%s", got, want)
 	}

@@ -75,3 +75,112 @@ func batchError(err error, arg string, n int) error {
 	}
 	return &c
 }
+
+// The most runes a one-line answer quotes of a memory's text.
+const quoteRunes = 80
+
+// quote is s on one line, cut to quoteRunes runes with "…", in quotes.
+func quote(s string) string {
+	s = oneLine(s)
+	if r := []rune(s); len(r) > quoteRunes {
+		s = strings.TrimSpace(string(r[:quoteRunes-1])) + "…"
+	}
+	return "'" + s + "'"
+}
+
+// lockedText is a refusal by a locked decision in one line: which decision,
+// what it settled and why, each cut short (the engine's message quotes them
+// whole).
+func lockedText(d memory.LockedDecision) string {
+	line := fmt.Sprintf("decision_locked: decision %d %s is locked", d.ID, quote(d.Decision))
+	if r := oneLine(d.Reasoning); r != "" {
+		line += " (because " + strings.Trim(quote(r), "'") + ")"
+	}
+	return line + "; only a person can reopen it, in the console"
+}
+
+// decisionState is what a decision list says of one not replaced: locked;
+// reopened when it was locked and then reopened; open when it was recorded
+// without a lock and never locked since.
+func decisionState(d memory.Decision) string {
+	switch {
+	case d.DoNotReopen:
+		return "locked"
+	case d.ReopenedAt != nil:
+		return "reopened"
+	}
+	return "open"
+}
+
+// recordedText is record_decision's answer in one line; the decision is in
+// the structured content.
+func recordedText(d memory.Decision) string {
+	lock := "locked: automated writers may not reopen it"
+	if !d.DoNotReopen {
+		lock = "open, not locked"
+	}
+	return fmt.Sprintf("Recorded decision %d on %s / %s: %s (%s).", d.ID, oneLine(d.Entity), d.Key, quote(d.Decision), lock)
+}
+
+// durabilityText is set_durability's answer in one line: the row's new
+// marker and what consolidation will do with it.
+func durabilityText(out setDurabilityOutput) string {
+	what := map[string]string{
+		string(memory.MarkerDurable):   "the next consolidation run may promote it to a fact",
+		string(memory.MarkerTransient): "consolidation will not promote it, and cleanup prunes it within the hour",
+		string(memory.MarkerExpired):   "consolidation will not promote it, and the next cleanup deletes it",
+	}[out.Durability]
+	line := fmt.Sprintf("Working row %d is now %s", out.NodeID, out.Durability)
+	if what != "" {
+		line += ": " + what
+	}
+	return line + "."
+}
+
+// extractedText is extract's answer in one line: how many candidates, up to
+// three of them quoted, and with store (scope set) the rows written and the
+// warnings, counted; every field is in the structured content.
+func extractedText(out extractOutput, scope string) string {
+	n := len(out.Candidates)
+	if n == 0 {
+		if scope != "" {
+			return "No facts found in the text; nothing was written."
+		}
+		return "No facts found in the text."
+	}
+	quoted := make([]string, 0, 3)
+	for _, c := range out.Candidates[:min(n, 3)] {
+		quoted = append(quoted, quote(c.Content))
+	}
+	list := strings.Join(quoted, ", ")
+	if n > 3 {
+		list += fmt.Sprintf(" and %d more", n-3)
+	}
+	noun := "candidate facts"
+	if n == 1 {
+		noun = "candidate fact"
+	}
+	if scope == "" {
+		return fmt.Sprintf("Extracted %d %s (not stored): %s.", n, noun, list)
+	}
+	line := fmt.Sprintf("Extracted %d %s and wrote them as working rows %s to scope %s: %s.", n, noun, joinIDs(out.NodeIDs), scope, list)
+	if out.Notes != nil && len(*out.Notes) > 0 {
+		notes := *out.Notes
+		said := make([]string, 0, 3)
+		for _, note := range notes[:min(len(notes), 3)] {
+			switch note.Code {
+			case memory.NoteDecisionLocked:
+				said = append(said, fmt.Sprintf("row %d is on locked decision %d", note.Row, note.DecisionID))
+			case memory.NoteDuplicate:
+				said = append(said, fmt.Sprintf("row %d repeats fact %d", note.Row, note.FactID))
+			default:
+				said = append(said, fmt.Sprintf("row %d: %s", note.Row, note.Code))
+			}
+		}
+		if len(notes) > 3 {
+			said = append(said, fmt.Sprintf("%d more", len(notes)-3))
+		}
+		line += " Not new facts: " + strings.Join(said, "; ") + "."
+	}
+	return line
+}

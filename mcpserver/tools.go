@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -93,7 +94,7 @@ func annotations(title string, readOnly, destructive, idempotent, openWorld bool
 // register adds the tools to s: all of them, or for reader tokens only those
 // that read.
 func (t *tools) register(s *mcp.Server, reader bool) {
-	s.AddReceivingMiddleware(advertise(listedSchemas()), t.boundNumbers)
+	s.AddReceivingMiddleware(advertise(listedSchemas()), t.boundNumbers, t.requireArguments(reader))
 	if !reader {
 		addTool(t, s, &mcp.Tool{
 			Name:  toolRemember,
@@ -231,10 +232,23 @@ func addTool[In, Out any](t *tools, s *mcp.Server, tool *mcp.Tool, writes bool,
 // decoded in a NUL or another control character than tab, newline and
 // carriage return in any string or key, or metadata and properties nested
 // deeper than memory.MaxJSONDepth or larger than memory.MaxJSONSize.
+//
+// It also refuses an idempotency_key given empty, which the input cannot
+// tell from one left out, before anything else of the call is looked at.
 func checkArguments(req *mcp.CallToolRequest, in any) error {
 	if req != nil && req.Params != nil {
 		if err := memory.CheckDocument(req.Params.Arguments); err != nil {
 			return err
+		}
+		if _, ok := in.(keyed); ok {
+			var given struct {
+				Key *string `json:"idempotency_key"`
+			}
+			if json.Unmarshal(req.Params.Arguments, &given) == nil && given.Key != nil {
+				if err := memory.CheckIdempotencyKey(argIdempotencyKey, *given.Key); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	return memory.CheckFields(in)
@@ -257,9 +271,11 @@ func (t *tools) toolError(tool string, c TokenInfo, err error) error {
 	if errors.As(err, &e) {
 		if e.Locked != nil {
 			attrs = append(attrs, slog.String("code", string(e.Code)), slog.Int64("decision_id", e.Locked.ID))
-		} else {
-			attrs = append(attrs, slog.String("code", string(e.Code)), slog.String("error", e.Error()))
+			t.logger.Info("mcp.tool_refused", attrs...)
+			// One line, not the engine's message with the whole reasoning.
+			return &memory.Error{Code: e.Code, Field: e.Field, Locked: e.Locked, Message: lockedText(*e.Locked)}
 		}
+		attrs = append(attrs, slog.String("code", string(e.Code)), slog.String("error", e.Error()))
 		t.logger.Info("mcp.tool_refused", attrs...)
 		return e
 	}
@@ -274,20 +290,20 @@ func (t *tools) toolError(tool string, c TokenInfo, err error) error {
 // remember
 
 type rememberRow struct {
-	Content    string         `json:"content,omitempty" jsonschema:"the text to remember (at most 10000 characters)"`
-	Durability string         `json:"durability,omitempty" jsonschema:"the working row's marker, not the fact's durability (that is properties.fact_durability): durable (default: may become a fact), transient (true now, wrong soon: never promoted) or expired (retired: never promoted, deleted at the next cleanup)"`
-	Metadata   map[string]any `json:"metadata,omitempty" jsonschema:"free-form metadata kept with the row; metadata.durability may carry the marker too (the durability argument wins)"`
-	Importance *float64       `json:"importance,omitempty" jsonschema:"how much the row matters now: 0, or from 0.001 to 1 (default 0.5); not durability"`
-	TTLSeconds *int32         `json:"ttl_seconds,omitempty" jsonschema:"prune the row once it is this many seconds old: 1 to 31536000 (365 days)"`
-	Properties map[string]any `json:"properties,omitempty" jsonschema:"guidance for consolidation: entity, key, category, fact_durability (permanent, long_term, short_term, ephemeral), confidence (0, or from 0.001 to 1), deadline (RFC 3339, from 1970 to 9000), alternatives, reasoning, decided_by"`
-	ObservedAt string         `json:"observed_at,omitempty" jsonschema:"when the row's statement was observed, as an RFC 3339 time such as 2026-05-01T09:00:00Z (default: now); from 1970 to at most 5 minutes past the server's clock. The fact it becomes is confirmed then and decays from then; of two values of one attribute the later-observed one is current"`
+	Content    string         `json:"content,omitempty" jsonschema:"the text to remember"`
+	Durability string         `json:"durability,omitempty" jsonschema:"the row's marker, not the fact's durability (properties.fact_durability): durable (default; may become a fact), transient (true now, soon wrong: never promoted), expired (retired: never promoted, deleted at the next cleanup)"`
+	Metadata   map[string]any `json:"metadata,omitempty" jsonschema:"free-form, kept with the row; metadata.durability may give the marker (durability wins)"`
+	Importance *float64       `json:"importance,omitempty" jsonschema:"how much the row matters now: 0, or 0.001 to 1 (default 0.5); not durability"`
+	TTLSeconds *int32         `json:"ttl_seconds,omitempty" jsonschema:"prune the row once it is this many seconds old (at most 365 days)"`
+	Properties map[string]any `json:"properties,omitempty" jsonschema:"guidance for consolidation: the keys below; for a decision also alternatives, reasoning, decided_by"`
+	ObservedAt string         `json:"observed_at,omitempty" jsonschema:"when it was said (default now), from 1970 to 5 minutes past the server's clock: its fact ages from then, and of two values of one attribute the later-observed is current"`
 }
 
 type rememberInput struct {
 	rememberRow
 	idempotency
-	Rows   []rememberRow `json:"rows,omitempty" jsonschema:"a batch of rows instead of one; each row takes the same fields"`
-	Strict bool          `json:"strict,omitempty" jsonschema:"refuse the whole batch, writing nothing, when any row would get a warning (a locked decision's key, or a repeat of a live fact)"`
+	Rows   []rememberRow `json:"rows,omitempty" jsonschema:"a batch instead of one row, each item with a row's fields"`
+	Strict bool          `json:"strict,omitempty" jsonschema:"write nothing if any row would get a warning (a locked decision's key, a repeat of a live fact)"`
 }
 
 type rememberOutput struct {
@@ -344,11 +360,30 @@ func parseObservedAt(field, s string) (*time.Time, error) {
 
 func (r rememberRow) empty() bool { return reflect.ValueOf(r).IsZero() }
 
+// oneRowError names the row of a batch of one given as rows (rows[0].content)
+// in the engine's refusal of one of its fields, which names a lone row's
+// field alone (content), as it does the single row given without rows.
+func oneRowError(err error, rows int) error {
+	e := memory.AsError(err)
+	if rows != 1 || e == nil || e.Code != memory.CodeInvalid {
+		return err
+	}
+	root, _, _ := strings.Cut(e.Field, ".")
+	if !slices.Contains(rowFields, root) {
+		return err
+	}
+	named := *e
+	named.Field = "rows[0]." + e.Field
+	return &named
+}
+
 func (t *tools) remember(ctx context.Context, c TokenInfo, in rememberInput) (*mcp.CallToolResult, rememberOutput, error) {
 	var nodes []memory.NewNode
 	switch {
 	case len(in.Rows) > 0 && !in.rememberRow.empty():
 		return nil, rememberOutput{}, memory.Invalidf("rows", "give either one row (content and its fields) or rows, not both")
+	case in.Rows != nil && len(in.Rows) == 0:
+		return nil, rememberOutput{}, memory.Invalidf("rows", "rows is empty: give 1 to %d rows, or one row's content without rows", memory.MaxPushBatch)
 	case len(in.Rows) > 0:
 		for i, r := range in.Rows {
 			n, err := r.node(fmt.Sprintf("rows[%d].observed_at", i))
@@ -366,7 +401,7 @@ func (t *tools) remember(ctx context.Context, c TokenInfo, in rememberInput) (*m
 	}
 	res, err := t.store.PushNoted(ctx, memory.Token(c.Name), c.Scope, nodes, memory.PushOptions{Strict: in.Strict})
 	if err != nil {
-		return nil, rememberOutput{}, batchError(err, "rows", len(nodes))
+		return nil, rememberOutput{}, batchError(oneRowError(err, len(in.Rows)), "rows", len(nodes))
 	}
 	out := rememberOutput{IDs: res.IDs, Scope: c.Scope, Notes: res.Notes}
 	if out.IDs == nil {
@@ -429,16 +464,28 @@ func joinIDs(ids []int64) string {
 // oneLine is s with its line breaks and runs of space made single spaces.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
+// limitArg is the page size a limit argument asks for: def when it is left
+// out, refused when given outside 1 to most (0 does not mean the default).
+func limitArg(limit *int, most, def int) (int, error) {
+	switch {
+	case limit == nil:
+		return def, nil
+	case *limit < 1 || *limit > most:
+		return 0, memory.Invalidf("limit", "limit %d is out of range: use 1 to %d (default %d)", *limit, most, def)
+	}
+	return *limit, nil
+}
+
 // recall
 
 type recallInput struct {
 	Query      string `json:"query,omitempty" jsonschema:"the question as asked, or keywords: any word may match; \"a phrase\" must occur, -word must not; empty lists the most confident facts"`
-	Category   string `json:"category,omitempty" jsonschema:"only facts of this category (observation, preference, identity, mood, decision, routine, state, obligation, ...)"`
-	Durability string `json:"durability,omitempty" jsonschema:"only facts of this durability (how long the fact persists, not a working row's marker): permanent, long_term, short_term or ephemeral"`
+	Category   string `json:"category,omitempty" jsonschema:"only facts of this category (preference, mood, state, obligation, ...)"`
+	Durability string `json:"durability,omitempty" jsonschema:"only facts of this durability (how long a fact persists; not a row's marker)"`
 	Entity     string `json:"entity,omitempty" jsonschema:"only facts about the entity with this exact name"`
-	Limit      int    `json:"limit,omitempty" jsonschema:"how many facts, 1 to 100 (default 10)"`
-	Since      string `json:"since,omitempty" jsonschema:"only facts last observed at or after this RFC 3339 time, such as 2026-11-01T00:00:00Z (each fact's confirmed_at)"`
-	Until      string `json:"until,omitempty" jsonschema:"only facts last observed at or before this RFC 3339 time"`
+	Limit      *int   `json:"limit,omitempty" jsonschema:"how many facts, 1 to 100 (default 10)"`
+	Since      string `json:"since,omitempty" jsonschema:"only facts last observed (confirmed_at) at or after this time"`
+	Until      string `json:"until,omitempty" jsonschema:"only facts last observed at or before this time"`
 }
 
 type recallOutput struct {
@@ -446,10 +493,13 @@ type recallOutput struct {
 }
 
 func (t *tools) recall(ctx context.Context, c TokenInfo, in recallInput) (*mcp.CallToolResult, recallOutput, error) {
-	rq := memory.RecallQuery{
-		Scope: c.Scope, Query: in.Query, Category: in.Category, Durability: in.Durability, Entity: in.Entity, Limit: in.Limit,
+	limit, err := limitArg(in.Limit, maxRecallLimit, 10)
+	if err != nil {
+		return nil, recallOutput{}, err
 	}
-	var err error
+	rq := memory.RecallQuery{
+		Scope: c.Scope, Query: in.Query, Category: in.Category, Durability: in.Durability, Entity: in.Entity, Limit: limit,
+	}
 	if rq.Since, err = parseTimeArg("since", in.Since); err != nil {
 		return nil, recallOutput{}, err
 	}
@@ -472,7 +522,7 @@ type contextInput struct {
 	Budget int    `json:"budget,omitempty" jsonschema:"the most characters the brief may take, 200 to 100000 (default 4000)"`
 	Format string `json:"format,omitempty" jsonschema:"text (default: a block ready for a prompt) or json (the brief's items as data, and the text)"`
 	Entity string `json:"entity,omitempty" jsonschema:"only memories about the entity with this exact name"`
-	Since  string `json:"since,omitempty" jsonschema:"an RFC 3339 time such as 2026-05-01T09:00:00Z, for example that of your last brief: only what changed after it (new facts, facts superseded or archived, decisions recorded, reopened or locked again), in observed time: what was said before it but written later is not reported"`
+	Since  string `json:"since,omitempty" jsonschema:"such as the time of your last brief: only what changed after it, in observed time (new, superseded or archived facts; decisions recorded, reopened or locked again)"`
 }
 
 type contextOutput struct {
@@ -517,7 +567,7 @@ type recordDecisionInput struct {
 	Reasoning    string   `json:"reasoning" jsonschema:"why: kept so that nobody reopens it without knowing"`
 	Alternatives []string `json:"alternatives,omitempty" jsonschema:"the options considered and rejected"`
 	DecidedBy    string   `json:"decided_by,omitempty" jsonschema:"who decided (default: your token's name)"`
-	DecidedAt    string   `json:"decided_at,omitempty" jsonschema:"when, as an RFC 3339 time such as 2026-05-01T09:00:00Z (default: now); not in the future"`
+	DecidedAt    string   `json:"decided_at,omitempty" jsonschema:"when (default now); not in the future"`
 	DoNotReopen  *bool    `json:"do_not_reopen,omitempty" jsonschema:"lock the decision (default true)"`
 	idempotency
 }
@@ -538,7 +588,10 @@ func (t *tools) recordDecision(ctx context.Context, c TokenInfo, in recordDecisi
 		Scope: c.Scope, Entity: in.Entity, Key: in.Key, Decision: in.Decision, Reasoning: in.Reasoning,
 		Alternatives: in.Alternatives, DecidedBy: in.DecidedBy, DecidedAt: decidedAt, DoNotReopen: in.DoNotReopen,
 	})
-	return nil, d, err
+	if err != nil {
+		return nil, memory.Decision{}, err
+	}
+	return textResult(recordedText(d)), d, nil
 }
 
 // set_durability
@@ -555,10 +608,25 @@ type setDurabilityOutput struct {
 }
 
 func (t *tools) setDurability(ctx context.Context, c TokenInfo, in setDurabilityInput) (*mcp.CallToolResult, setDurabilityOutput, error) {
-	if err := t.store.UpgradeDurability(ctx, memory.Token(c.Name), c.Scope, in.NodeID, in.Durability); err != nil {
-		return nil, setDurabilityOutput{}, err
+	if in.NodeID < 1 {
+		return nil, setDurabilityOutput{}, memory.Invalidf("node_id", "%d is out of range: give the id of a working row, 1 or more, as remember returned it", in.NodeID)
 	}
-	return nil, setDurabilityOutput{NodeID: in.NodeID, Durability: in.Durability}, nil
+	if err := t.store.UpgradeDurability(ctx, memory.Token(c.Name), c.Scope, in.NodeID, in.Durability); err != nil {
+		return nil, setDurabilityOutput{}, renameField(err, "ids", "node_id")
+	}
+	out := setDurabilityOutput{NodeID: in.NodeID, Durability: in.Durability}
+	return textResult(durabilityText(out)), out, nil
+}
+
+// renameField names the engine's field from as the tool's argument to.
+func renameField(err error, from, to string) error {
+	e := memory.AsError(err)
+	if e == nil || e.Field != from {
+		return err
+	}
+	renamed := *e
+	renamed.Field = to
+	return &renamed
 }
 
 // list_decisions
@@ -566,9 +634,9 @@ func (t *tools) setDurability(ctx context.Context, c TokenInfo, in setDurability
 type listDecisionsInput struct {
 	Entity   string `json:"entity,omitempty" jsonschema:"only decisions about the entity with this exact name"`
 	Locked   *bool  `json:"locked,omitempty" jsonschema:"true: only locked decisions; false: only reopened ones"`
-	State    string `json:"state,omitempty" jsonschema:"current (locked, not replaced), superseded (replaced by a later decision on the same entity and key) or reopened (open, not replaced); empty for all"`
+	State    string `json:"state,omitempty" jsonschema:"current (locked, not replaced), superseded (replaced by a later one on its entity and key) or reopened (open, not replaced); empty: all"`
 	Query    string `json:"query,omitempty" jsonschema:"only decisions whose text, reasoning, alternatives or key contain this"`
-	Limit    int    `json:"limit,omitempty" jsonschema:"how many, 1 to 500 (default 50)"`
+	Limit    *int   `json:"limit,omitempty" jsonschema:"how many, 1 to 500 (default 50)"`
 	Cursor   string `json:"cursor,omitempty" jsonschema:"the next page: the next_cursor of the previous answer, unchanged"`
 	BeforeID int64  `json:"before_id,omitempty" jsonschema:"deprecated: the former name of cursor, as a number; give cursor"`
 }
@@ -581,9 +649,9 @@ type listDecisionsOutput struct {
 }
 
 func (t *tools) listDecisions(ctx context.Context, c TokenInfo, in listDecisionsInput) (*mcp.CallToolResult, listDecisionsOutput, error) {
-	limit := in.Limit
-	if limit == 0 {
-		limit = 50
+	limit, err := limitArg(in.Limit, maxDecisionsLimit, 50)
+	if err != nil {
+		return nil, listDecisionsOutput{}, err
 	}
 	before, err := decisionsCursor(in)
 	if err != nil {
@@ -609,6 +677,9 @@ func (t *tools) listDecisions(ctx context.Context, c TokenInfo, in listDecisions
 // decisionsCursor is the id a page of decisions starts below: cursor, as
 // the API's keyset pages take it, or its deprecated form before_id.
 func decisionsCursor(in listDecisionsInput) (int64, error) {
+	if in.BeforeID < 0 {
+		return 0, memory.Invalidf("before_id", "invalid before_id %d: give the next_cursor of the previous answer as cursor", in.BeforeID)
+	}
 	if in.Cursor == "" {
 		return in.BeforeID, nil
 	}
@@ -638,10 +709,8 @@ func decisionsText(scope string, out listDecisionsOutput) string {
 		switch {
 		case d.SupersededBy != nil:
 			fmt.Fprintf(&sb, " (replaced by decision %d)", *d.SupersededBy)
-		case d.DoNotReopen:
-			sb.WriteString(" (locked)")
 		default:
-			sb.WriteString(" (reopened)")
+			sb.WriteString(" (" + decisionState(d) + ")")
 		}
 		sb.WriteByte('\n')
 	}
@@ -654,14 +723,14 @@ func decisionsText(scope string, out listDecisionsOutput) string {
 // extract
 
 type extractInput struct {
-	Text    string `json:"text" jsonschema:"the text to extract facts from (at most 50000 characters)"`
+	Text    string `json:"text" jsonschema:"the text to extract facts from"`
 	Entity  string `json:"entity,omitempty" jsonschema:"who or what the text is about"`
 	Speaker string `json:"speaker,omitempty" jsonschema:"who speaks the text: whom I, me and my are about (default: the name the speaker introduces themselves with, else the user)"`
 	Store   bool   `json:"store,omitempty" jsonschema:"also write the candidates as working rows (needs a writer token)"`
-	Strict  bool   `json:"strict,omitempty" jsonschema:"with store: write nothing when any candidate would get a warning (a locked decision's key, or a repeat of a live fact)"`
+	Strict  bool   `json:"strict,omitempty" jsonschema:"with store: write nothing if any candidate would get a warning (a locked decision's key, a repeat of a live fact)"`
 	Mode    string `json:"mode,omitempty" jsonschema:"rules (the default, offline) or llm (when the server has an LLM endpoint)"`
 	// ObservedAt: see rememberRow.
-	ObservedAt string `json:"observed_at,omitempty" jsonschema:"when the text was said or written, as an RFC 3339 time such as 2026-05-01T09:00:00Z (default: now); dates in it are read relative to it, and with store the rows are observed then; from 1970 to at most 5 minutes past the server's clock"`
+	ObservedAt string `json:"observed_at,omitempty" jsonschema:"when the text was said (default now), from 1970 to 5 minutes past the server's clock: its dates are read relative to it, and stored rows are observed then"`
 	idempotency
 }
 
@@ -721,11 +790,11 @@ func (t *tools) extract(ctx context.Context, c TokenInfo, in extractInput) (*mcp
 		out.Candidates = []Candidate{}
 	}
 	if !in.Store {
-		return nil, out, nil
+		return textResult(extractedText(out, "")), out, nil
 	}
 	out.Notes = &[]memory.PushNote{}
 	if len(cands) == 0 {
-		return nil, out, nil
+		return textResult(extractedText(out, c.Scope)), out, nil
 	}
 	nodes := make([]memory.NewNode, len(cands))
 	for i, cand := range cands {
@@ -737,17 +806,8 @@ func (t *tools) extract(ctx context.Context, c TokenInfo, in extractInput) (*mcp
 		return nil, extractOutput{}, batchError(err, "candidates", len(nodes))
 	}
 	out.NodeIDs = res.IDs
-	if len(res.Notes) == 0 {
-		return nil, out, nil
+	if len(res.Notes) > 0 {
+		out.Notes = &res.Notes
 	}
-	out.Notes = &res.Notes
-	// The candidates as JSON, as without notes, then the warnings.
-	raw, err := json.Marshal(out)
-	if err != nil {
-		return nil, extractOutput{}, err
-	}
-	return &mcp.CallToolResult{Content: []mcp.Content{
-		&mcp.TextContent{Text: string(raw)},
-		&mcp.TextContent{Text: "Warnings about the rows written:\n" + notesText(res.Notes)},
-	}}, out, nil
+	return textResult(extractedText(out, c.Scope)), out, nil
 }

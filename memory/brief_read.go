@@ -127,8 +127,12 @@ type briefAsk struct {
 
 // readBrief packs the brief of scope within budget, reading the sections
 // through q (one snapshot) as the comment above describes. p carries the
-// scope, entity and times; readBrief sets the rest.
-func readBrief(ctx context.Context, q *queries.Queries, scope string, budget int, p queries.BriefParams) (Brief, error) {
+// scope, entity and times; readBrief sets the rest. lockedDecisions counts
+// the locked decisions the brief covers, read only when the brief leaves
+// out decisions it did not read: they are all left out, since the proof
+// shows they fit nowhere.
+func readBrief(ctx context.Context, q *queries.Queries, scope string, budget int, p queries.BriefParams,
+	lockedDecisions func() (int, error)) (Brief, error) {
 	page := int32(budget/briefPageChars + 1)
 	var secs [briefSections]briefSectionRead
 	var asks [briefSections]briefAsk
@@ -181,6 +185,15 @@ func readBrief(ctx context.Context, q *queries.Queries, scope string, budget int
 			floors.text = [briefSections]int{int(f.DecisionFloor), int(f.FactFloor), int(f.FactFloor), int(f.FactFloor)}
 		}
 		if !nextBriefAsks(&secs, probes, page, floors, &asks) {
+			if dec := &secs[briefRowDecision]; b.Truncated && !dec.exhausted {
+				total, err := lockedDecisions()
+				if err != nil {
+					return Brief{}, err
+				}
+				// Every decision not read was left out (see above).
+				b.DecisionsLeftOut += max(0, total-len(dec.prefix)-len(dec.filtered))
+				b.Used = runeLen(b.Text())
+			}
 			return b, nil
 		}
 	}

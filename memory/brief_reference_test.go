@@ -247,23 +247,29 @@ func refPack(scope string, budget int, c briefCandidates, now time.Time, abridge
 			!(norm(it.entity) == defaultEntity && said[anyone]) && (t == "" || !said[t])
 	}
 	titles := []string{briefSectionDecisions, briefSectionObligations, briefSectionStates, briefSectionFacts}
-	header := utf8.RuneCountInString(briefHeader(scope, abridged)) + 1
+	header := utf8.RuneCountInString(briefHeader(scope, abridged, now)) + 1
+	if abridged && len(c.decisions) > 0 {
+		// Room kept for the line saying how many decisions were left out.
+		header += briefLeftOutReserve(scope, budget, now)
+	}
 	used := header
 	truncated := abridged
 	taken := make([]bool, len(items))
-	done := make([]bool, len(items)) // taken, or saying what a line shown says
+	// done: taken, or saying what a line shown says (in an abridged packing,
+	// once it would fit: a longer one is left out like any other).
+	done := make([]bool, len(items))
 	var shown [briefSections]int
 	// offer takes it when it is fresh and costs at most room, and reports
 	// what it cost.
 	offer := func(n int, room int) int {
 		it := items[n]
-		if !fresh(it) {
-			done[n] = true
-			return 0
-		}
 		cost := utf8.RuneCountInString(it.line) + 1
 		if shown[it.section] == 0 {
 			cost += 1 + utf8.RuneCountInString(titles[it.section]) + 1
+		}
+		if !fresh(it) {
+			done[n] = !abridged || cost <= room
+			return 0
 		}
 		if cost > room {
 			return 0
@@ -293,10 +299,13 @@ func refPack(scope string, budget int, c briefCandidates, now time.Time, abridge
 		}
 	}
 
-	b := Brief{Scope: scope, Budget: budget, Truncated: truncated, now: now,
+	b := Brief{Scope: scope, Budget: budget, Truncated: truncated, AsOf: now.UTC(), now: now,
 		Decisions: []BriefDecision{}, Obligations: []BriefItem{}, States: []BriefItem{}, Facts: []BriefItem{}}
 	for n, it := range items {
 		if !taken[n] {
+			if it.section == briefRowDecision && !done[n] {
+				b.DecisionsLeftOut++
+			}
 			continue
 		}
 		switch it.section {

@@ -108,6 +108,9 @@ type Run struct {
 	// own; a run with any ends "partial".
 	SetAside int    `json:"set_aside"`
 	Error    string `json:"error,omitempty"`
+	// Scope is the one scope the run consolidated (a run started by an API
+	// token), nil for a run of every scope.
+	Scope *string `json:"scope,omitempty"`
 }
 
 // The statuses of a run.
@@ -130,6 +133,7 @@ func runFromRow(r queries.ConsolidationRun) Run {
 		ID: r.ID, Trigger: r.Trigger, Status: r.Status, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt,
 		Phase: r.Phase, TransientRejected: int(r.TransientRejected), ExpiredRejected: int(r.ExpiredRejected),
 		DecisionLocked: int(r.DecisionLocked), SetAside: int(r.SetAside), Error: deref(r.Error),
+		Scope: r.Scope,
 	}
 	_ = json.Unmarshal(r.Report, &run.Report)
 	if run.Report == nil {
@@ -150,6 +154,47 @@ func (s *Store) GetRun(ctx context.Context, id int64) (Run, error) {
 	return runFromRow(queries.ConsolidationRun(r)), nil
 }
 
+// GetScopeRun returns one run as a token of scope may see it. A run of
+// another scope is not found. A run of scope is returned whole. A run of
+// every scope keeps its status, times and current phase, and counts only
+// scope's refusals (each phase's refusal counts and the totals): its other
+// counts (facts promoted, merged, pruned, archived), its rows set aside and
+// its error cover every scope and are left out.
+func (s *Store) GetScopeRun(ctx context.Context, id int64, scope string) (Run, error) {
+	run, err := s.GetRun(ctx, id)
+	if err != nil {
+		return Run{}, err
+	}
+	if run.Scope != nil {
+		if *run.Scope != scope {
+			return Run{}, NotFoundf("consolidation run %d not found", id)
+		}
+		return run, nil
+	}
+	rows, err := s.q.RunRefusalCounts(ctx, queries.RunRefusalCountsParams{RunID: id, Scope: scope})
+	if err != nil {
+		return Run{}, fmt.Errorf("get run: %w", err)
+	}
+	run.Report, run.TransientRejected, run.ExpiredRejected, run.DecisionLocked = map[string]map[string]int{}, 0, 0, 0
+	run.SetAside, run.Error = 0, ""
+	for _, r := range rows {
+		key := fmt.Sprint(r.Phase)
+		if run.Report[key] == nil {
+			run.Report[key] = map[string]int{}
+		}
+		run.Report[key][refusalName(r.Reason)] += int(r.Refused)
+		switch r.Reason {
+		case ReasonTransient:
+			run.TransientRejected += int(r.Refused)
+		case ReasonExpired:
+			run.ExpiredRejected += int(r.Refused)
+		case ReasonDecisionLocked:
+			run.DecisionLocked += int(r.Refused)
+		}
+	}
+	return run, nil
+}
+
 // ListRuns returns runs newest first, below beforeID when it is not 0.
 func (s *Store) ListRuns(ctx context.Context, beforeID int64, limit int32) ([]Run, error) {
 	rows, err := s.q.ListRuns(ctx, queries.ListRunsParams{BeforeID: beforeID, PageSize: limit})
@@ -166,6 +211,11 @@ func (s *Store) ListRuns(ctx context.Context, beforeID int64, limit int32) ([]Ru
 // ConsolidateOptions tune a run.
 type ConsolidateOptions struct {
 	Trigger Trigger
+	// Scope, when set, limits the run to one scope (a run started by an API
+	// token): every phase reads and changes that scope's rows and facts
+	// only. Empty runs every scope. Either way the run holds the one lock,
+	// so only one run of any scope exists at a time.
+	Scope string
 	// BatchSize is how many working rows one transaction handles; default
 	// 5000 (such a batch holds its row locks for about a second at a million
 	// facts).
@@ -252,11 +302,15 @@ func (s *Store) Consolidate(ctx context.Context, opts ConsolidateOptions) (Run, 
 	}()
 
 	now := s.Now()
-	id, err := s.q.StartRun(ctx, queries.StartRunParams{Trigger: string(opts.Trigger), StartedAt: now})
+	var scope *string
+	if opts.Scope != "" {
+		scope = &opts.Scope
+	}
+	id, err := s.q.StartRun(ctx, queries.StartRunParams{Trigger: string(opts.Trigger), StartedAt: now, Scope: scope})
 	if err != nil {
 		return Run{}, fmt.Errorf("consolidate: start: %w", err)
 	}
-	r := &runner{s: s, opts: opts, id: id, now: now, log: s.logger.With("run_id", id)}
+	r := &runner{s: s, opts: opts, id: id, scope: scope, now: now, log: s.logger.With("run_id", id)}
 	if interrupted, err := s.q.InterruptRuns(ctx, queries.InterruptRunsParams{Now: now, CurrentID: id}); err != nil {
 		return r.fail(ctx, err)
 	} else if len(interrupted) > 0 {
@@ -265,10 +319,20 @@ func (s *Store) Consolidate(ctx context.Context, opts ConsolidateOptions) (Run, 
 	if r.since, err = s.q.LastSucceededRunID(ctx, id); err != nil {
 		return r.fail(ctx, err)
 	}
+	// A run of one scope that finished every phase since then merged its
+	// scope's rows up to it: that scope's window starts after it.
+	covered, err := s.q.ScopedRunsSince(ctx, queries.ScopedRunsSinceParams{SinceID: r.since, BeforeID: id})
+	if err != nil {
+		return r.fail(ctx, err)
+	}
+	r.covered = coveredRuns{scopes: make([]string, len(covered)), runIDs: make([]int64, len(covered))}
+	for i, c := range covered {
+		r.covered.scopes[i], r.covered.runIDs[i] = c.Scope, c.RunID
+	}
 	if err := s.pool.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM consolidation_faults)").Scan(&r.faults); err != nil {
 		return r.fail(ctx, err)
 	}
-	r.log.Info("consolidation.start", "trigger", opts.Trigger, "workers", opts.Workers)
+	r.log.Info("consolidation.start", "trigger", opts.Trigger, "scope", opts.Scope, "workers", opts.Workers)
 	for _, phase := range PhaseOrder {
 		if err := ctx.Err(); err != nil {
 			return r.fail(ctx, err)
@@ -334,9 +398,14 @@ type runner struct {
 	s     *Store
 	opts  ConsolidateOptions
 	id    int64
-	since int64 // the last run that finished; the merge phase looks at rows promoted after it
-	now   time.Time
-	log   *slog.Logger
+	scope *string // the one scope the run reads, nil for every scope
+	// since is the last run of every scope that finished: the merge phase
+	// looks at rows promoted after it, but for the rows of each scope that
+	// a run of its own, covered, finished later than that.
+	since   int64
+	covered coveredRuns
+	now     time.Time
+	log     *slog.Logger
 	// mu guards setAside, faults, read and changed: the parts of a promote
 	// batch run at once.
 	mu sync.Mutex
@@ -350,6 +419,29 @@ type runner struct {
 	// read and changed count the working rows the current phase has read
 	// and the rows its batches changed, for opts.Progress.
 	read, changed int64
+}
+
+// coveredRuns pairs each scope whose own run finished every phase after
+// runner.since with the newest such run (queries.ScopedRunsSince).
+type coveredRuns struct {
+	scopes []string
+	runIDs []int64
+}
+
+// pending is how many working rows of the run's scope (or of every scope)
+// are not promoted yet, from the counts kept beside memory_nodes.
+func (r *runner) pending(ctx context.Context) (int64, error) {
+	counts, err := r.s.pendingNodeCounts(ctx)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, c := range counts {
+		if r.scope == nil || c.Scope == *r.scope {
+			n += c.Rows
+		}
+	}
+	return n, nil
 }
 
 // fail records the run as failed (or cancelled) and returns err.
@@ -571,11 +663,8 @@ func (r *runner) progress(ctx context.Context, phase int) func(done bool) {
 	total := int64(-1)
 	if phase == PhasePromote || phase == PhaseDecide {
 		// The pending counts kept beside memory_nodes, not a count of it.
-		if counts, err := r.s.pendingNodeCounts(ctx); err == nil {
-			total = 0
-			for _, c := range counts {
-				total += c.Rows
-			}
+		if n, err := r.pending(ctx); err == nil {
+			total = n
 		}
 	}
 	r.mu.Lock()
@@ -600,7 +689,7 @@ func (r *runner) progress(ctx context.Context, phase int) func(done bool) {
 
 // decayStep archives one batch of facts past forget_at (phase 9).
 func (r *runner) decayStep(ctx context.Context, q *queries.Queries, _ pgx.Tx, _ *int64) (batchResult, error) {
-	rows, err := q.ArchiveDueFacts(ctx, queries.ArchiveDueFactsParams{Now: r.now, BatchSize: decayBatch})
+	rows, err := q.ArchiveDueFacts(ctx, queries.ArchiveDueFactsParams{Now: r.now, Scope: r.scope, BatchSize: decayBatch})
 	if err != nil {
 		return batchResult{}, err
 	}
@@ -890,7 +979,7 @@ func (r *runner) promoteRead(ctx context.Context, queues []chan promotePart, pro
 		}
 		r.plans.reset()
 		rows, err := r.s.q.PeekPendingNodes(ctx, queries.PeekPendingNodesParams{
-			AfterID: cursor, Phase: PhasePromote, CheckFaults: r.hasFaults(), Now: r.now,
+			AfterID: cursor, Scope: r.scope, Phase: PhasePromote, CheckFaults: r.hasFaults(), Now: r.now,
 			BatchSize: int32(r.opts.BatchSize),
 		})
 		if err != nil {
@@ -943,13 +1032,9 @@ func (r *runner) promoteWorkers(ctx context.Context) int {
 	if r.opts.Workers <= 1 {
 		return 1
 	}
-	counts, err := r.s.pendingNodeCounts(ctx)
+	pending, err := r.pending(ctx)
 	if err != nil {
 		return 1
-	}
-	var pending int64
-	for _, c := range counts {
-		pending += c.Rows
 	}
 	return int(max(1, min(int64(r.opts.Workers), pending/int64(max(r.opts.minPart, 1)))))
 }
@@ -1228,10 +1313,10 @@ func (r *runner) ensureEntities(ctx context.Context, q *queries.Queries, plans [
 // alone, and the window rows of a scope that still fails are set aside.
 func (r *runner) mergeStep(ctx context.Context, q *queries.Queries, tx pgx.Tx, _ *int64) (batchResult, error) {
 	res := batchResult{done: true}
-	w := mergeWindow{since: r.since, skip: []int64{}, retry: []int64{}}
+	w := mergeWindow{scope: r.scope, skip: []int64{}, retry: []int64{}}
 	var retryScopes map[int64]string
 	if r.hasFaults() {
-		faults, err := q.ListMergeFaults(ctx, r.now)
+		faults, err := q.ListMergeFaults(ctx, queries.ListMergeFaultsParams{Now: r.now, Scope: r.scope})
 		if err != nil {
 			return res, fmt.Errorf("merge faults: %w", err)
 		}
@@ -1260,7 +1345,10 @@ func (r *runner) mergeStep(ctx context.Context, q *queries.Queries, tx pgx.Tx, _
 		return res, err
 	}
 	r.log.Warn("consolidation.merge_isolating", "err", err)
-	scopes, err := q.MergeScopes(ctx, queries.MergeScopesParams{SinceRunID: w.since, SkipIds: w.skip, RetryIds: w.retry})
+	scopes, err := q.MergeScopes(ctx, queries.MergeScopesParams{
+		SinceRunID: r.since, Scope: r.scope, SkipIds: w.skip, RetryIds: w.retry,
+		CoveredScopes: r.covered.scopes, CoveredRunIds: r.covered.runIDs,
+	})
 	if err != nil {
 		return res, fmt.Errorf("merge scopes: %w", err)
 	}
@@ -1289,7 +1377,8 @@ func (r *runner) mergeStep(ctx context.Context, q *queries.Queries, tx pgx.Tx, _
 			return res, err
 		}
 		ids, lerr := q.MergeWindowNodes(ctx, queries.MergeWindowNodesParams{
-			SinceRunID: w.since, Scope: &scope, SkipIds: w.skip, RetryIds: w.retry,
+			SinceRunID: r.since, Scope: &scope, SkipIds: w.skip, RetryIds: w.retry,
+			CoveredScopes: r.covered.scopes, CoveredRunIds: r.covered.runIDs,
 		})
 		if lerr != nil {
 			return res, fmt.Errorf("merge window: %w", lerr)
@@ -1301,9 +1390,9 @@ func (r *runner) mergeStep(ctx context.Context, q *queries.Queries, tx pgx.Tx, _
 	return res, nil
 }
 
-// mergeWindow is the merge phase's work on one window.
+// mergeWindow is the merge phase's work on one window, which starts after
+// the runner's since and covered runs.
 type mergeWindow struct {
-	since       int64
 	scope       *string // nil: every scope
 	skip, retry []int64
 }
@@ -1311,7 +1400,8 @@ type mergeWindow struct {
 func (r *runner) mergeWindow(ctx context.Context, q *queries.Queries, w mergeWindow) (batchResult, error) {
 	var res batchResult
 	win, err := q.MergeWindowFacts(ctx, queries.MergeWindowFactsParams{
-		SinceRunID: w.since, Scope: w.scope, SkipIds: w.skip, RetryIds: w.retry,
+		SinceRunID: r.since, Scope: w.scope, SkipIds: w.skip, RetryIds: w.retry,
+		CoveredScopes: r.covered.scopes, CoveredRunIds: r.covered.runIDs,
 	})
 	if err != nil {
 		return res, fmt.Errorf("merge window: %w", err)
@@ -1361,7 +1451,7 @@ func (r *runner) mergeWindow(ctx context.Context, q *queries.Queries, w mergeWin
 // A failure confined to some rows sets them aside (isolate).
 func (r *runner) decideStep(ctx context.Context, q *queries.Queries, tx pgx.Tx, cursor *int64) (batchResult, error) {
 	peeked, err := q.PeekPendingNodes(ctx, queries.PeekPendingNodesParams{
-		AfterID: *cursor, Phase: PhaseDecide, CheckFaults: r.hasFaults(), Now: r.now, BatchSize: int32(r.opts.BatchSize),
+		AfterID: *cursor, Scope: r.scope, Phase: PhaseDecide, CheckFaults: r.hasFaults(), Now: r.now, BatchSize: int32(r.opts.BatchSize),
 	})
 	if err != nil {
 		return batchResult{}, err
@@ -1460,7 +1550,7 @@ func (r *runner) decideRows(ctx context.Context, q *queries.Queries, rows []quer
 // rows and rows past their ttl, each leaving a tombstone.
 func (r *runner) cleanupStep(ctx context.Context, q *queries.Queries, _ pgx.Tx, _ *int64) (batchResult, error) {
 	rows, err := q.PruneNodes(ctx, queries.PruneNodesParams{
-		RunID: &r.id, Now: r.now, PurgeAfter: r.now.Add(tombstoneKeep), HourAgo: r.now.Add(-time.Hour),
+		RunID: &r.id, Now: r.now, PurgeAfter: r.now.Add(tombstoneKeep), Scope: r.scope, HourAgo: r.now.Add(-time.Hour),
 		BatchSize: int32(r.opts.BatchSize),
 	})
 	if err != nil {
@@ -1471,7 +1561,7 @@ func (r *runner) cleanupStep(ctx context.Context, q *queries.Queries, _ pgx.Tx, 
 		// Pending rows are done; rows promoted long ago go too, a batch at a
 		// time: their facts keep what they said.
 		gone, err := q.PrunePromotedNodes(ctx, queries.PrunePromotedNodesParams{
-			Cutoff: r.now.Add(-promotedKeep), BatchSize: int32(r.opts.BatchSize),
+			Cutoff: r.now.Add(-promotedKeep), Scope: r.scope, BatchSize: int32(r.opts.BatchSize),
 		})
 		if err != nil {
 			return res, fmt.Errorf("prune promoted: %w", err)
@@ -1647,7 +1737,7 @@ func (c *planCache) plan(rows []queries.PeekPendingNodesRow, now time.Time) []pl
 // phase. A failed read only leaves the batch to classify its rows itself.
 func (r *runner) prefetch(ctx context.Context, after int64) {
 	c := &r.plans
-	params := queries.PeekPendingNodesParams{AfterID: after, Phase: PhasePromote, CheckFaults: r.hasFaults(),
+	params := queries.PeekPendingNodesParams{AfterID: after, Scope: r.scope, Phase: PhasePromote, CheckFaults: r.hasFaults(),
 		Now: r.now, BatchSize: int32(r.opts.BatchSize)}
 	c.wg.Add(1)
 	go func() {

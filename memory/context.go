@@ -39,6 +39,13 @@ type Brief struct {
 	Budget    int    `json:"budget"`
 	Used      int    `json:"used"`      // characters (runes) of Text()
 	Truncated bool   `json:"truncated"` // something was left out to stay within budget
+	// AsOf is when the brief was read: what a later brief passes as Since
+	// to get only what changed after this one.
+	AsOf time.Time `json:"as_of"`
+	// DecisionsLeftOut counts the locked decisions an abridged brief left
+	// out for lack of room (its Text says so in one line under the header);
+	// 0 when every locked decision shows.
+	DecisionsLeftOut int `json:"decisions_left_out"`
 	// Decisions are the locked decisions, newest first.
 	Decisions []BriefDecision `json:"decisions"`
 	// Obligations are due within 14 days or overdue, soonest deadline first.
@@ -209,7 +216,12 @@ func (s *Store) ContextBrief(ctx context.Context, o BriefOptions) (Brief, error)
 	var b Brief
 	err = pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		var err error
-		b, err = readBrief(ctx, s.q.WithTx(tx), o.Scope, o.Budget, p)
+		q := s.q.WithTx(tx)
+		lockedDecisions := func() (int, error) {
+			n, err := q.CountLockedDecisions(ctx, queries.CountLockedDecisionsParams{Scope: o.Scope, Entity: entity})
+			return int(n), err
+		}
+		b, err = readBrief(ctx, q, o.Scope, o.Budget, p, lockedDecisions)
 		return err
 	})
 	if err != nil {
@@ -649,7 +661,12 @@ func packBriefWith(scope string, budget int, c briefCandidates, lines briefLines
 	marks *[briefSections][]int, pr *briefProbes, now time.Time) Brief {
 	k := briefPack{budget: budget, truncated: abridged, said: map[[2]string]bool{},
 		lines: [briefParts][]briefLine{lines.decisions, lines.obligations, lines.states, lines.facts, lines.changes}}
-	k.used = runeLen(briefHeader(scope, abridged)) + 1
+	k.used = runeLen(briefHeader(scope, abridged, now)) + 1
+	if abridged && len(c.decisions) > 0 {
+		// An abridged brief with locked decisions keeps room for the line
+		// saying how many it left out (decisionsLeftOutLine).
+		k.used += briefLeftOutReserve(scope, budget, now)
+	}
 	for p := range k.lines {
 		k.state[p] = make([]uint8, len(k.lines[p]))
 	}
@@ -665,13 +682,18 @@ func packBriefWith(scope string, budget int, c briefCandidates, lines briefLines
 	}
 
 	b := Brief{
-		Scope: scope, Budget: budget, Truncated: k.truncated, now: now,
+		Scope: scope, Budget: budget, Truncated: k.truncated, AsOf: now.UTC(), now: now,
 		Decisions: []BriefDecision{}, Obligations: []BriefItem{}, States: []BriefItem{}, Facts: []BriefItem{},
 	}
 	b.Decisions = briefTaken(b.Decisions, c.decisions, k.state[briefRowDecision])
 	b.Obligations = briefTaken(b.Obligations, c.obligations, k.state[briefRowObligation])
 	b.States = briefTaken(b.States, c.states, k.state[briefRowState])
 	b.Facts = briefTaken(b.Facts, c.facts, k.state[briefRowFact])
+	for _, st := range k.state[briefRowDecision] {
+		if st == briefPending {
+			b.DecisionsLeftOut++
+		}
+	}
 	if c.changes != nil {
 		b.Changes = briefTaken([]BriefChange{}, c.changes, k.state[briefPartChanges])
 	}
@@ -691,7 +713,7 @@ func briefTaken[T any](dst, candidates []T, state []uint8) []T {
 // Text is the brief as a block ready to paste into a prompt: a header line,
 // then one section per kind of memory, empty sections omitted:
 //
-//	Memory brief for scope acme
+//	Memory brief for scope acme, as of 2026-12-07 15:20 UTC
 //
 //	Decisions (settled, do not reopen):
 //	- [backend] Use PostgreSQL — because we already run it (rejected: MySQL, SQLite)
@@ -705,12 +727,18 @@ func briefTaken[T any](dst, candidates []T, state []uint8) []T {
 //	Known facts:
 //	- [ann] Lives in Berlin (as of 2026-11-20)
 //
-// Line breaks inside memory text become spaces so that every item stays one
-// line.
+// An abridged brief says so in its header, and when it left out locked
+// decisions, says how many on the line under it ("2 locked decisions left
+// out: raise budget to see them"). Line breaks inside memory text become
+// spaces so that every item stays one line.
 func (b Brief) Text() string {
 	var sb strings.Builder
-	sb.WriteString(briefHeader(b.Scope, b.Truncated))
+	sb.WriteString(briefHeader(b.Scope, b.Truncated, b.AsOf))
 	sb.WriteByte('\n')
+	if b.DecisionsLeftOut > 0 {
+		sb.WriteString(decisionsLeftOutLine(b.DecisionsLeftOut, briefLeftOutLong(b.Budget)))
+		sb.WriteByte('\n')
+	}
 	section := func(title string, lines []string) {
 		if len(lines) == 0 {
 			return
@@ -746,11 +774,62 @@ func (b Brief) Text() string {
 	return sb.String()
 }
 
-func briefHeader(scope string, truncated bool) string {
+// briefHeader is a brief's first line: its scope, the minute it was read
+// (UTC), and whether it was abridged. Its length depends only on the scope
+// and on truncated.
+func briefHeader(scope string, truncated bool, asOf time.Time) string {
+	h := "Memory brief for scope " + scope + ", as of " + asOf.UTC().Format(briefAsOfLayout)
 	if truncated {
-		return "Memory brief for scope " + scope + " (abridged to fit; recall finds more)"
+		return h + " (abridged; recall finds more)"
 	}
-	return "Memory brief for scope " + scope
+	return h
+}
+
+// briefAsOfLayout is how the header shows when a brief was read.
+const briefAsOfLayout = "2006-01-02 15:04 UTC"
+
+// maxLeftOutShown is the largest count decisionsLeftOutLine writes in
+// digits; a larger one is written as this count and a "+".
+const maxLeftOutShown = 99999
+
+// decisionsLeftOutLine is the line under an abridged brief's header that
+// says how many locked decisions were left out for lack of room: with what
+// to do about it when long, bare when the budget leaves no room for more
+// (briefLeftOutLong).
+func decisionsLeftOutLine(n int, long bool) string {
+	count := strconv.Itoa(min(n, maxLeftOutShown))
+	if n > maxLeftOutShown {
+		count += "+"
+	}
+	line := count + " locked decision left out"
+	them := "it"
+	if n != 1 {
+		line, them = count+" locked decisions left out", "them"
+	}
+	if long {
+		line += ": raise budget to see " + them
+	}
+	return line
+}
+
+// briefLeftOutLong reports whether an abridged brief within budget says
+// what to do about the decisions it left out (the long form of
+// decisionsLeftOutLine): only from budgetLeftOutLong on, where its room is
+// at most 6% of the budget. Below, the short form keeps a small brief's
+// room for memories: the longest header and short line take 178 characters
+// of the least budget, 200.
+func briefLeftOutLong(budget int) bool {
+	return budget >= budgetLeftOutLong
+}
+
+// budgetLeftOutLong is the least budget whose abridged brief says "raise
+// budget to see them" after the count of decisions left out.
+const budgetLeftOutLong = 1000
+
+// briefLeftOutReserve is the room an abridged brief with locked decisions
+// keeps for decisionsLeftOutLine (and its line break), whatever the count.
+func briefLeftOutReserve(scope string, budget int, asOf time.Time) int {
+	return runeLen(decisionsLeftOutLine(maxLeftOutShown+1, briefLeftOutLong(budget))) + 1
 }
 
 func mapLines[T any](items []T, line func(T) string) []string {

@@ -107,7 +107,7 @@ func TestContextBriefOrderAndFormat(t *testing.T) {
 		t.Errorf("faded fact confidence = %v, want its effective confidence 0.45", c)
 	}
 
-	want := `Memory brief for scope acme
+	want := `Memory brief for scope acme, as of 2026-06-01 12:00 UTC
 
 Decisions (settled, do not reopen):
 - [backend] Use PostgreSQL — because We already run it (rejected: MySQL, SQLite)
@@ -133,14 +133,14 @@ Known facts:
 
 	t.Run("entity", func(t *testing.T) {
 		b := rf.brief(t, BriefOptions{Scope: "acme", Entity: "Bob"})
-		if got := b.Text(); got != "Memory brief for scope acme\n\nCurrent state:\n- [Bob] In a meeting until 3pm (as of 1 h ago)\n" {
+		if got := b.Text(); got != "Memory brief for scope acme, as of 2026-06-01 12:00 UTC\n\nCurrent state:\n- [Bob] In a meeting until 3pm (as of 1 h ago)\n" {
 			t.Errorf("Text() for entity Bob =\n%s", got)
 		}
 	})
 
 	t.Run("empty", func(t *testing.T) {
 		b := rf.brief(t, BriefOptions{Scope: "empty"})
-		if got, want := b.Text(), "Memory brief for scope empty\n\nNothing is remembered here yet.\n"; got != want || b.Truncated {
+		if got, want := b.Text(), "Memory brief for scope empty, as of 2026-06-01 12:00 UTC\n\nNothing is remembered here yet.\n"; got != want || b.Truncated {
 			t.Errorf("Text() of an empty scope = %q, want %q", got, want)
 		}
 		if b.Decisions == nil || b.Obligations == nil || b.States == nil || b.Facts == nil {
@@ -153,8 +153,8 @@ func TestContextBriefDecisionsFirstWithTinyBudget(t *testing.T) {
 	rf := newRecallFixture(t)
 	var ids []int64
 	for i := range 6 {
-		d := rf.decide(t, "backend", fmt.Sprintf("k%d", i), fmt.Sprintf("Decision number %d stands", i),
-			"It was argued at length", time.Duration(6-i)*time.Hour)
+		d := rf.decide(t, "backend", fmt.Sprintf("k%d", i), fmt.Sprintf("Decision %d", i),
+			"Argued", time.Duration(6-i)*time.Hour)
 		ids = append(ids, d.ID)
 	}
 	for i := range 20 {
@@ -175,7 +175,7 @@ func TestContextBriefDecisionsFirstWithTinyBudget(t *testing.T) {
 	if len(b.Facts) > 0 {
 		t.Errorf("facts shown while decisions were left out:\n%s", b.Text())
 	}
-	if !strings.HasPrefix(b.Text(), "Memory brief for scope acme (abridged to fit; recall finds more)\n\nDecisions (settled, do not reopen):\n") {
+	if !strings.HasPrefix(b.Text(), "Memory brief for scope acme, as of 2026-06-01 12:00 UTC (abridged; recall finds more)\n5 locked decisions left out\n\nDecisions (settled, do not reopen):\n") {
 		t.Errorf("Text() = %q, want the abridged header, then decisions", b.Text())
 	}
 
@@ -561,6 +561,9 @@ func TestContextBriefReadsItsIndexes(t *testing.T) {
 	before := len(rf.sent.stmts)
 	if b := rf.brief(t, o); len(b.Decisions) == 0 || len(b.Obligations)+len(b.States)+len(b.Facts) != 0 || !b.Truncated {
 		t.Fatalf("brief of 200 characters = %+v, want decisions alone, truncated", b)
+	} else if b.DecisionsLeftOut != 800-len(b.Decisions) || b.Used > b.Budget ||
+		!strings.Contains(b.Text(), fmt.Sprintf("\n%d locked decisions left out\n", b.DecisionsLeftOut)) {
+		t.Fatalf("brief of 200 characters left out %d decisions, want %d said in its text:\n%s", b.DecisionsLeftOut, 800-len(b.Decisions), b.Text())
 	}
 	if n := rf.sent.countSince(before, "-- name: Brief :many"); n > 3 {
 		t.Errorf("a brief the decisions fill sent %d Brief statements, want at most 3", n)
@@ -656,5 +659,44 @@ func TestContextBriefReadsItsIndexes(t *testing.T) {
 	}
 	if walks < 8 {
 		t.Errorf("saw %d plans of the walk of durable facts in 8 briefs, want 8 or more; plans:\n%s", walks, strings.Join(plans, "\n\n"))
+	}
+}
+
+// TestBriefSaysDecisionsLeftOut: an abridged brief counts the locked
+// decisions it left out and says so on the line under its header, within
+// budget; a brief that shows every decision says nothing; as_of is the time
+// the brief was made, in JSON and in the header.
+func TestBriefSaysDecisionsLeftOut(t *testing.T) {
+	var c briefCandidates
+	for i := range 40 {
+		c.decisions = append(c.decisions, BriefDecision{ID: int64(i + 1), Entity: "backend",
+			Decision: "Decision " + plainWord(i+1) + " stands", Reasoning: "it was argued at length", Alternatives: []string{}})
+	}
+	for _, budget := range []int{MinBriefBudget, 500, 999, 1000, 2500} {
+		b := packBrief("acme", budget, c, recallNow)
+		want := len(c.decisions) - len(b.Decisions)
+		if b.DecisionsLeftOut != want || b.Used > b.Budget || want == 0 {
+			t.Fatalf("budget %d: left out %d, want %d (> 0), used %d", budget, b.DecisionsLeftOut, want, b.Used)
+		}
+		line := fmt.Sprintf("\n%d locked decisions left out\n", want)
+		if budget >= budgetLeftOutLong {
+			line = fmt.Sprintf("\n%d locked decisions left out: raise budget to see them\n", want)
+		}
+		if !strings.Contains(b.Text(), line) {
+			t.Errorf("budget %d: text does not say %q:\n%s", budget, line, b.Text())
+		}
+	}
+	b := packBrief("acme", MaxBriefBudget, c, recallNow)
+	if b.DecisionsLeftOut != 0 || b.Truncated || strings.Contains(b.Text(), "left out") {
+		t.Errorf("a brief showing every decision says %d left out:\n%s", b.DecisionsLeftOut, b.Text())
+	}
+	if !b.AsOf.Equal(recallNow) || !strings.HasPrefix(b.Text(), "Memory brief for scope acme, as of "+recallNow.UTC().Format("2006-01-02 15:04")+" UTC\n") {
+		t.Errorf("as_of %v, header %q", b.AsOf, strings.SplitN(b.Text(), "\n", 2)[0])
+	}
+	if got := decisionsLeftOutLine(1, true); got != "1 locked decision left out: raise budget to see it" {
+		t.Errorf("one left out: %q", got)
+	}
+	if got := decisionsLeftOutLine(123456, false); got != "99999+ locked decisions left out" {
+		t.Errorf("many left out: %q", got)
 	}
 }

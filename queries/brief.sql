@@ -211,3 +211,14 @@ WHERE d.scope = @scope::text
   AND (sqlc.narg('entity')::text IS NULL OR e.name = sqlc.narg('entity')::text)
 ORDER BY d.updated_at DESC, d.id DESC
 LIMIT @max_rows;
+
+-- name: CountLockedDecisions :one
+-- CountLockedDecisions counts the locked decisions of a scope, of one entity
+-- when entity names it: what an abridged brief did not read of them were
+-- left out (memory/brief_read.go). It walks the scope's entries of the
+-- partial index decisions_brief_idx, one entry per locked decision, and runs
+-- only when a brief leaves a decision out unread.
+SELECT count(*)::int FROM decisions d
+WHERE d.scope = @scope::text AND d.do_not_reopen
+  AND (sqlc.narg('entity')::text IS NULL
+       OR d.entity_id = (SELECT x.id FROM entities x WHERE x.scope = @scope::text AND x.name = sqlc.narg('entity')::text));

@@ -529,3 +529,27 @@ func (q *Queries) BriefFloors(ctx context.Context, scope string) (BriefFloorsRow
 	err := row.Scan(&i.EntityFloor, &i.DecisionFloor, &i.FactFloor)
 	return i, err
 }
+
+const countLockedDecisions = `-- name: CountLockedDecisions :one
+SELECT count(*)::int FROM decisions d
+WHERE d.scope = $1::text AND d.do_not_reopen
+  AND ($2::text IS NULL
+       OR d.entity_id = (SELECT x.id FROM entities x WHERE x.scope = $1::text AND x.name = $2::text))
+`
+
+type CountLockedDecisionsParams struct {
+	Scope  string
+	Entity *string
+}
+
+// CountLockedDecisions counts the locked decisions of a scope, of one entity
+// when entity names it: what an abridged brief did not read of them were
+// left out (memory/brief_read.go). It walks the scope's entries of the
+// partial index decisions_brief_idx, one entry per locked decision, and runs
+// only when a brief leaves a decision out unread.
+func (q *Queries) CountLockedDecisions(ctx context.Context, arg CountLockedDecisionsParams) (int32, error) {
+	row := q.db.QueryRow(ctx, countLockedDecisions, arg.Scope, arg.Entity)
+	var column_1 int32
+	err := row.Scan(&column_1)
+	return column_1, err
+}

@@ -7,11 +7,13 @@
 -- its retry is due (never, once it is held for a person). Only a transient
 -- or expired row can have a refusal logged under its marker, so a durable
 -- row is not looked up in the refusal log; the set-aside check runs only
--- when check_faults says that some row may be set aside.
+-- when check_faults says that some row may be set aside. With scope set (a
+-- run of one scope), only that scope's rows are read; NULL reads them all.
 SELECT n.id, n.scope, n.content, n.properties, n.marker, n.importance, n.ttl_seconds, n.created_at,
     coalesce(n.observed_at, n.created_at)::timestamptz AS observed_at
 FROM memory_nodes n
 WHERE n.promoted_at IS NULL AND n.id > @after_id
+  AND (sqlc.narg('scope')::text IS NULL OR n.scope = sqlc.narg('scope'))
   AND (n.marker = 'durable' OR NOT EXISTS (
       SELECT 1 FROM consolidation_rejections r
       WHERE r.node_id = n.id AND r.phase = @phase::smallint AND r.run_id IS NOT NULL
@@ -317,10 +319,13 @@ marked AS (
 SELECT (SELECT count(*) FROM decs)::int AS decisions, (SELECT count(*) FROM marked)::int AS nodes;
 
 -- The merge phase works on its window: the rows promoted since the last run
--- that finished every phase (in one scope, or in all when scope is NULL),
--- less skip_ids (rows set aside after a failed merge), plus retry_ids (those
--- of them whose retry is due). MergeWindowFacts reads the window once; the
--- steps after it are given the rows and facts each works on.
+-- of every scope that finished every phase, since_run_id (in one scope, or
+-- in all when scope is NULL), less the rows of each covered_scopes[i]
+-- promoted up to covered_run_ids[i], the newest run of that scope alone that
+-- finished every phase (its merge saw them), less skip_ids (rows set aside
+-- after a failed merge), plus retry_ids (those of them whose retry is due).
+-- MergeWindowFacts reads the window once; the steps after it are given the
+-- rows and facts each works on.
 
 -- name: MergeWindowFacts :one
 -- MergeWindowFacts reads the merge window and returns what each step of the
@@ -336,6 +341,8 @@ WITH win AS (
     WHERE n.promoted_run_id > @since_run_id::bigint
       AND (sqlc.narg('scope')::text IS NULL OR n.scope = sqlc.narg('scope'))
       AND n.id <> ALL(@skip_ids::bigint[])
+      AND n.promoted_run_id > coalesce(
+          (@covered_run_ids::bigint[])[array_position(@covered_scopes::text[], n.scope)], 0)
     UNION ALL
     SELECT n.id, n.scope, n.marker, n.promoted_fact_id
     FROM memory_nodes n
@@ -383,11 +390,15 @@ WITH win AS (
     SELECT n.id, n.scope, n.marker, n.promoted_fact_id
     FROM memory_nodes n
     WHERE n.promoted_run_id > @since_run_id::bigint
+      AND (sqlc.narg('scope')::text IS NULL OR n.scope = sqlc.narg('scope'))
       AND n.id <> ALL(@skip_ids::bigint[])
+      AND n.promoted_run_id > coalesce(
+          (@covered_run_ids::bigint[])[array_position(@covered_scopes::text[], n.scope)], 0)
     UNION ALL
     SELECT n.id, n.scope, n.marker, n.promoted_fact_id
     FROM memory_nodes n
     WHERE n.id = ANY(@retry_ids::bigint[])
+      AND (sqlc.narg('scope')::text IS NULL OR n.scope = sqlc.narg('scope'))
 )
 SELECT DISTINCT scope FROM win ORDER BY scope;
 
@@ -400,6 +411,8 @@ WITH win AS (
     WHERE n.promoted_run_id > @since_run_id::bigint
       AND (sqlc.narg('scope')::text IS NULL OR n.scope = sqlc.narg('scope'))
       AND n.id <> ALL(@skip_ids::bigint[])
+      AND n.promoted_run_id > coalesce(
+          (@covered_run_ids::bigint[])[array_position(@covered_scopes::text[], n.scope)], 0)
     UNION ALL
     SELECT n.id, n.scope, n.marker, n.promoted_fact_id
     FROM memory_nodes n
@@ -560,21 +573,22 @@ DELETE FROM consolidation_faults WHERE node_id = ANY(@node_ids::bigint[]);
 
 -- name: ListMergeFaults :many
 -- ListMergeFaults lists the rows set aside by the merge phase, and whether
--- each is due for a retry.
+-- each is due for a retry: of one scope, or of all when scope is NULL.
 SELECT node_id, scope, (retry_at IS NOT NULL AND retry_at <= @now::timestamptz)::bool AS due
 FROM consolidation_faults
-WHERE phase = 11
+WHERE phase = 11 AND (sqlc.narg('scope')::text IS NULL OR scope = sqlc.narg('scope'))
 ORDER BY node_id;
 
 -- name: PruneNodes :many
 -- PruneNodes removes the next batch of rows cleanup prunes, each kept as a
 -- tombstone: expired rows unconditionally, transient rows older than
 -- min(ttl, 1 h) (hour_ago is now minus one hour), and any row past an
--- explicit ttl.
+-- explicit ttl; of one scope, or of all when scope is NULL.
 WITH doomed AS (
     SELECT n.id
     FROM memory_nodes n
     WHERE n.promoted_at IS NULL
+      AND (sqlc.narg('scope')::text IS NULL OR n.scope = sqlc.narg('scope'))
       AND (n.marker = 'expired'
            OR (n.marker = 'transient' AND n.created_at <= sqlc.arg('hour_ago')::timestamptz)
            OR (n.ttl_seconds IS NOT NULL
@@ -607,10 +621,12 @@ RETURNING node_id, scope, reason;
 -- name: ArchiveDueFacts :many
 -- ArchiveDueFacts archives the next batch of active facts whose forget_at has
 -- passed, through the forget_at index: its cost follows the facts due, not the
--- size of the table. Nothing is deleted.
+-- size of the table. Nothing is deleted. With scope set, only that scope's
+-- facts are archived.
 WITH due AS (
     SELECT id FROM entity_facts
     WHERE status = 'active' AND forget_at <= sqlc.arg('now')::timestamptz
+      AND (sqlc.narg('scope')::text IS NULL OR scope = sqlc.narg('scope'))
     ORDER BY forget_at
     LIMIT @batch_size
     FOR UPDATE SKIP LOCKED
@@ -633,11 +649,13 @@ SELECT count(*)::int FROM purged;
 
 -- name: PrunePromotedNodes :many
 -- PrunePromotedNodes removes working rows promoted before cutoff: their
--- facts keep what they said (and source_node_id), so no tombstone is needed.
+-- facts keep what they said (and source_node_id), so no tombstone is needed;
+-- of one scope, or of all when scope is NULL.
 DELETE FROM memory_nodes
 WHERE id IN (
     SELECT n.id FROM memory_nodes n
     WHERE n.promoted_at IS NOT NULL AND n.promoted_at <= sqlc.arg('cutoff')::timestamptz
+      AND (sqlc.narg('scope')::text IS NULL OR n.scope = sqlc.narg('scope'))
     ORDER BY n.id
     LIMIT sqlc.arg('batch_size')
     FOR UPDATE SKIP LOCKED

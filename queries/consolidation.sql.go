@@ -17,8 +17,9 @@ const archiveDueFacts = `-- name: ArchiveDueFacts :many
 WITH due AS (
     SELECT id FROM entity_facts
     WHERE status = 'active' AND forget_at <= $1::timestamptz
+      AND ($2::text IS NULL OR scope = $2)
     ORDER BY forget_at
-    LIMIT $2
+    LIMIT $3
     FOR UPDATE SKIP LOCKED
 )
 UPDATE entity_facts f
@@ -32,6 +33,7 @@ RETURNING f.id, f.scope
 
 type ArchiveDueFactsParams struct {
 	Now       time.Time
+	Scope     *string
 	BatchSize int32
 }
 
@@ -42,9 +44,10 @@ type ArchiveDueFactsRow struct {
 
 // ArchiveDueFacts archives the next batch of active facts whose forget_at has
 // passed, through the forget_at index: its cost follows the facts due, not the
-// size of the table. Nothing is deleted.
+// size of the table. Nothing is deleted. With scope set, only that scope's
+// facts are archived.
 func (q *Queries) ArchiveDueFacts(ctx context.Context, arg ArchiveDueFactsParams) ([]ArchiveDueFactsRow, error) {
-	rows, err := q.db.Query(ctx, archiveDueFacts, arg.Now, arg.BatchSize)
+	rows, err := q.db.Query(ctx, archiveDueFacts, arg.Now, arg.Scope, arg.BatchSize)
 	if err != nil {
 		return nil, err
 	}
@@ -131,9 +134,14 @@ func (q *Queries) EnsureEntities(ctx context.Context, arg EnsureEntitiesParams) 
 const listMergeFaults = `-- name: ListMergeFaults :many
 SELECT node_id, scope, (retry_at IS NOT NULL AND retry_at <= $1::timestamptz)::bool AS due
 FROM consolidation_faults
-WHERE phase = 11
+WHERE phase = 11 AND ($2::text IS NULL OR scope = $2)
 ORDER BY node_id
 `
+
+type ListMergeFaultsParams struct {
+	Now   time.Time
+	Scope *string
+}
 
 type ListMergeFaultsRow struct {
 	NodeID int64
@@ -142,9 +150,9 @@ type ListMergeFaultsRow struct {
 }
 
 // ListMergeFaults lists the rows set aside by the merge phase, and whether
-// each is due for a retry.
-func (q *Queries) ListMergeFaults(ctx context.Context, now time.Time) ([]ListMergeFaultsRow, error) {
-	rows, err := q.db.Query(ctx, listMergeFaults, now)
+// each is due for a retry: of one scope, or of all when scope is NULL.
+func (q *Queries) ListMergeFaults(ctx context.Context, arg ListMergeFaultsParams) ([]ListMergeFaultsRow, error) {
+	rows, err := q.db.Query(ctx, listMergeFaults, arg.Now, arg.Scope)
 	if err != nil {
 		return nil, err
 	}
@@ -309,25 +317,39 @@ WITH win AS (
     SELECT n.id, n.scope, n.marker, n.promoted_fact_id
     FROM memory_nodes n
     WHERE n.promoted_run_id > $1::bigint
-      AND n.id <> ALL($2::bigint[])
+      AND ($2::text IS NULL OR n.scope = $2)
+      AND n.id <> ALL($3::bigint[])
+      AND n.promoted_run_id > coalesce(
+          ($4::bigint[])[array_position($5::text[], n.scope)], 0)
     UNION ALL
     SELECT n.id, n.scope, n.marker, n.promoted_fact_id
     FROM memory_nodes n
-    WHERE n.id = ANY($3::bigint[])
+    WHERE n.id = ANY($6::bigint[])
+      AND ($2::text IS NULL OR n.scope = $2)
 )
 SELECT DISTINCT scope FROM win ORDER BY scope
 `
 
 type MergeScopesParams struct {
-	SinceRunID int64
-	SkipIds    []int64
-	RetryIds   []int64
+	SinceRunID    int64
+	Scope         *string
+	SkipIds       []int64
+	CoveredRunIds []int64
+	CoveredScopes []string
+	RetryIds      []int64
 }
 
 // MergeScopes lists the scopes of the merge window, for merging one scope at
 // a time after merging all at once failed.
 func (q *Queries) MergeScopes(ctx context.Context, arg MergeScopesParams) ([]string, error) {
-	rows, err := q.db.Query(ctx, mergeScopes, arg.SinceRunID, arg.SkipIds, arg.RetryIds)
+	rows, err := q.db.Query(ctx, mergeScopes,
+		arg.SinceRunID,
+		arg.Scope,
+		arg.SkipIds,
+		arg.CoveredRunIds,
+		arg.CoveredScopes,
+		arg.RetryIds,
+	)
 	if err != nil {
 		return nil, err
 	}
@@ -354,10 +376,12 @@ WITH win AS (
     WHERE n.promoted_run_id > $1::bigint
       AND ($2::text IS NULL OR n.scope = $2)
       AND n.id <> ALL($3::bigint[])
+      AND n.promoted_run_id > coalesce(
+          ($4::bigint[])[array_position($5::text[], n.scope)], 0)
     UNION ALL
     SELECT n.id, n.scope, n.marker, n.promoted_fact_id
     FROM memory_nodes n
-    WHERE n.id = ANY($4::bigint[])
+    WHERE n.id = ANY($6::bigint[])
       AND ($2::text IS NULL OR n.scope = $2)
 ),
 w AS (
@@ -383,10 +407,12 @@ FROM w
 `
 
 type MergeWindowFactsParams struct {
-	SinceRunID int64
-	Scope      *string
-	SkipIds    []int64
-	RetryIds   []int64
+	SinceRunID    int64
+	Scope         *string
+	SkipIds       []int64
+	CoveredRunIds []int64
+	CoveredScopes []string
+	RetryIds      []int64
 }
 
 type MergeWindowFactsRow struct {
@@ -397,10 +423,13 @@ type MergeWindowFactsRow struct {
 }
 
 // The merge phase works on its window: the rows promoted since the last run
-// that finished every phase (in one scope, or in all when scope is NULL),
-// less skip_ids (rows set aside after a failed merge), plus retry_ids (those
-// of them whose retry is due). MergeWindowFacts reads the window once; the
-// steps after it are given the rows and facts each works on.
+// of every scope that finished every phase, since_run_id (in one scope, or
+// in all when scope is NULL), less the rows of each covered_scopes[i]
+// promoted up to covered_run_ids[i], the newest run of that scope alone that
+// finished every phase (its merge saw them), less skip_ids (rows set aside
+// after a failed merge), plus retry_ids (those of them whose retry is due).
+// MergeWindowFacts reads the window once; the steps after it are given the
+// rows and facts each works on.
 // MergeWindowFacts reads the merge window and returns what each step of the
 // merge phase works on: the rows whose marker is no longer durable (the
 // gate), the active facts of the durable rows that another active fact
@@ -413,6 +442,8 @@ func (q *Queries) MergeWindowFacts(ctx context.Context, arg MergeWindowFactsPara
 		arg.SinceRunID,
 		arg.Scope,
 		arg.SkipIds,
+		arg.CoveredRunIds,
+		arg.CoveredScopes,
 		arg.RetryIds,
 	)
 	var i MergeWindowFactsRow
@@ -432,20 +463,24 @@ WITH win AS (
     WHERE n.promoted_run_id > $1::bigint
       AND ($2::text IS NULL OR n.scope = $2)
       AND n.id <> ALL($3::bigint[])
+      AND n.promoted_run_id > coalesce(
+          ($4::bigint[])[array_position($5::text[], n.scope)], 0)
     UNION ALL
     SELECT n.id, n.scope, n.marker, n.promoted_fact_id
     FROM memory_nodes n
-    WHERE n.id = ANY($4::bigint[])
+    WHERE n.id = ANY($6::bigint[])
       AND ($2::text IS NULL OR n.scope = $2)
 )
 SELECT id FROM win ORDER BY id
 `
 
 type MergeWindowNodesParams struct {
-	SinceRunID int64
-	Scope      *string
-	SkipIds    []int64
-	RetryIds   []int64
+	SinceRunID    int64
+	Scope         *string
+	SkipIds       []int64
+	CoveredRunIds []int64
+	CoveredScopes []string
+	RetryIds      []int64
 }
 
 // MergeWindowNodes lists the rows of one scope's merge window, to set them
@@ -455,6 +490,8 @@ func (q *Queries) MergeWindowNodes(ctx context.Context, arg MergeWindowNodesPara
 		arg.SinceRunID,
 		arg.Scope,
 		arg.SkipIds,
+		arg.CoveredRunIds,
+		arg.CoveredScopes,
 		arg.RetryIds,
 	)
 	if err != nil {
@@ -480,19 +517,21 @@ SELECT n.id, n.scope, n.content, n.properties, n.marker, n.importance, n.ttl_sec
     coalesce(n.observed_at, n.created_at)::timestamptz AS observed_at
 FROM memory_nodes n
 WHERE n.promoted_at IS NULL AND n.id > $1
+  AND ($2::text IS NULL OR n.scope = $2)
   AND (n.marker = 'durable' OR NOT EXISTS (
       SELECT 1 FROM consolidation_rejections r
-      WHERE r.node_id = n.id AND r.phase = $2::smallint AND r.run_id IS NOT NULL
+      WHERE r.node_id = n.id AND r.phase = $3::smallint AND r.run_id IS NOT NULL
         AND r.reason = n.marker))
-  AND (NOT $3::bool OR NOT EXISTS (
+  AND (NOT $4::bool OR NOT EXISTS (
       SELECT 1 FROM consolidation_faults f
-      WHERE f.node_id = n.id AND (f.retry_at IS NULL OR f.retry_at > $4::timestamptz)))
+      WHERE f.node_id = n.id AND (f.retry_at IS NULL OR f.retry_at > $5::timestamptz)))
 ORDER BY n.id
-LIMIT $5
+LIMIT $6
 `
 
 type PeekPendingNodesParams struct {
 	AfterID     int64
+	Scope       *string
 	Phase       int16
 	CheckFaults bool
 	Now         time.Time
@@ -519,10 +558,12 @@ type PeekPendingNodesRow struct {
 // its retry is due (never, once it is held for a person). Only a transient
 // or expired row can have a refusal logged under its marker, so a durable
 // row is not looked up in the refusal log; the set-aside check runs only
-// when check_faults says that some row may be set aside.
+// when check_faults says that some row may be set aside. With scope set (a
+// run of one scope), only that scope's rows are read; NULL reads them all.
 func (q *Queries) PeekPendingNodes(ctx context.Context, arg PeekPendingNodesParams) ([]PeekPendingNodesRow, error) {
 	rows, err := q.db.Query(ctx, peekPendingNodes,
 		arg.AfterID,
+		arg.Scope,
 		arg.Phase,
 		arg.CheckFaults,
 		arg.Now,
@@ -831,12 +872,13 @@ WITH doomed AS (
     SELECT n.id
     FROM memory_nodes n
     WHERE n.promoted_at IS NULL
+      AND ($4::text IS NULL OR n.scope = $4)
       AND (n.marker = 'expired'
-           OR (n.marker = 'transient' AND n.created_at <= $4::timestamptz)
+           OR (n.marker = 'transient' AND n.created_at <= $5::timestamptz)
            OR (n.ttl_seconds IS NOT NULL
                AND n.created_at + n.ttl_seconds * interval '1 second' <= $2::timestamptz))
     ORDER BY n.id
-    LIMIT $5
+    LIMIT $6
     FOR UPDATE SKIP LOCKED
 ),
 gone AS (
@@ -865,6 +907,7 @@ type PruneNodesParams struct {
 	RunID      *int64
 	Now        time.Time
 	PurgeAfter time.Time
+	Scope      *string
 	HourAgo    time.Time
 	BatchSize  int32
 }
@@ -878,12 +921,13 @@ type PruneNodesRow struct {
 // PruneNodes removes the next batch of rows cleanup prunes, each kept as a
 // tombstone: expired rows unconditionally, transient rows older than
 // min(ttl, 1 h) (hour_ago is now minus one hour), and any row past an
-// explicit ttl.
+// explicit ttl; of one scope, or of all when scope is NULL.
 func (q *Queries) PruneNodes(ctx context.Context, arg PruneNodesParams) ([]PruneNodesRow, error) {
 	rows, err := q.db.Query(ctx, pruneNodes,
 		arg.RunID,
 		arg.Now,
 		arg.PurgeAfter,
+		arg.Scope,
 		arg.HourAgo,
 		arg.BatchSize,
 	)
@@ -910,8 +954,9 @@ DELETE FROM memory_nodes
 WHERE id IN (
     SELECT n.id FROM memory_nodes n
     WHERE n.promoted_at IS NOT NULL AND n.promoted_at <= $1::timestamptz
+      AND ($2::text IS NULL OR n.scope = $2)
     ORDER BY n.id
-    LIMIT $2
+    LIMIT $3
     FOR UPDATE SKIP LOCKED
 )
 RETURNING id
@@ -919,13 +964,15 @@ RETURNING id
 
 type PrunePromotedNodesParams struct {
 	Cutoff    time.Time
+	Scope     *string
 	BatchSize int32
 }
 
 // PrunePromotedNodes removes working rows promoted before cutoff: their
-// facts keep what they said (and source_node_id), so no tombstone is needed.
+// facts keep what they said (and source_node_id), so no tombstone is needed;
+// of one scope, or of all when scope is NULL.
 func (q *Queries) PrunePromotedNodes(ctx context.Context, arg PrunePromotedNodesParams) ([]int64, error) {
-	rows, err := q.db.Query(ctx, prunePromotedNodes, arg.Cutoff, arg.BatchSize)
+	rows, err := q.db.Query(ctx, prunePromotedNodes, arg.Cutoff, arg.Scope, arg.BatchSize)
 	if err != nil {
 		return nil, err
 	}

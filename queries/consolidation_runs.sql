@@ -1,6 +1,7 @@
 -- name: StartRun :one
-INSERT INTO consolidation_runs (trigger, started_at)
-VALUES (@trigger, @started_at)
+-- StartRun records a run; scope is NULL for a run of every scope.
+INSERT INTO consolidation_runs (trigger, started_at, scope)
+VALUES (@trigger, @started_at, sqlc.narg('scope'))
 RETURNING id;
 
 -- name: InterruptRuns :many
@@ -15,10 +16,20 @@ WHERE status = 'running' AND id <> @current_id
 RETURNING id;
 
 -- name: LastSucceededRunID :one
--- LastSucceededRunID is the newest run that finished every phase (0 if none),
--- with or without rows set aside.
+-- LastSucceededRunID is the newest run of every scope that finished every
+-- phase (0 if none), with or without rows set aside.
 SELECT coalesce(max(id), 0)::bigint FROM consolidation_runs
-WHERE status IN ('succeeded', 'partial') AND id < @before_id;
+WHERE status IN ('succeeded', 'partial') AND scope IS NULL AND id < @before_id;
+
+-- name: ScopedRunsSince :many
+-- ScopedRunsSince returns, for each scope, the newest run of that scope alone
+-- between since_id and before_id that finished every phase: the merge
+-- window of that scope starts after it rather than at since_id.
+SELECT scope::text AS scope, max(id)::bigint AS run_id FROM consolidation_runs
+WHERE status IN ('succeeded', 'partial') AND scope IS NOT NULL
+  AND id > @since_id AND id < @before_id
+GROUP BY scope
+ORDER BY scope;
 
 -- name: UpdateRunProgress :exec
 UPDATE consolidation_runs
@@ -33,13 +44,13 @@ WHERE id = @id;
 
 -- name: GetRun :one
 SELECT id, trigger, status, started_at, finished_at, phase, report, transient_rejected,
-    expired_rejected, decision_locked, error, set_aside
+    expired_rejected, decision_locked, error, set_aside, scope
 FROM consolidation_runs
 WHERE id = @id;
 
 -- name: ListRuns :many
 SELECT id, trigger, status, started_at, finished_at, phase, report, transient_rejected,
-    expired_rejected, decision_locked, error, set_aside
+    expired_rejected, decision_locked, error, set_aside, scope
 FROM consolidation_runs
 WHERE (@before_id::bigint = 0 OR id < @before_id)
 ORDER BY id DESC
@@ -56,3 +67,12 @@ SELECT report, transient_rejected, expired_rejected, decision_locked, set_aside
 FROM consolidation_runs
 WHERE id = @id
 FOR NO KEY UPDATE;
+
+-- name: RunRefusalCounts :many
+-- RunRefusalCounts counts one run's refusals of one scope, by phase and
+-- reason: what a run of every scope shows a token of that scope.
+SELECT phase::smallint AS phase, reason, count(*)::int AS refused
+FROM consolidation_rejections
+WHERE run_id = @run_id::bigint AND scope = @scope::text
+GROUP BY phase, reason
+ORDER BY phase, reason;

@@ -36,7 +36,7 @@ func (q *Queries) FinishRun(ctx context.Context, arg FinishRunParams) error {
 
 const getRun = `-- name: GetRun :one
 SELECT id, trigger, status, started_at, finished_at, phase, report, transient_rejected,
-    expired_rejected, decision_locked, error, set_aside
+    expired_rejected, decision_locked, error, set_aside, scope
 FROM consolidation_runs
 WHERE id = $1
 `
@@ -57,6 +57,7 @@ func (q *Queries) GetRun(ctx context.Context, id int64) (ConsolidationRun, error
 		&i.DecisionLocked,
 		&i.Error,
 		&i.SetAside,
+		&i.Scope,
 	)
 	return i, err
 }
@@ -100,11 +101,11 @@ func (q *Queries) InterruptRuns(ctx context.Context, arg InterruptRunsParams) ([
 
 const lastSucceededRunID = `-- name: LastSucceededRunID :one
 SELECT coalesce(max(id), 0)::bigint FROM consolidation_runs
-WHERE status IN ('succeeded', 'partial') AND id < $1
+WHERE status IN ('succeeded', 'partial') AND scope IS NULL AND id < $1
 `
 
-// LastSucceededRunID is the newest run that finished every phase (0 if none),
-// with or without rows set aside.
+// LastSucceededRunID is the newest run of every scope that finished every
+// phase (0 if none), with or without rows set aside.
 func (q *Queries) LastSucceededRunID(ctx context.Context, beforeID int64) (int64, error) {
 	row := q.db.QueryRow(ctx, lastSucceededRunID, beforeID)
 	var column_1 int64
@@ -114,7 +115,7 @@ func (q *Queries) LastSucceededRunID(ctx context.Context, beforeID int64) (int64
 
 const listRuns = `-- name: ListRuns :many
 SELECT id, trigger, status, started_at, finished_at, phase, report, transient_rejected,
-    expired_rejected, decision_locked, error, set_aside
+    expired_rejected, decision_locked, error, set_aside, scope
 FROM consolidation_runs
 WHERE ($1::bigint = 0 OR id < $1)
 ORDER BY id DESC
@@ -148,6 +149,7 @@ func (q *Queries) ListRuns(ctx context.Context, arg ListRunsParams) ([]Consolida
 			&i.DecisionLocked,
 			&i.Error,
 			&i.SetAside,
+			&i.Scope,
 		); err != nil {
 			return nil, err
 		}
@@ -193,19 +195,103 @@ func (q *Queries) LockRunProgress(ctx context.Context, id int64) (LockRunProgres
 	return i, err
 }
 
+const runRefusalCounts = `-- name: RunRefusalCounts :many
+SELECT phase::smallint AS phase, reason, count(*)::int AS refused
+FROM consolidation_rejections
+WHERE run_id = $1::bigint AND scope = $2::text
+GROUP BY phase, reason
+ORDER BY phase, reason
+`
+
+type RunRefusalCountsParams struct {
+	RunID int64
+	Scope string
+}
+
+type RunRefusalCountsRow struct {
+	Phase   int16
+	Reason  string
+	Refused int32
+}
+
+// RunRefusalCounts counts one run's refusals of one scope, by phase and
+// reason: what a run of every scope shows a token of that scope.
+func (q *Queries) RunRefusalCounts(ctx context.Context, arg RunRefusalCountsParams) ([]RunRefusalCountsRow, error) {
+	rows, err := q.db.Query(ctx, runRefusalCounts, arg.RunID, arg.Scope)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []RunRefusalCountsRow{}
+	for rows.Next() {
+		var i RunRefusalCountsRow
+		if err := rows.Scan(&i.Phase, &i.Reason, &i.Refused); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const scopedRunsSince = `-- name: ScopedRunsSince :many
+SELECT scope::text AS scope, max(id)::bigint AS run_id FROM consolidation_runs
+WHERE status IN ('succeeded', 'partial') AND scope IS NOT NULL
+  AND id > $1 AND id < $2
+GROUP BY scope
+ORDER BY scope
+`
+
+type ScopedRunsSinceParams struct {
+	SinceID  int64
+	BeforeID int64
+}
+
+type ScopedRunsSinceRow struct {
+	Scope string
+	RunID int64
+}
+
+// ScopedRunsSince returns, for each scope, the newest run of that scope alone
+// between since_id and before_id that finished every phase: the merge
+// window of that scope starts after it rather than at since_id.
+func (q *Queries) ScopedRunsSince(ctx context.Context, arg ScopedRunsSinceParams) ([]ScopedRunsSinceRow, error) {
+	rows, err := q.db.Query(ctx, scopedRunsSince, arg.SinceID, arg.BeforeID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ScopedRunsSinceRow{}
+	for rows.Next() {
+		var i ScopedRunsSinceRow
+		if err := rows.Scan(&i.Scope, &i.RunID); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const startRun = `-- name: StartRun :one
-INSERT INTO consolidation_runs (trigger, started_at)
-VALUES ($1, $2)
+INSERT INTO consolidation_runs (trigger, started_at, scope)
+VALUES ($1, $2, $3)
 RETURNING id
 `
 
 type StartRunParams struct {
 	Trigger   string
 	StartedAt time.Time
+	Scope     *string
 }
 
+// StartRun records a run; scope is NULL for a run of every scope.
 func (q *Queries) StartRun(ctx context.Context, arg StartRunParams) (int64, error) {
-	row := q.db.QueryRow(ctx, startRun, arg.Trigger, arg.StartedAt)
+	row := q.db.QueryRow(ctx, startRun, arg.Trigger, arg.StartedAt, arg.Scope)
 	var id int64
 	err := row.Scan(&id)
 	return id, err

@@ -89,6 +89,7 @@ type ConsolidationRun struct {
 	DecisionLocked    int32
 	Error             *string
 	SetAside          int32
+	Scope             *string
 }
 
 type DecayPolicy struct {

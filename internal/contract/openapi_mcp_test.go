@@ -148,16 +148,34 @@ func (d openAPIDoc) field(t *testing.T, method, path, where string) map[string]a
 }
 
 // mcpField finds the schema of an MCP tool argument by dotted path
-// (through arrays' items).
+// (through arrays' items and local $refs, such as an item of remember's rows
+// refers to the top-level row's fields).
 func mcpField(t *testing.T, schemas map[string]map[string]any, tool, path string) map[string]any {
 	t.Helper()
-	s := schemas[tool]
+	root := schemas[tool]
+	resolve := func(s map[string]any) map[string]any {
+		for s != nil {
+			ref, ok := s["$ref"].(string)
+			if !ok {
+				return s
+			}
+			var cur any = root
+			for _, part := range strings.Split(strings.TrimPrefix(ref, "#/"), "/") {
+				m, _ := cur.(map[string]any)
+				cur = m[part]
+			}
+			s, _ = cur.(map[string]any)
+		}
+		return nil
+	}
+	s := root
 	for _, part := range strings.Split(path, ".") {
 		if items, ok := s["items"].(map[string]any); ok {
-			s = items
+			s = resolve(items)
 		}
 		props, _ := s["properties"].(map[string]any)
 		s, _ = props[part].(map[string]any)
+		s = resolve(s)
 		if s == nil {
 			t.Fatalf("MCP tool %s has no argument %s", tool, path)
 		}
