@@ -171,7 +171,8 @@ func TestDecayUsesForgetAtIndex(t *testing.T) {
 	if _, err := e.pool.Exec(ctx, `ANALYZE entity_facts`); err != nil {
 		t.Fatal(err)
 	}
-	text := explain(t, e.pool, queries.ArchiveDueFactsSQL(), start, decayBatch)
+	// The scheduled run's statement: every scope (scope NULL).
+	text := explain(t, e.pool, queries.ArchiveDueFactsSQL(), start, nil, decayBatch)
 	if !strings.Contains(text, "entity_facts_forget_at_idx") || strings.Contains(text, "Seq Scan on entity_facts") {
 		t.Errorf("decay plan does not read the forget_at index:\n%s", text)
 	}
