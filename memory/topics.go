@@ -90,6 +90,11 @@ type lockedSet struct {
 	rows   []queries.LockedDecisionsInScopesRow
 	topics []map[string]bool
 	byWord map[string][]int
+	// byRejected: for each word of an alternative a decision rejected (and
+	// its own text and key do not use), the decisions that rejected it. A
+	// fact of another category reopens a decision only by naming one, so
+	// it is compared with those decisions alone.
+	byRejected map[string][]int
 }
 
 // lockedIn reads the locked decisions of scopes.
@@ -98,11 +103,14 @@ func lockedIn(ctx context.Context, q *queries.Queries, scopes []string) (lockedS
 	if err != nil {
 		return lockedSet{}, fmt.Errorf("decision lock: %w", err)
 	}
-	l := lockedSet{rows: rows, topics: make([]map[string]bool, len(rows)), byWord: map[string][]int{}}
+	l := lockedSet{rows: rows, topics: make([]map[string]bool, len(rows)), byWord: map[string][]int{}, byRejected: map[string][]int{}}
 	for i, d := range rows {
 		l.topics[i] = decisionTopic(d.Decision, d.Key, d.Alternatives)
 		for w := range l.topics[i] {
 			l.byWord[w] = append(l.byWord[w], i)
+		}
+		for w := range rejectedWords(d) {
+			l.byRejected[w] = append(l.byRejected[w], i)
 		}
 	}
 	return l, nil
@@ -126,29 +134,40 @@ func (l lockedSet) reopened(w lockProbe) int {
 		return -1
 	}
 	mine := decisionTopic(w.content, w.key, w.alternatives)
-	var shared map[int]int
-	for word := range mine {
-		for _, i := range l.byWord[word] {
-			if shared == nil {
-				shared = map[int]int{}
-			}
-			shared[i]++
-		}
+	index := l.byRejected
+	if w.decision {
+		index = l.byWord
 	}
+	var seen map[int]bool
 	best := -1
-	for i, n := range shared {
-		d := l.rows[i]
-		if n < topicShared || i > best && best >= 0 || d.Scope != w.scope || d.Key == w.key || numberedSlots(d.Key, w.key) {
-			continue
-		}
-		if d.Entity != w.entity && !namesKey(mine, d.Key) && !namesEntity(w.content, d.Entity) {
-			continue
-		}
-		if w.decision || namesRejected(mine, d) {
-			best = i // the oldest such decision, whatever the map's order
+	for word := range mine {
+		for _, i := range index[word] {
+			if best >= 0 && i >= best || seen[i] {
+				continue // the oldest such decision wins, whatever the map's order
+			}
+			if seen == nil {
+				seen = map[int]bool{}
+			}
+			seen[i] = true
+			if l.reopens(i, w, mine) {
+				best = i
+			}
 		}
 	}
 	return best
+}
+
+// reopens reports whether w, of topic mine, settles locked decision i a
+// second time (reopened's rule).
+func (l lockedSet) reopens(i int, w lockProbe, mine map[string]bool) bool {
+	d := l.rows[i]
+	if d.Scope != w.scope || d.Key == w.key || numberedSlots(d.Key, w.key) || !sameTopic(mine, l.topics[i]) {
+		return false
+	}
+	if d.Entity != w.entity && !namesKey(mine, d.Key) && !namesEntity(w.content, d.Entity) {
+		return false
+	}
+	return w.decision || namesRejected(mine, d)
 }
 
 // namesKey reports whether every topic word of key (two at least) is among
@@ -186,16 +205,24 @@ func namesEntity(text, entity string) bool {
 }
 
 // namesRejected reports whether words name an alternative that the locked
-// decision d rejected: a topic word of its alternatives that its own text
-// and key do not use.
+// decision d rejected (rejectedWords).
 func namesRejected(words map[string]bool, d queries.LockedDecisionsInScopesRow) bool {
-	chosen := topicWords(d.Decision, strings.ReplaceAll(d.Key, "_", " "))
-	for w := range topicWords(d.Alternatives...) {
-		if words[w] && !chosen[w] {
+	for w := range rejectedWords(d) {
+		if words[w] {
 			return true
 		}
 	}
 	return false
+}
+
+// rejectedWords are the topic words of the alternatives d rejected that its
+// own text and key do not use.
+func rejectedWords(d queries.LockedDecisionsInScopesRow) map[string]bool {
+	out := topicWords(d.Alternatives...)
+	for w := range topicWords(d.Decision, strings.ReplaceAll(d.Key, "_", " ")) {
+		delete(out, w)
+	}
+	return out
 }
 
 // lockedTopics returns, for each plan that no lock on its key refuses
