@@ -20,7 +20,8 @@ type runBody struct {
 		Name   string         `json:"name"`
 		Counts map[string]int `json:"counts"`
 	} `json:"phases"`
-	TransientRejected int `json:"transient_rejected"`
+	TransientRejected int     `json:"transient_rejected"`
+	Scope             *string `json:"scope"`
 }
 
 func TestConsolidation(t *testing.T) {
@@ -39,7 +40,8 @@ func TestConsolidation(t *testing.T) {
 	res.wantStatus(t, http.StatusCreated)
 	var run runBody
 	res.decode(t, &run)
-	if run.Trigger != "api" || run.Status != "succeeded" || run.TransientRejected != 1 || run.Finished == "" {
+	if run.Trigger != "api" || run.Status != "succeeded" || run.TransientRejected != 1 || run.Finished == "" ||
+		run.Scope == nil || *run.Scope != "home" {
 		t.Errorf("run = %+v, want a succeeded api run of home with 1 transient refusal", run)
 	}
 	if loc := res.header.Get("Location"); loc != fmt.Sprintf("/api/v1/consolidation/runs/%d", run.ID) {
@@ -73,6 +75,9 @@ func TestConsolidation(t *testing.T) {
 	if got := workView; got.Status != "succeeded" || got.Finished == "" || got.TransientRejected != 1 ||
 		got.Phases[1].Counts["transient_rejected"] != 1 || len(got.Phases[1].Counts) != 1 {
 		t.Errorf("work reads the full run = %+v, want its status and its one refusal only", got)
+	}
+	if workView.Scope != nil {
+		t.Errorf("the full run's scope = %q, want null (every scope)", *workView.Scope)
 	}
 	f.call(t, http.MethodGet, fmt.Sprintf("/api/v1/consolidation/runs/%d", full.ID), token, nil).decode(t, &homeView)
 	if got := homeView; got.Status != "succeeded" || got.TransientRejected != 0 || len(got.Phases[1].Counts) != 0 {

@@ -239,6 +239,9 @@ type runJSON struct {
 	// their own (status partial), to be retried from the console.
 	SetAside int    `json:"set_aside"`
 	Error    string `json:"error"`
+	// Scope is the one scope the run consolidated, null for a run of every
+	// scope (of which a token reads only its own scope's refusals).
+	Scope *string `json:"scope"`
 }
 
 // runPhaseJSON is one phase's counts of outcomes, such as promoted or
@@ -254,7 +257,7 @@ func newRunJSON(r memory.Run) runJSON {
 		ID: r.ID, Trigger: r.Trigger, Status: r.Status, StartedAt: utc(r.StartedAt),
 		FinishedAt: utcPtr(r.FinishedAt), Phase: r.Phase, Phases: []runPhaseJSON{},
 		TransientRejected: r.TransientRejected, ExpiredRejected: r.ExpiredRejected,
-		DecisionLocked: r.DecisionLocked, SetAside: r.SetAside, Error: r.Error,
+		DecisionLocked: r.DecisionLocked, SetAside: r.SetAside, Error: r.Error, Scope: r.Scope,
 	}
 	for _, p := range memory.PhaseOrder {
 		counts := r.Report[itoa(int64(p))]
