@@ -48,7 +48,7 @@ const NotFactNegation = classify.NotFactNegation
 // text's words ("I no longer live in Berlin": home_city, "Berlin"), or ""
 // and "" when the text is no negation or names no value.
 func Denial(text string, c Classification) (key, value string) {
-	if !mayDeny(text) {
+	if !classify.MayDeny(text) {
 		return "", ""
 	}
 	kind, key := NotFact(text, c)
@@ -62,51 +62,6 @@ func Denial(text string, c Classification) (key, value string) {
 	return key, value
 }
 
-// mayDeny reports whether text holds the words every negation holds
-// (classify's negation markers: "no longer", "anymore", "any longer",
-// "used to", "moved out", "moved away", "gave up", "quit", "left",
-// "leaving", "resigned", "stopped"): a text without them is read without
-// running NotFact, which costs four times the classification. It scans
-// the text once, without allocating.
-func mayDeny(text string) bool {
-	prev := ""
-	for i := 0; i < len(text); {
-		for i < len(text) && !isASCIILetter(text[i]) {
-			i++
-		}
-		j := i
-		for j < len(text) && isASCIILetter(text[j]) {
-			j++
-		}
-		if i == j {
-			return false
-		}
-		w := text[i:j]
-		switch w[0] | 0x20 { // the first letters of the cues, to skip most words at once
-		case 'a', 'l', 'm', 'o', 'q', 'r', 's', 't', 'u':
-		default:
-			prev, i = w, j
-			continue
-		}
-		switch {
-		case strings.EqualFold(w, "anymore"), strings.EqualFold(w, "quit"), strings.EqualFold(w, "quitting"),
-			strings.EqualFold(w, "left"), strings.EqualFold(w, "leaving"), strings.EqualFold(w, "resigned"),
-			strings.EqualFold(w, "stopped"):
-			return true
-		case strings.EqualFold(w, "longer") && (strings.EqualFold(prev, "no") || strings.EqualFold(prev, "any")),
-			strings.EqualFold(w, "more") && strings.EqualFold(prev, "any"),
-			strings.EqualFold(w, "to") && strings.EqualFold(prev, "used"),
-			(strings.EqualFold(w, "out") || strings.EqualFold(w, "away")) && strings.EqualFold(prev, "moved"),
-			strings.EqualFold(w, "up") && strings.EqualFold(prev, "gave"):
-			return true
-		}
-		prev, i = w, j
-	}
-	return false
-}
-
-func isASCIILetter(b byte) bool { return b|0x20 >= 'a' && b|0x20 <= 'z' }
-
 // rowDenial reads a working row as a denial: its text when that is a
 // negation of the row's key (explicit, the writer's; "" when it names none,
 // and then of any key), with the value its properties' denies names when
@@ -119,7 +74,7 @@ func rowDenial(content string, props map[string]any, key string, said time.Time)
 	if given != "" && key != "" {
 		return key, given
 	}
-	if !mayDeny(content) {
+	if !classify.MayDeny(content) {
 		return "", ""
 	}
 	k, v := Denial(content, Classify(content, said))

@@ -67,6 +67,13 @@ const maxNotFactSentences = 4
 // and a longer sentence is read as a fact unless it ends in "?".
 const maxNotFactBytes = 1 << 10
 
+// MayDeny reports whether text holds the words a negation needs (the
+// negation markers NotFact reads): a text without them is no negation, and
+// a caller can skip NotFact, which costs several classifications.
+func MayDeny(text string) bool {
+	return negationRe.MatchString(normalize(text).norm)
+}
+
 // NotFact reports whether text, which Classify classified as c, states no
 // fact, and what it is instead: "" for a fact, else one of NotFactKinds.
 // For a negation, retracts is the key of the attribute the text denies

@@ -327,3 +327,18 @@ func FuzzNotFact(f *testing.F) {
 		}
 	})
 }
+
+// TestMayDenyHoldsEveryNegation: MayDeny, the cheap test before NotFact,
+// holds for every text NotFact reads as a negation, and not for a plain
+// statement.
+func TestMayDenyHoldsEveryNegation(t *testing.T) {
+	for _, text := range []string{"I no longer live in Berlin", "I'm not vegetarian anymore", "I don't work there any more",
+		"Ana quit her job at Acme", "I moved out of Leeds", "We stopped using Jenkins", "I  no   longer drink coffee"} {
+		if kind, _ := NotFact(text, Classify(text, testNow)); kind == NotFactNegation && !MayDeny(text) {
+			t.Errorf("MayDeny(%q) = false for a negation", text)
+		}
+	}
+	if MayDeny("I live in Berlin and work at Acme") {
+		t.Error("MayDeny of a plain statement = true")
+	}
+}
