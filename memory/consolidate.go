@@ -783,26 +783,14 @@ func (r *runner) targets(ctx context.Context, q *queries.Queries, phase int, pla
 	}
 	type name struct{ scope, name string }
 	type target struct{ scope, name, key string }
-	// A relation of the speaker an alias names is that entity.
-	if err := knownRelations(ctx, q, plans); err != nil {
+	// One entity however it is spelled, named by an alias, a relation or a
+	// lower-case first word (entities.go): one look-up for the batch.
+	if err := planEntities(ctx, q, plans); err != nil {
 		return nil, nil, err
 	}
 	scopes, names, keys := make([]string, len(plans)), make([]string, len(plans)), make([]string, len(plans))
 	for i, p := range plans {
-		scopes[i], names[i] = p.scope, p.entity
-	}
-	// One entity however it is spelled (entities.go), among the scope's
-	// entities and among the batch's new names.
-	names, err := canonicalEntities(ctx, q, scopes, names)
-	if err != nil {
-		return nil, nil, err
-	}
-	for i := range plans {
-		plans[i].entity = names[i]
-		keys[i] = plans[i].key
-	}
-	if err := knownLeadingWords(ctx, q, plans, names); err != nil {
-		return nil, nil, err
+		scopes[i], names[i], keys[i] = p.scope, p.entity, p.key
 	}
 	found, err := q.ResolveFactTargets(ctx, queries.ResolveFactTargetsParams{Scopes: scopes, Names: names, Keys: keys})
 	if err != nil {

@@ -49,30 +49,49 @@ func canonicalEntity(ctx context.Context, q *queries.Queries, scope, name string
 	return out[0], nil
 }
 
-// knownLeadingWords reads, for the plans about no entity whose text starts
-// with a lower-case word (LeadingWord), that word as an entity when it is
-// another spelling of one the scope knows ("jun renewed the pager
-// contract": Jun Park), and sets that plan's entity in plans and names.
-// A word that names no known entity changes nothing.
-func knownLeadingWords(ctx context.Context, q *queries.Queries, plans []plan, names []string) error {
-	var idx []int
-	var scopes, words []string
+// planEntities resolves the entity of every plan of a batch, in one
+// look-up (canonicalEntities): the entity the plan names, one however it
+// is spelled; the relation the plan is about ("my wife") when an alias
+// reads it as another entity (relations.go); and for a plan about no
+// entity whose text starts with a lower-case word (LeadingWord), that word
+// when it is another spelling of one the scope knows ("jun renewed the
+// pager contract": Jun Park). A relation or a word that names no other
+// entity changes nothing.
+func planEntities(ctx context.Context, q *queries.Queries, plans []plan) error {
+	n := len(plans)
+	scopes, names := make([]string, n, 2*n), make([]string, n, 2*n)
 	for i, p := range plans {
-		if p.leading != "" && p.entity == defaultEntity {
-			idx, scopes, words = append(idx, i), append(scopes, p.scope), append(words, p.leading)
+		scopes[i], names[i] = p.scope, p.entity
+	}
+	// The plans' own names come first, so that two spellings new in the
+	// batch are one entity as the first of them is written.
+	type extra struct {
+		plan, at int
+		leading  bool
+	}
+	var extras []extra
+	for i, p := range plans {
+		if p.relation != "" {
+			extras = append(extras, extra{plan: i, at: len(names)})
+			scopes, names = append(scopes, p.scope), append(names, p.relation)
+		} else if p.leading != "" && p.entity == defaultEntity {
+			extras = append(extras, extra{plan: i, at: len(names), leading: true})
+			scopes, names = append(scopes, p.scope), append(names, p.leading)
 		}
 	}
-	if len(idx) == 0 {
-		return nil
-	}
-	found, err := canonicalEntities(ctx, q, scopes, words)
+	found, err := canonicalEntities(ctx, q, scopes, names)
 	if err != nil {
 		return err
 	}
-	for j, i := range idx {
-		// The name as written back means no entity of the scope has it.
-		if found[j] != words[j] {
-			plans[i].entity, names[i] = found[j], found[j]
+	for i := range plans {
+		plans[i].entity = found[i]
+	}
+	for _, x := range extras {
+		switch got, asked := found[x.at], names[x.at]; {
+		case x.leading && got != asked && plans[x.plan].entity == defaultEntity:
+			plans[x.plan].entity = got // the word as written back: no entity has it
+		case !x.leading && !sameName(got, asked):
+			plans[x.plan].entity = got // an alias reads the relation as that entity
 		}
 	}
 	return nil

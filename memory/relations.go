@@ -418,32 +418,6 @@ func relationEntity(entity, content string) string {
 	return ""
 }
 
-// knownRelations reads the relation of each plan that has one ("my wife")
-// through the scope's aliases, and makes the entity it names the plan's
-// entity. A relation no alias names leaves the plan's entity as it is.
-func knownRelations(ctx context.Context, q *queries.Queries, plans []plan) error {
-	var idx []int
-	var scopes, names []string
-	for i, p := range plans {
-		if p.relation != "" {
-			idx, scopes, names = append(idx, i), append(scopes, p.scope), append(names, p.relation)
-		}
-	}
-	if len(idx) == 0 {
-		return nil
-	}
-	found, err := aliasedEntities(ctx, q, scopes, names)
-	if err != nil {
-		return err
-	}
-	for j, i := range idx {
-		if found[j] != "" {
-			plans[i].entity = found[j]
-		}
-	}
-	return nil
-}
-
 // aliasedEntities returns, for each (scopes[i], names[i]), the entity an
 // alias names, or "" when the name reads as no other entity than itself.
 func aliasedEntities(ctx context.Context, q *queries.Queries, scopes, names []string) ([]string, error) {
