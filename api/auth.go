@@ -33,6 +33,23 @@ func unauthorized(c echo.Context, invalid bool, msg string) error {
 	return echo.NewHTTPError(http.StatusUnauthorized, msg)
 }
 
+// readOnly tells the requests a reader token may make: every GET, HEAD
+// and OPTIONS, and an extraction, which writes only with store (its handler
+// refuses that to a reader), as over MCP.
+func readOnly(c echo.Context) bool {
+	switch c.Request().Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return true
+	}
+	return c.Path() == "/api/v1/scopes/:scope/extract"
+}
+
+// errReaderWrites refuses a write to a reader token.
+func errReaderWrites(tok auth.Token) error {
+	return &memory.Error{Code: memory.CodeForbidden, Message: "this token is a " + tok.Role +
+		" token: it may only read; writing needs a writer token"}
+}
+
 // authenticate lets through requests with a live bearer token. A token only
 // reaches its own scope: a :scope path parameter must equal the token's
 // scope (routes without one, consolidation, are open to every token). A
@@ -59,13 +76,8 @@ func (h *handlers) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 		if scope := c.Param("scope"); scope != "" && scope != tok.Scope {
 			return &memory.Error{Code: memory.CodeForbidden, Message: "this token may only reach scope " + tok.Scope}
 		}
-		if tok.Role != auth.TokenWriter {
-			switch c.Request().Method {
-			case http.MethodGet, http.MethodHead, http.MethodOptions:
-			default:
-				return &memory.Error{Code: memory.CodeForbidden, Message: "this token is a " + tok.Role +
-					" token: it may only read; writing needs a writer token"}
-			}
+		if tok.Role != auth.TokenWriter && !readOnly(c) {
+			return errReaderWrites(tok)
 		}
 		return next(c)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/tenurehq/tenure/memory"
+	"github.com/tenurehq/tenure/wire"
 )
 
 // runCreate runs one consolidation of the token's scope now and answers 201
@@ -34,7 +35,7 @@ func (h *handlers) runCreate(c echo.Context) error {
 		return err
 	}
 	c.Response().Header().Set(echo.HeaderLocation, "/api/v1/consolidation/runs/"+itoa(run.ID))
-	return c.JSON(http.StatusCreated, newRunJSON(run))
+	return c.JSON(http.StatusCreated, wire.NewRun(run))
 }
 
 // runShow answers with one run as the token's scope may see it
@@ -52,7 +53,7 @@ func (h *handlers) runShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, newRunJSON(run))
+	return c.JSON(http.StatusOK, wire.NewRun(run))
 }
 
 // rejectionList lists the rejection log of the token's scope, newest first,
@@ -93,6 +94,6 @@ func (h *handlers) rejectionList(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, paginate(rows, limit, fetchSize(limit),
-		func(r memory.Rejection) int64 { return r.ID }, newRejectionJSON))
+	return c.JSON(http.StatusOK, wire.Paginate(rows, limit, fetchSize(limit),
+		func(r memory.Rejection) int64 { return r.ID }, wire.NewRejection))
 }

@@ -2,11 +2,14 @@ package api
 
 import (
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/tenurehq/tenure/memory"
+	"github.com/tenurehq/tenure/wire"
 )
 
 // decisionRequest is a decision to record.
@@ -45,19 +48,29 @@ func (h *handlers) decisionCreate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusCreated, newDecisionJSON(d))
+	return c.JSON(http.StatusCreated, wire.NewDecision(d))
 }
 
 // decisionList lists the scope's decisions, newest first, filtered by
 // entity, lock, state (current, superseded, reopened) and text.
 func (h *handlers) decisionList(c echo.Context) error {
-	q, err := newQuery(c, "entity", "locked", "state", "query", "q", "limit", "cursor")
+	q, err := newQuery(c, "entity", "locked", "state", "query", "q", "limit", "cursor", "before_id")
 	if err != nil {
 		return err
 	}
 	limit, before, err := q.pagination()
 	if err != nil {
 		return err
+	}
+	// before_id is the deprecated name of cursor, as list_decisions over MCP
+	// also still takes it.
+	if s := strings.TrimSpace(q.values.Get("before_id")); s != "" {
+		if before != 0 {
+			return memory.Invalidf("before_id", "before_id is the deprecated name of cursor: give cursor only")
+		}
+		if before, err = strconv.ParseInt(s, 10, 64); err != nil || before <= 0 {
+			return memory.Invalidf("before_id", "invalid before_id %q: give the next_cursor of the previous page as cursor", s)
+		}
 	}
 	f := memory.DecisionFilter{Scope: c.Param("scope"), BeforeID: before, Limit: fetchSize(limit)}
 	if f.Entity, err = q.text("entity", 200); err != nil {
@@ -77,8 +90,8 @@ func (h *handlers) decisionList(c echo.Context) error {
 	if err != nil {
 		return asField(err, "query", used)
 	}
-	return c.JSON(http.StatusOK, paginate(rows, limit, fetchSize(limit),
-		func(d memory.Decision) int64 { return d.ID }, newDecisionJSON))
+	return c.JSON(http.StatusOK, wire.Paginate(rows, limit, fetchSize(limit),
+		func(d memory.Decision) int64 { return d.ID }, wire.NewDecision))
 }
 
 // decisionShow answers with one decision of the scope.
@@ -97,5 +110,5 @@ func (h *handlers) decisionShow(c echo.Context) error {
 	if scope := c.Param("scope"); d.Scope != scope {
 		return memory.NotFoundf("no decision with id %d in scope %s", id, scope)
 	}
-	return c.JSON(http.StatusOK, newDecisionJSON(d))
+	return c.JSON(http.StatusOK, wire.NewDecision(d))
 }

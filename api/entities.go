@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/tenurehq/tenure/memory"
+	"github.com/tenurehq/tenure/wire"
 )
 
 // Entities, their aliases and merges. Every writer reads a name through
@@ -143,7 +144,7 @@ func (h *handlers) mergeList(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, paginate(rows, limit, fetchSize(limit),
+	return c.JSON(http.StatusOK, wire.Paginate(rows, limit, fetchSize(limit),
 		func(m memory.Merge) int64 { return m.ID }, newMergeJSON))
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tenurehq/tenure/internal/httpx"
 	"github.com/tenurehq/tenure/memory"
+	"github.com/tenurehq/tenure/wire"
 )
 
 // The error codes of the API, in errorDetail.Code.
@@ -38,13 +39,13 @@ type errorBody struct {
 // fact; a write refused by a locked decision carries the decision's id and
 // reasoning.
 type errorDetail struct {
-	Code       string    `json:"code"`
-	Message    string    `json:"message"`
-	Field      string    `json:"field,omitempty"`
-	Current    *factJSON `json:"current,omitempty"`
-	DecisionID *int64    `json:"decision_id,omitempty"`
-	Decision   string    `json:"decision,omitempty"`
-	Reasoning  string    `json:"reasoning,omitempty"`
+	Code       string     `json:"code"`
+	Message    string     `json:"message"`
+	Field      string     `json:"field,omitempty"`
+	Current    *wire.Fact `json:"current,omitempty"`
+	DecisionID *int64     `json:"decision_id,omitempty"`
+	Decision   string     `json:"decision,omitempty"`
+	Reasoning  string     `json:"reasoning,omitempty"`
 	// Lines are the bad lines of an import file refused whole.
 	Lines []memory.ImportProblem `json:"lines,omitempty"`
 }
@@ -87,7 +88,7 @@ func errorResponse(err error) (int, errorDetail) {
 				d.DecisionID, d.Decision, d.Reasoning = &l.ID, l.Decision, l.Reasoning
 			}
 			if me.CurrentFact != nil {
-				cur := newFactJSON(*me.CurrentFact)
+				cur := wire.NewFact(*me.CurrentFact)
 				d.Current, d.Field = &cur, "version"
 			}
 			if me.Problems != nil {

@@ -9,8 +9,10 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/tenurehq/tenure/auth"
 	"github.com/tenurehq/tenure/extract"
 	"github.com/tenurehq/tenure/memory"
+	"github.com/tenurehq/tenure/wire"
 )
 
 // extractRequest is a text to extract facts from. Entity is what the
@@ -19,7 +21,7 @@ import (
 // the text, else the user entity, memory.UserEntity). Mode is rules (the
 // default, offline) or llm; with Store the candidates are written as
 // working rows, and with Strict too nothing is written when a candidate
-// would get a note (see pushResponse).
+// would get a note (see wire.Push).
 type extractRequest struct {
 	Text    string `json:"text"`
 	Entity  string `json:"entity"`
@@ -31,18 +33,6 @@ type extractRequest struct {
 	// now): dates in it are read relative to it, and with store the rows
 	// are observed then.
 	ObservedAt *time.Time `json:"observed_at"`
-}
-
-// extractResponse is the candidates found, each with both axes and the
-// reason for them, and with store the ids of the working rows written, one
-// per candidate in order, and the notes on them (row is the candidate's
-// index).
-type extractResponse struct {
-	Mode          string              `json:"mode"`
-	PromptVersion string              `json:"prompt_version,omitempty"`
-	Candidates    []extract.Candidate `json:"candidates"`
-	StoredNodeIDs *[]int64            `json:"stored_node_ids,omitempty"`
-	Notes         *[]pushNoteJSON     `json:"notes,omitempty"`
 }
 
 // extractCreate extracts candidate facts from a text (200), and with store
@@ -57,6 +47,12 @@ func (h *handlers) extractCreate(c echo.Context) error {
 	}
 	var req extractRequest
 	if err := decodeBody(c, maxBody, &req); err != nil {
+		return err
+	}
+	if tok := callerToken(c); req.Store && tok.Role != auth.TokenWriter {
+		err := errReaderWrites(tok).(*memory.Error)
+		err.Field = "store"
+		err.Message += " (extract without store reads only, and is open to it)"
 		return err
 	}
 	text := strings.TrimSpace(req.Text)
@@ -98,17 +94,11 @@ func (h *handlers) extractCreate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	res := extractResponse{Mode: ex.Name(), Candidates: cands}
-	if res.Candidates == nil {
-		res.Candidates = []extract.Candidate{}
-	}
-	if ex.Name() == extract.ModeLLM {
-		res.PromptVersion = extract.PromptVersion
-	}
+	res := wire.NewExtraction(ex.Name(), cands)
 	if !req.Store {
 		return c.JSON(http.StatusOK, res)
 	}
-	pushed := pushResponse{IDs: []int64{}, Notes: []pushNoteJSON{}}
+	pushed := wire.Push{IDs: []int64{}, Notes: []wire.PushNote{}}
 	if len(cands) > 0 {
 		nodes := extract.Nodes(ex.Name(), cands)
 		for i := range nodes {
@@ -125,9 +115,9 @@ func (h *handlers) extractCreate(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		pushed = newPushResponse(r)
+		pushed = wire.NewPush(r)
 	}
-	res.StoredNodeIDs, res.Notes = &pushed.IDs, &pushed.Notes
+	res.Stored(pushed)
 	return c.JSON(http.StatusCreated, res)
 }
 

@@ -234,10 +234,25 @@ func TestExtractRefusals(t *testing.T) {
 		{"unknown mode", "/api/v1/scopes/acme/extract", tok, map[string]any{"text": "x", "mode": "magic"}, 400, "invalid", "mode", "allowed values are rules"},
 		{"unknown field", "/api/v1/scopes/acme/extract", tok, map[string]any{"text": "x", "stor": true}, 400, "invalid", "stor", "unknown field"},
 		{"store not bool", "/api/v1/scopes/acme/extract", tok, map[string]any{"text": "x", "store": "yes"}, 400, "invalid", "store", "true or false"},
-		{"reader", "/api/v1/scopes/acme/extract", reader, map[string]any{"text": "x"}, 403, "forbidden", "", "may only read"},
+		{"reader storing", "/api/v1/scopes/acme/extract", reader, map[string]any{"text": "x", "store": true}, 403, "forbidden", "store", "may only read"},
 		{"other scope", "/api/v1/scopes/other/extract", tok, map[string]any{"text": "x"}, 403, "forbidden", "", "scope acme"},
 		{"no token", "/api/v1/scopes/acme/extract", "", map[string]any{"text": "x"}, 401, "unauthorized", "", "bearer"},
 	}
+	// A reader may extract without store, as over MCP: it writes nothing.
+	t.Run("reader without store", func(t *testing.T) {
+		var got struct {
+			Candidates []struct{ Content string } `json:"candidates"`
+		}
+		res := f.call(t, http.MethodPost, "/api/v1/scopes/acme/extract", reader, map[string]any{"text": "Ann lives in Berlin."})
+		res.wantStatus(t, http.StatusOK)
+		res.decode(t, &got)
+		if len(got.Candidates) != 1 || got.Candidates[0].Content != "Ann lives in Berlin." {
+			t.Errorf("candidates = %+v, want the one sentence", got.Candidates)
+		}
+		if n := f.count(t, `SELECT count(*) FROM memory_nodes`); n != 0 {
+			t.Errorf("a reader's extraction wrote %d rows", n)
+		}
+	})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := f.call(t, http.MethodPost, tt.path, tt.token, tt.body).wantError(t, tt.status, tt.code)

@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/tenurehq/tenure/memory"
+	"github.com/tenurehq/tenure/wire"
 )
 
 // factList lists the scope's facts, newest first, filtered by category,
@@ -56,9 +57,9 @@ func (h *handlers) factList(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := page[factSummaryJSON]{Items: make([]factSummaryJSON, len(list.Facts))}
+	out := wire.Page[wire.FactSummary]{Items: make([]wire.FactSummary, len(list.Facts))}
 	for i, s := range list.Facts {
-		out.Items[i] = newFactSummaryJSON(s)
+		out.Items[i] = wire.NewFactSummary(s)
 	}
 	if list.Next != 0 {
 		out.NextCursor = pointerTo(itoa(list.Next))
@@ -86,8 +87,8 @@ type factRequest struct {
 // factWritten is the answer to a fact write: the fact, and whether an
 // identical active fact was reinforced rather than a new one created.
 type factWritten struct {
-	Fact       factJSON `json:"fact"`
-	Reinforced bool     `json:"reinforced"`
+	Fact       wire.Fact `json:"fact"`
+	Reinforced bool      `json:"reinforced"`
 }
 
 // factCreate writes a fact in the scope (201), or reinforces the identical
@@ -125,7 +126,7 @@ func (h *handlers) factCreate(c echo.Context) error {
 	if reinforced {
 		status = http.StatusOK
 	}
-	return c.JSON(status, factWritten{Fact: newFactJSON(f), Reinforced: reinforced})
+	return c.JSON(status, factWritten{Fact: wire.NewFact(f), Reinforced: reinforced})
 }
 
 // scopedFact returns the fact with the path's id if it lies in the path's
@@ -154,7 +155,7 @@ func (h *handlers) factShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, newFactJSON(f))
+	return c.JSON(http.StatusOK, wire.NewFact(f))
 }
 
 // factPatch edits a fact. Version is the version the caller read; absent
@@ -211,5 +212,34 @@ func (h *handlers) factUpdate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, newFactJSON(updated))
+	return c.JSON(http.StatusOK, wire.NewFact(updated))
+}
+
+// forgetRequest says why a fact no longer holds.
+type forgetRequest struct {
+	Reason string `json:"reason"`
+}
+
+// factForget archives one fact of the scope with the reason given (200,
+// the fact as it is now); a reviewer can restore it. A fact already
+// archived is answered as it is, unchanged. The fact of a decision recorded
+// open is refused (400: record a new decision instead), that of a locked
+// decision 409 decision_locked. It is the MCP tool forget.
+func (h *handlers) factForget(c echo.Context) error {
+	if _, err := newQuery(c); err != nil {
+		return err
+	}
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	var req forgetRequest
+	if err := decodeBody(c, maxBody, &req); err != nil {
+		return err
+	}
+	f, _, err := h.store.ForgetFact(c.Request().Context(), actor(c), c.Param("scope"), id, req.Reason, "id")
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, wire.NewFact(f))
 }

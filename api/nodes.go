@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/tenurehq/tenure/memory"
+	"github.com/tenurehq/tenure/wire"
 )
 
 // nodeRow is one working row to push.
@@ -32,15 +33,6 @@ type pushRequest struct {
 	Rows   *[]nodeRow `json:"rows"`
 	Nodes  *[]nodeRow `json:"nodes" deprecated:"rows"`
 	Strict bool       `json:"strict"`
-}
-
-// pushResponse is the ids of the rows written, in order, and the notes on
-// them: a row that names the key of a locked decision (consolidation will
-// refuse it) or repeats a live fact word for word (it will only reinforce
-// it). Notes is always present, empty when there is nothing to say.
-type pushResponse struct {
-	IDs   []int64        `json:"ids"`
-	Notes []pushNoteJSON `json:"notes"`
 }
 
 func (r nodeRow) empty() bool {
@@ -90,7 +82,7 @@ func (h *handlers) nodePush(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusCreated, newPushResponse(res))
+	return c.JSON(http.StatusCreated, wire.NewPush(res))
 }
 
 // batchField names an error about a batch's rows as the caller sent them:
@@ -138,7 +130,7 @@ func (h *handlers) nodeList(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, paginate(rows, limit, fetchSize(limit), func(n memory.Node) int64 { return n.ID }, newNodeJSON))
+	return c.JSON(http.StatusOK, wire.Paginate(rows, limit, fetchSize(limit), func(n memory.Node) int64 { return n.ID }, wire.NewNode))
 }
 
 // durabilityRequest sets a working row's marker.
@@ -181,5 +173,5 @@ func (h *handlers) nodeDurability(c echo.Context) error {
 	if len(nodes) != 1 {
 		return memory.NotFoundf("working row %d was pruned meanwhile", id)
 	}
-	return c.JSON(http.StatusOK, newNodeJSON(nodes[0]))
+	return c.JSON(http.StatusOK, wire.NewNode(nodes[0]))
 }

@@ -222,6 +222,7 @@ func TestOpenAPIDescribesLiveResponses(t *testing.T) {
 		marker    = "/api/v1/scopes/{scope}/nodes/{id}/durability"
 		facts     = "/api/v1/scopes/{scope}/facts"
 		fact      = "/api/v1/scopes/{scope}/facts/{id}"
+		forget    = "/api/v1/scopes/{scope}/facts/{id}/forget"
 		decisions = "/api/v1/scopes/{scope}/decisions"
 		decision  = "/api/v1/scopes/{scope}/decisions/{id}"
 		recall    = "/api/v1/scopes/{scope}/recall"
@@ -286,6 +287,27 @@ func TestOpenAPIDescribesLiveResponses(t *testing.T) {
 		"reason": "Ann moved in March"})
 	live(http.MethodPatch, fact, factPath, map[string]any{"version": created.Fact.Version, "content": "Ann lives in Paris."})
 	live(http.MethodGet, fact, "/api/v1/scopes/acme/facts/999999", nil)
+
+	// A fact forgotten, forgotten again (unchanged), and one of no fact.
+	var coffee struct {
+		Fact struct {
+			ID int64 `json:"id"`
+		} `json:"fact"`
+	}
+	live(http.MethodPost, facts, "/api/v1/scopes/acme/facts", map[string]any{"entity": "Ann", "key": "drink",
+		"content": "Ann drinks coffee.", "durability": "long_term", "category": "preference"}).decode(t, &coffee)
+	forgetPath := fmt.Sprintf("/api/v1/scopes/acme/facts/%d/forget", coffee.Fact.ID)
+	var forgotten struct {
+		Status        string `json:"status"`
+		ArchiveReason string `json:"archive_reason"`
+	}
+	live(http.MethodPost, forget, forgetPath, map[string]any{"reason": "Ann gave up coffee"}).decode(t, &forgotten)
+	if forgotten.Status != "archived" || forgotten.ArchiveReason != "Ann gave up coffee" {
+		t.Errorf("forgotten fact = %+v, want archived with the reason", forgotten)
+	}
+	live(http.MethodPost, forget, forgetPath, map[string]any{"reason": "again"})
+	live(http.MethodPost, forget, "/api/v1/scopes/acme/facts/999999/forget", map[string]any{"reason": "x"})
+	live(http.MethodPost, forget, forgetPath, map[string]any{"reason": " "})
 
 	// A push with a note on each row, and the same push refused as strict.
 	var pushed struct {

@@ -137,22 +137,6 @@ func (q query) pagination() (limit int, before int64, err error) {
 // whether another follows: one more, unless the engine's own cap is reached.
 func fetchSize(limit int) int { return min(limit+1, maxLimit) }
 
-// paginate cuts rows, of which fetched were asked for, to one page of limit
-// and says where the next one starts. When no extra row could be asked for,
-// a full page gets a cursor, and the next page may be empty.
-func paginate[R, T any](rows []R, limit, fetched int, id func(R) int64, view func(R) T) page[T] {
-	p := page[T]{Items: make([]T, 0, min(len(rows), limit))}
-	if len(rows) > limit || (fetched == limit && len(rows) == limit && limit > 0) {
-		rows = rows[:limit]
-		next := itoa(id(rows[len(rows)-1]))
-		p.NextCursor = &next
-	}
-	for _, r := range rows {
-		p.Items = append(p.Items, view(r))
-	}
-	return p
-}
-
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 func pointerTo[T any](v T) *T { return &v }

@@ -9,29 +9,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/tenurehq/tenure/memory"
+	"github.com/tenurehq/tenure/wire"
 )
-
-// recallJSON is the answer to a recall: the facts that answer the query,
-// best first.
-type recallJSON struct {
-	Query   string             `json:"query"`
-	Results []recallResultJSON `json:"results"`
-}
-
-// recallResultJSON is one recalled fact. Score is relevance times the
-// fact's effective confidence now, what results are ranked by; a decision's
-// fact carries the decision, with its reasoning. A pending result is a
-// durable working row not consolidated yet: NodeID is the row's id, and
-// Fact the fact consolidation plans to make of it (id 0).
-type recallResultJSON struct {
-	Fact                factJSON      `json:"fact"`
-	EffectiveConfidence float64       `json:"effective_confidence"`
-	Relevance           float64       `json:"relevance"`
-	Score               float64       `json:"score"`
-	Decision            *decisionJSON `json:"decision"`
-	Pending             bool          `json:"pending"`
-	NodeID              *int64        `json:"node_id"`
-}
 
 // recall ranks the scope's live facts for the question (any word may match,
 // BM25 relevance) times their effective confidence, and with them the
@@ -76,86 +55,7 @@ func (h *handlers) recall(c echo.Context) error {
 	if err != nil {
 		return asField(err, "query", used)
 	}
-	out := recallJSON{Query: rq.Query, Results: make([]recallResultJSON, len(results))}
-	for i, r := range results {
-		out.Results[i] = recallResultJSON{
-			Fact: newFactJSON(r.Fact), EffectiveConfidence: r.Fact.EffectiveConfidence,
-			Relevance: r.Relevance, Score: r.Score, Pending: r.Pending,
-		}
-		if r.Pending {
-			out.Results[i].NodeID = &r.NodeID
-		}
-		if r.Decision != nil {
-			d := newDecisionJSON(*r.Decision)
-			out.Results[i].Decision = &d
-		}
-	}
-	return c.JSON(http.StatusOK, out)
-}
-
-// briefJSON is the context brief: what an agent must not forget at the
-// start of a turn, within a budget of characters. Text is the same brief as
-// a block ready to paste into a prompt; Used counts its characters and
-// never exceeds Budget. Asked with since, it is only what changed after
-// that time: Since and Changes are then present and the four lists empty.
-type briefJSON struct {
-	memory.Brief
-	Since   *time.Time         `json:"since,omitempty"`
-	Changes *[]briefChangeJSON `json:"changes,omitempty"`
-	Text    string             `json:"text"`
-}
-
-// briefChangeJSON is one change since the time a brief was asked with:
-// a new fact, a fact superseded or archived, a decision recorded, reopened
-// or locked again. FactID is null for a decision's change, DecisionID for a
-// fact's.
-type briefChangeJSON struct {
-	Kind       string    `json:"kind"`
-	FactID     *int64    `json:"fact_id"`
-	DecisionID *int64    `json:"decision_id"`
-	Entity     string    `json:"entity"`
-	Key        string    `json:"key"`
-	Content    string    `json:"content"`
-	Category   string    `json:"category"`
-	Reason     string    `json:"reason"`
-	At         time.Time `json:"at"`
-}
-
-// newBriefJSON is b with its times in UTC, like every time the API writes.
-func newBriefJSON(b memory.Brief) briefJSON {
-	out := briefJSON{Brief: b, Text: b.Text(), Since: utcPtr(b.Since)}
-	out.Decisions = make([]memory.BriefDecision, len(b.Decisions))
-	for i, d := range b.Decisions {
-		if d.Alternatives == nil {
-			d.Alternatives = []string{}
-		}
-		d.DecidedAt = utc(d.DecidedAt)
-		out.Decisions[i] = d
-	}
-	for _, items := range []*[]memory.BriefItem{&out.Obligations, &out.States, &out.Facts} {
-		utcItems := make([]memory.BriefItem, len(*items))
-		for i, it := range *items {
-			it.Deadline = utcPtr(it.Deadline)
-			it.ConfirmedAt = utc(it.ConfirmedAt)
-			utcItems[i] = it
-		}
-		*items = utcItems
-	}
-	if b.Since != nil {
-		changes := make([]briefChangeJSON, len(b.Changes))
-		for i, ch := range b.Changes {
-			changes[i] = briefChangeJSON{Kind: ch.Kind, Entity: ch.Entity, Key: ch.Key, Content: ch.Content,
-				Category: ch.Category, Reason: ch.Reason, At: utc(ch.At)}
-			if ch.FactID != 0 {
-				changes[i].FactID = pointerTo(ch.FactID)
-			}
-			if ch.DecisionID != 0 {
-				changes[i].DecisionID = pointerTo(ch.DecisionID)
-			}
-		}
-		out.Changes = &changes
-	}
-	return out
+	return c.JSON(http.StatusOK, wire.NewRecall(rq.Query, results))
 }
 
 // parseSince reads a brief's since: an RFC 3339 timestamp.
@@ -220,7 +120,7 @@ func (h *handlers) contextShow(c echo.Context) error {
 	if format == "text" {
 		return c.String(http.StatusOK, b.Text())
 	}
-	return c.JSON(http.StatusOK, newBriefJSON(b))
+	return c.JSON(http.StatusOK, wire.NewBrief(b))
 }
 
 // briefFormat is how a brief is answered: text, the default on every

@@ -105,6 +105,7 @@ func Mount(e *echo.Echo, cfg Config) error {
 	v1.POST("/scopes/:scope/facts", h.factCreate)
 	v1.GET("/scopes/:scope/facts/:id", h.factShow)
 	v1.PATCH("/scopes/:scope/facts/:id", h.factUpdate)
+	v1.POST("/scopes/:scope/facts/:id/forget", h.factForget)
 
 	v1.GET("/scopes/:scope/decisions", h.decisionList)
 	v1.POST("/scopes/:scope/decisions", h.decisionCreate)

@@ -335,17 +335,13 @@ func TestOpenAPIDocumentsUnavailable(t *testing.T) {
 				Headers map[string]any `json:"headers"`
 			} `json:"responses"`
 			Schemas struct {
-				Error struct {
+				ErrorDetail struct {
 					Properties struct {
-						Error struct {
-							Properties struct {
-								Code struct {
-									Enum []string `json:"enum"`
-								} `json:"code"`
-							} `json:"properties"`
-						} `json:"error"`
+						Code struct {
+							Enum []string `json:"enum"`
+						} `json:"code"`
 					} `json:"properties"`
-				} `json:"Error"`
+				} `json:"ErrorDetail"`
 			} `json:"schemas"`
 		} `json:"components"`
 	}
@@ -355,7 +351,7 @@ func TestOpenAPIDocumentsUnavailable(t *testing.T) {
 	if _, ok := raw.Components.Responses["Unavailable"].Headers["Retry-After"]; !ok {
 		t.Error("the Unavailable response does not document Retry-After")
 	}
-	if !slices.Contains(raw.Components.Schemas.Error.Properties.Error.Properties.Code.Enum, "unavailable") {
+	if !slices.Contains(raw.Components.Schemas.ErrorDetail.Properties.Code.Enum, "unavailable") {
 		t.Error("the error codes do not list unavailable")
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/tenurehq/tenure/auth"
+	"github.com/tenurehq/tenure/client"
 	"github.com/tenurehq/tenure/demo"
 	"github.com/tenurehq/tenure/internal/pgtest"
 	"github.com/tenurehq/tenure/server"
@@ -376,6 +377,64 @@ func TestRunConsolidationNowAndFindItsRejections(t *testing.T) {
 		t.Errorf("rejection log shows %s rows for run %d, want %d", got, run, want)
 	}
 	s.screenshot("rejections")
+}
+
+// TestAgentWritesReviewerReads: an agent writes a fact and records a
+// decision through the API with the Go client; the reviewer finds both in
+// the console as the agent wrote them.
+func TestAgentWritesReviewerReads(t *testing.T) {
+	s := newSession(t)
+	ctx := context.Background()
+	token, _, err := auth.SeedToken(ctx, s.pool, auth.NewToken{Name: "support-agent", Scope: "acme-support", Role: auth.TokenWriter}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.NewWithToken(s.base, token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := "support_hours"
+	fact, err := c.CreateFactWithResponse(ctx, "acme-support", nil, client.FactRequest{
+		Entity: "Acme Robotics", Key: &key, Content: "Acme Robotics wants support answered 8:00 to 18:00 CET."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fact.JSON201 == nil {
+		t.Fatalf("create fact answered %d: %s", fact.StatusCode(), fact.Body)
+	}
+	decision, err := c.RecordDecisionWithResponse(ctx, "acme-support", nil, client.DecisionRequest{
+		Entity: "Acme Robotics", Key: "rma_carrier", Decision: "Acme Robotics RMA returns ship with a prepaid DHL label.",
+		Reasoning: "Their warehouse only receives DHL.", Alternatives: &[]string{"UPS"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if decision.JSON201 == nil {
+		t.Fatalf("record decision answered %d: %s", decision.StatusCode(), decision.Body)
+	}
+
+	s.do(chromedp.Navigate(fmt.Sprintf("%s/facts/%d", s.base, fact.JSON201.Fact.ID)))
+	s.do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="fact-detail-content"]`)))
+	if got := s.text(`[data-testid="fact-detail-content"]`); got != "Acme Robotics wants support answered 8:00 to 18:00 CET." {
+		t.Errorf("the console shows the fact as %q", got)
+	}
+	if got := s.text(`[data-testid="fact-source"]`); got != string(client.FactSourceAPI) {
+		t.Errorf("the console shows the fact's source as %q, want api", got)
+	}
+	s.screenshot("fact")
+
+	s.do(chromedp.Navigate(fmt.Sprintf("%s/decisions/%d", s.base, decision.JSON201.ID)))
+	s.do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="decision-reasoning"]`)))
+	for sel, want := range map[string]string{
+		"decision-decision":    "Acme Robotics RMA returns ship with a prepaid DHL label.",
+		"decision-reasoning":   "Their warehouse only receives DHL.",
+		"decision-alternative": "UPS",
+		"decision-decided-by":  "support-agent",
+	} {
+		if got := s.text(`[data-testid="` + sel + `"]`); !strings.Contains(got, want) {
+			t.Errorf("%s shows %q, want %q", sel, got, want)
+		}
+	}
+	s.screenshot("decision")
 }
 
 // TestFirstRunSetup: on an empty database the sign-in page says no account

@@ -10,6 +10,7 @@ import (
 	"github.com/tenurehq/tenure/auth"
 	"github.com/tenurehq/tenure/mcpserver"
 	"github.com/tenurehq/tenure/memory"
+	"github.com/tenurehq/tenure/wire"
 )
 
 // oneLineAnswer fails unless text is one line of prose, not JSON.
@@ -50,12 +51,9 @@ func TestToolAnswersAreOneLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sd struct {
-		NodeID     int64  `json:"node_id"`
-		Durability string `json:"durability"`
-	}
+	var sd wire.Node
 	res = call(t, cs, "set_durability", map[string]any{"node_id": ids[0], "durability": "expired"}, &sd)
-	if sd.NodeID != ids[0] || sd.Durability != "expired" {
+	if sd.ID != ids[0] || sd.Durability != "expired" || sd.Content != "Syncing, ETA 30s" {
 		t.Errorf("set_durability structured content = %+v", sd)
 	}
 	oneLineAnswer(t, "set_durability", toolText(res), "Working row "+itoa(ids[0])+" is now expired")
@@ -105,18 +103,16 @@ func TestContextToolCarriesAsOf(t *testing.T) {
 	cs := f.connect(t, f.token(t, "agent", "acme", auth.TokenReader))
 	res := call(t, cs, "context", map[string]any{"format": "json"}, nil)
 	raw, _ := json.Marshal(res.StructuredContent)
-	var out struct {
-		Brief map[string]any `json:"brief"`
-	}
+	var out map[string]any
 	if err := json.Unmarshal(raw, &out); err != nil {
 		t.Fatal(err)
 	}
-	asOf, _ := out.Brief["as_of"].(string)
+	asOf, _ := out["as_of"].(string)
 	if asOf != f.store.Now().UTC().Format("2006-01-02T15:04:05Z07:00") && !strings.HasPrefix(asOf, f.store.Now().UTC().Format("2006-01-02T15:04")) {
 		t.Errorf("as_of = %q, want the brief's time %v", asOf, f.store.Now())
 	}
-	if n, ok := out.Brief["decisions_left_out"].(float64); !ok || n != 0 {
-		t.Errorf("decisions_left_out = %v, want 0", out.Brief["decisions_left_out"])
+	if n, ok := out["decisions_left_out"].(float64); !ok || n != 0 {
+		t.Errorf("decisions_left_out = %v, want 0", out["decisions_left_out"])
 	}
 	var back contextOut
 	call(t, cs, "context", map[string]any{"since": asOf}, &back)

@@ -17,6 +17,7 @@ import (
 	"github.com/tenurehq/tenure/extract"
 	"github.com/tenurehq/tenure/mcpserver"
 	"github.com/tenurehq/tenure/memory"
+	"github.com/tenurehq/tenure/wire"
 )
 
 // hints are a tool's annotations as a client reads them.
@@ -151,16 +152,13 @@ func TestDesktopAgent(t *testing.T) {
 		checkHints(t, tool, want)
 	}
 
-	var remembered struct {
-		IDs   []int64 `json:"ids"`
-		Scope string  `json:"scope"`
-	}
+	var remembered wire.Push
 	call(t, writer, "remember", map[string]any{
 		"content":    "Ann lives in Berlin",
 		"properties": map[string]any{"entity": "Ann", "key": "lives_in", "category": "observation"},
 	}, &remembered)
-	if len(remembered.IDs) != 1 || remembered.Scope != "acme" {
-		t.Fatalf("remember = %+v, want one row in scope acme", remembered)
+	if len(remembered.IDs) != 1 {
+		t.Fatalf("remember = %+v, want one row", remembered)
 	}
 	if _, err := f.store.Consolidate(context.Background(), memory.ConsolidateOptions{Trigger: memory.TriggerTest}); err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tenurehq/tenure/memory"
+	"github.com/tenurehq/tenure/wire"
 )
 
 // An agent cleans up after itself: correct fixes a fact it wrote wrong,
@@ -113,30 +114,30 @@ type correctInput struct {
 	Version    *int32  `json:"version,omitempty" jsonschema:"the fact.version you read: if the fact changed since, the correction is refused"`
 }
 
-func (t *tools) correct(ctx context.Context, c TokenInfo, in correctInput) (*mcp.CallToolResult, memory.Fact, error) {
+func (t *tools) correct(ctx context.Context, c TokenInfo, in correctInput) (*mcp.CallToolResult, wire.Fact, error) {
 	if in.Content == nil && in.Key == nil && in.Category == nil && in.Durability == nil {
-		return nil, memory.Fact{}, memory.Invalidf("", "nothing to correct: give the fact's new content, key, category or durability")
+		return nil, wire.Fact{}, memory.Invalidf("", "nothing to correct: give the fact's new content, key, category or durability")
 	}
 	if err := requireReason(in.Reason); err != nil {
-		return nil, memory.Fact{}, err
+		return nil, wire.Fact{}, err
 	}
 	// The arguments' bounds first, then whether the fact is there.
 	if in.Content != nil {
 		if n := utf8.RuneCountInString(strings.TrimSpace(*in.Content)); n > maxContentLength {
-			return nil, memory.Fact{}, memory.Invalidf("content", "the content is %d characters long: at most %d are allowed", n, maxContentLength)
+			return nil, wire.Fact{}, memory.Invalidf("content", "the content is %d characters long: at most %d are allowed", n, maxContentLength)
 		}
 	}
 	ch := memory.FactChanges{Content: in.Content, Key: in.Key, Category: in.Category}
 	if in.Durability != nil {
 		d, err := memory.ParseDurability(*in.Durability)
 		if err != nil {
-			return nil, memory.Fact{}, err
+			return nil, wire.Fact{}, err
 		}
 		ch.Durability = &d
 	}
 	cur, err := t.scopedFact(ctx, c, in.FactID)
 	if err != nil {
-		return nil, memory.Fact{}, err
+		return nil, wire.Fact{}, err
 	}
 	version := cur.Version
 	if in.Version != nil {
@@ -144,9 +145,9 @@ func (t *tools) correct(ctx context.Context, c TokenInfo, in correctInput) (*mcp
 	}
 	f, err := t.store.UpdateFact(ctx, memory.Token(c.Name), cur.ID, version, ch, in.Reason)
 	if err != nil {
-		return nil, memory.Fact{}, factError(err)
+		return nil, wire.Fact{}, factError(err)
 	}
-	return textResult(correctedText(cur, f)), f, nil
+	return textResult(correctedText(cur, f)), wire.NewFact(f), nil
 }
 
 // correctedText is correct's answer in one line: what changed and what the
@@ -185,54 +186,17 @@ type forgetInput struct {
 	Reason string `json:"reason" jsonschema:"why the fact no longer holds (at most 2000 characters): it becomes the fact's archive reason, which reviewers read"`
 }
 
-func (t *tools) forget(ctx context.Context, c TokenInfo, in forgetInput) (*mcp.CallToolResult, memory.Fact, error) {
-	if err := requireReason(in.Reason); err != nil {
-		return nil, memory.Fact{}, err
-	}
-	f, err := t.scopedFact(ctx, c, in.FactID)
+func (t *tools) forget(ctx context.Context, c TokenInfo, in forgetInput) (*mcp.CallToolResult, wire.Fact, error) {
+	f, archived, err := t.store.ForgetFact(ctx, memory.Token(c.Name), c.Scope, in.FactID, in.Reason, "fact_id")
 	if err != nil {
-		return nil, memory.Fact{}, err
+		return nil, wire.Fact{}, err
 	}
-	if f.Status == memory.StatusArchived {
+	if !archived {
 		return textResult(fmt.Sprintf("Fact %d (%s) was already archived (%s); nothing changed.",
-			f.ID, factLabel(f), oneLine(f.ArchiveReason))), f, nil
-	}
-	if err := t.refuseOpenDecisionFact(ctx, f); err != nil {
-		return nil, memory.Fact{}, err
-	}
-	// A locked decision's key is refused here, logged and queued for
-	// review, as for every automated writer.
-	if _, err := t.store.ArchiveFacts(ctx, memory.Token(c.Name), []int64{f.ID}, in.Reason); err != nil {
-		return nil, memory.Fact{}, factError(err)
-	}
-	if f, err = t.store.GetFact(ctx, f.ID); err != nil {
-		return nil, memory.Fact{}, err
+			f.ID, factLabel(f), oneLine(f.ArchiveReason))), wire.NewFact(f), nil
 	}
 	return textResult(fmt.Sprintf("Forgot fact %d (%s) %q: archived with your reason; a reviewer can restore it.",
-		f.ID, factLabel(f), oneLine(f.Content))), f, nil
-}
-
-// refuseOpenDecisionFact refuses to forget the fact that records a decision
-// not locked: an agent replaces a decision by recording another (the fact
-// of a locked one is refused by the engine, as decision_locked).
-func (t *tools) refuseOpenDecisionFact(ctx context.Context, f memory.Fact) error {
-	ds, err := t.store.DecisionsOfFacts(ctx, []int64{f.ID})
-	if err != nil {
-		return err
-	}
-	id, ok := ds[f.ID]
-	if !ok {
-		return nil
-	}
-	d, err := t.store.GetDecision(ctx, id)
-	if err != nil {
-		return err
-	}
-	if d.DoNotReopen {
-		return nil
-	}
-	return memory.Invalidf("fact_id", "fact %d records decision %d, which is not forgotten: record a new decision on its key "+
-		"with record_decision (this one is kept, superseded), or ask a reviewer", f.ID, d.ID)
+		f.ID, factLabel(f), oneLine(f.Content))), wire.NewFact(f), nil
 }
 
 // requireReason refuses a correction or an archive without a reason: the

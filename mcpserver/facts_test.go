@@ -202,7 +202,7 @@ func TestFactToolRefusals(t *testing.T) {
 		{"mood made an identity", "correct", map[string]any{"fact_id": mood.ID, "category": "identity", "reason": "she is a tired person"},
 			[]string{"category:", "moods and states never harden"}},
 		{"open decision's fact", "forget", map[string]any{"fact_id": open.FactID, "reason": "we use Rust now"},
-			[]string{"fact_id:", "records decision " + itoa(open.ID), "record_decision"}},
+			[]string{"fact_id:", "records decision " + itoa(open.ID), "record a new decision"}},
 		{"open decision's fact", "correct", map[string]any{"fact_id": open.FactID, "content": "Write the CLI in Rust", "reason": "we use Rust now"},
 			[]string{"fact_id:", "records decision " + itoa(open.ID)}},
 		{"no reason", "correct", map[string]any{"fact_id": plain.ID, "content": "Ann likes green tea", "reason": " "},

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tenurehq/tenure/auth"
 	"github.com/tenurehq/tenure/memory"
+	"github.com/tenurehq/tenure/wire"
 )
 
 var lead = memory.Human("lead@example.com")
@@ -97,12 +98,10 @@ func TestListDecisionsMarksReplaced(t *testing.T) {
 	}
 	cs := f.connect(t, f.token(t, "agent", "acme", auth.TokenReader))
 
-	var list struct {
-		Decisions []memory.Decision `json:"decisions"`
-	}
+	var list wire.Page[wire.Decision]
 	res := call(t, cs, "list_decisions", map[string]any{}, &list)
-	if len(list.Decisions) != 2 || list.Decisions[1].SupersededBy == nil || *list.Decisions[1].SupersededBy != second.ID {
-		t.Fatalf("list_decisions = %+v, want the first replaced by %d", list.Decisions, second.ID)
+	if len(list.Items) != 2 || list.Items[1].SupersededBy == nil || *list.Items[1].SupersededBy != second.ID || list.Items[1].State != "superseded" {
+		t.Fatalf("list_decisions = %+v, want the first replaced by %d", list.Items, second.ID)
 	}
 	text := toolText(res)
 	wantFirst := fmt.Sprintf("- decision %d [Acme Robotics / rma_policy] Cracked housings are replaced without photos. — because Photos delayed every RMA by a week. (replaced by decision %d)", first.ID, second.ID)
@@ -112,16 +111,16 @@ func TestListDecisionsMarksReplaced(t *testing.T) {
 	}
 
 	call(t, cs, "list_decisions", map[string]any{"state": "superseded"}, &list)
-	if len(list.Decisions) != 1 || list.Decisions[0].ID != first.ID {
-		t.Errorf("list_decisions(superseded) = %+v, want decision %d", list.Decisions, first.ID)
+	if len(list.Items) != 1 || list.Items[0].ID != first.ID {
+		t.Errorf("list_decisions(superseded) = %+v, want decision %d", list.Items, first.ID)
 	}
 	call(t, cs, "list_decisions", map[string]any{"state": "current"}, &list)
-	if len(list.Decisions) != 1 || list.Decisions[0].ID != second.ID {
-		t.Errorf("list_decisions(current) = %+v, want decision %d", list.Decisions, second.ID)
+	if len(list.Items) != 1 || list.Items[0].ID != second.ID {
+		t.Errorf("list_decisions(current) = %+v, want decision %d", list.Items, second.ID)
 	}
 	res = call(t, cs, "list_decisions", map[string]any{"state": "reopened"}, &list)
-	if len(list.Decisions) != 0 || !strings.Contains(toolText(res), "No decisions") {
-		t.Errorf("list_decisions(reopened) = %+v, %q; want none", list.Decisions, toolText(res))
+	if len(list.Items) != 0 || !strings.Contains(toolText(res), "No decisions") {
+		t.Errorf("list_decisions(reopened) = %+v, %q; want none", list.Items, toolText(res))
 	}
 	if msg := callError(t, cs, "list_decisions", map[string]any{"state": "old"}); !strings.Contains(msg, "current, superseded, reopened") {
 		t.Errorf("list_decisions(state old) error = %q, want the allowed values", msg)
@@ -148,8 +147,8 @@ func TestContextSinceTool(t *testing.T) {
 	}
 	var out contextOut
 	call(t, cs, "context", map[string]any{"since": since, "format": "json"}, &out)
-	if out.Brief == nil || out.Brief.Since == nil || len(out.Brief.Changes) != 2 || len(out.Brief.States) != 0 {
-		t.Errorf("context(since, json) = %+v, want two changes and no states", out.Brief)
+	if out.Since == nil || out.Changes == nil || len(*out.Changes) != 2 || len(out.States) != 0 {
+		t.Errorf("context(since, json) = %+v, want two changes and no states", out)
 	}
 	res = call(t, cs, "context", map[string]any{"since": mcpNow.Format(time.RFC3339)}, nil)
 	if text := toolText(res); !strings.Contains(text, "Nothing changed.") {
@@ -166,9 +165,9 @@ func TestExtractSpeakerAndNotes(t *testing.T) {
 	cs := f.connect(t, f.token(t, "agent", "acme", auth.TokenWriter))
 
 	var out struct {
-		Candidates []mcpCandidate     `json:"candidates"`
-		NodeIDs    []int64            `json:"node_ids"`
-		Notes      *[]memory.PushNote `json:"notes"`
+		Candidates []mcpCandidate   `json:"candidates"`
+		NodeIDs    []int64          `json:"stored_node_ids"`
+		Notes      *[]wire.PushNote `json:"notes"`
 	}
 	call(t, cs, "extract", map[string]any{"text": "I'm a nurse.", "speaker": "Jordan"}, &out)
 	if len(out.Candidates) != 1 || out.Candidates[0].Entity != "Jordan" || out.Candidates[0].Key != "occupation" || out.Notes != nil {
@@ -182,7 +181,7 @@ func TestExtractSpeakerAndNotes(t *testing.T) {
 	}
 
 	res := call(t, cs, "extract", map[string]any{"text": "Ann lives in Berlin.", "entity": "Ann", "store": true}, &out)
-	if len(out.NodeIDs) != 1 || out.Notes == nil || len(*out.Notes) != 1 || (*out.Notes)[0].FactID != fact.ID {
+	if len(out.NodeIDs) != 1 || out.Notes == nil || len(*out.Notes) != 1 || (*out.Notes)[0].FactID == nil || *(*out.Notes)[0].FactID != fact.ID {
 		t.Fatalf("extract(store) = %+v, want one row noted as a repeat of fact %d", out, fact.ID)
 	}
 	if text := toolText(res); !strings.Contains(text, fmt.Sprintf("row 0 repeats fact %d", fact.ID)) ||

@@ -26,8 +26,8 @@ func TestRecallPendingRow(t *testing.T) {
 
 	var out recallOut
 	res := call(t, cs, "recall", map[string]any{"query": "Where does Ann live? Hamburg"}, &out)
-	if len(out.Results) != 2 || !out.Results[0].Pending || out.Results[0].NodeID != written.IDs[0] || out.Results[0].Fact.ID != 0 ||
-		out.Results[0].Fact.Content != "Ann moved to Hamburg in March" || out.Results[1].Pending || out.Results[1].NodeID != 0 {
+	if len(out.Results) != 2 || !out.Results[0].Pending || out.Results[0].NodeID == nil || *out.Results[0].NodeID != written.IDs[0] || out.Results[0].Fact.ID != 0 ||
+		out.Results[0].Fact.Content != "Ann moved to Hamburg in March" || out.Results[1].Pending || out.Results[1].NodeID != nil {
 		t.Fatalf("recall = %+v, want the remembered row first, pending with node id %d, then the fact (not the transient row)", out.Results, written.IDs[0])
 	}
 	lines := strings.Split(strings.TrimSpace(toolText(res)), "\n")

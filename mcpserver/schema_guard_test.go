@@ -77,7 +77,11 @@ func boundCases(t *testing.T, tool string, root map[string]any) []boundCase {
 	// at path in a fresh copy of the example.
 	add := func(keyword string, path []string, value any, remove bool) {
 		args := deepCopy(examples[0]).(map[string]any)
-		if tool == "remember" && path[0] != "rows" {
+		switch {
+		case tool == "remember" && path[0] == "nodes":
+			// The batch under its deprecated name.
+			args = map[string]any{"nodes": args["rows"]}
+		case tool == "remember" && path[0] != "rows":
 			// The single row's fields, not beside a batch.
 			args = map[string]any{"content": "Ann is here."}
 		}

@@ -74,6 +74,11 @@ func inputSchemas() (map[string]*jsonschema.Schema, error) {
 			rows.MinItems, rows.MaxItems = intp(1), intp(memory.MaxPushBatch)
 			rows.Items = rowItems(s)
 		}
+		// nodes, the deprecated name of rows, is listed as rows is, by
+		// reference, which costs a model a few tokens rather than a copy.
+		if p := s.Properties["nodes"]; p != nil {
+			s.Properties["nodes"] = &jsonschema.Schema{Ref: "#/properties/rows", Deprecated: true, Description: p.Description}
+		}
 	}); err != nil {
 		return nil, err
 	}
@@ -81,6 +86,7 @@ func inputSchemas() (map[string]*jsonschema.Schema, error) {
 	s, err = jsonschema.For[recallInput](nil)
 	if err := add(toolRecall, s, err, func(s *jsonschema.Schema) {
 		setEnum(s, "durability", durabilities)
+		deprecate(s, "q")
 		setRange(s, "limit", 1, maxRecallLimit)
 		for _, name := range []string{"since", "until"} {
 			if p := s.Properties[name]; p != nil {
@@ -121,12 +127,10 @@ func inputSchemas() (map[string]*jsonschema.Schema, error) {
 
 	s, err = jsonschema.For[listDecisionsInput](nil)
 	if err := add(toolListDecisions, s, err, func(s *jsonschema.Schema) {
-		setEnum(s, "state", []any{memory.DecisionCurrent, memory.DecisionSuperseded, memory.DecisionReopened})
+		setEnum(s, "state", enumOf(memory.DecisionFilterStates))
 		setRange(s, "limit", 1, maxDecisionsLimit)
 		setMin(s, "before_id", 0)
-		if p := s.Properties["before_id"]; p != nil {
-			p.Deprecated = true
-		}
+		deprecate(s, "before_id", "q")
 		if p := s.Properties["cursor"]; p != nil {
 			p.Pattern = "^[1-9][0-9]{0,18}$"
 		}
@@ -217,6 +221,16 @@ func jsonFields(t reflect.Type) []string {
 		}
 	}
 	return out
+}
+
+// deprecate marks the properties names of s deprecated: former names of
+// arguments, still accepted, as the API accepts them.
+func deprecate(s *jsonschema.Schema, names ...string) {
+	for _, name := range names {
+		if p := s.Properties[name]; p != nil {
+			p.Deprecated = true
+		}
+	}
 }
 
 func falseSchema() *jsonschema.Schema { return &jsonschema.Schema{Not: &jsonschema.Schema{}} }

@@ -56,7 +56,7 @@ func TestSchemasBounded(t *testing.T) {
 		{"set_durability", "durability", markers},
 		{"context", "format", []string{"text", "json"}},
 		{"extract", "mode", []string{"rules", "llm"}},
-		{"list_decisions", "state", []string{"current", "superseded", "reopened"}},
+		{"list_decisions", "state", []string{"current", "superseded", "reopened", "open"}},
 	} {
 		if p := lookup(props[c.tool], c.path); !slices.Equal(p.Enum, c.enum) {
 			t.Errorf("%s %s enum = %v, want %v", c.tool, c.path, p.Enum, c.enum)

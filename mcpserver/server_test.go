@@ -21,6 +21,7 @@ import (
 	"github.com/tenurehq/tenure/internal/pgtest"
 	"github.com/tenurehq/tenure/mcpserver"
 	"github.com/tenurehq/tenure/memory"
+	"github.com/tenurehq/tenure/wire"
 )
 
 var mcpNow = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
@@ -242,10 +243,8 @@ func TestUnauthenticatedRequestsGet401(t *testing.T) {
 	})
 }
 
-type rememberOut struct {
-	IDs   []int64 `json:"ids"`
-	Scope string  `json:"scope"`
-}
+// rememberOut is a push's answer, as the API gives it.
+type rememberOut = wire.Push
 
 func TestRemember(t *testing.T) {
 	f := newMCPFixture(t)
@@ -256,8 +255,8 @@ func TestRemember(t *testing.T) {
 		"content": "Ann lives in Berlin", "importance": 0.9, "metadata": map[string]any{"source": "chat"},
 		"properties": map[string]any{"entity": "Ann", "key": "lives_in"},
 	}, &one)
-	if len(one.IDs) != 1 || one.Scope != "acme" {
-		t.Fatalf("remember(one row) = %+v, want one id in scope acme", one)
+	if len(one.IDs) != 1 || len(one.Notes) != 0 {
+		t.Fatalf("remember(one row) = %+v, want one id and no notes", one)
 	}
 	var props string
 	var importance float64
@@ -340,9 +339,8 @@ func TestReaderTokenOnlyReads(t *testing.T) {
 	call(t, reader, "extract", map[string]any{"text": "Ann lives in Berlin."}, nil)
 }
 
-type recallOut struct {
-	Results []memory.RecallResult `json:"results"`
-}
+// recallOut is a recall's answer, as the API gives it.
+type recallOut = wire.Recall
 
 func TestRecallAndScopes(t *testing.T) {
 	f := newMCPFixture(t)
@@ -391,10 +389,8 @@ func TestRecallAndScopes(t *testing.T) {
 	}
 }
 
-type contextOut struct {
-	Text  string        `json:"text"`
-	Brief *memory.Brief `json:"brief"`
-}
+// contextOut is the brief, as the API gives it.
+type contextOut = wire.Brief
 
 func TestContextTool(t *testing.T) {
 	f := newMCPFixture(t)
@@ -417,8 +413,8 @@ func TestContextTool(t *testing.T) {
 
 	var out contextOut
 	call(t, cs, "context", map[string]any{"format": "json", "budget": 300}, &out)
-	if out.Brief == nil || out.Brief.Budget != 300 || len(out.Brief.Decisions) != 1 || out.Brief.Decisions[0].Reasoning != "We already run it" ||
-		out.Text != want || out.Brief.Used != len([]rune(want)) {
+	if out.Budget != 300 || len(out.Decisions) != 1 || out.Decisions[0].Reasoning != "We already run it" ||
+		out.Text != want || out.Used != len([]rune(want)) {
 		t.Errorf("context(json) = %+v", out)
 	}
 	if msg := callError(t, cs, "context", map[string]any{"budget": 10}); !strings.Contains(msg, "200 to 100000") {
@@ -467,36 +463,32 @@ func TestRecordAndListDecisions(t *testing.T) {
 		callError(t, cs, "record_decision", args)
 	}
 
-	var open memory.Decision
+	var open wire.Decision
 	call(t, cs, "record_decision", map[string]any{"entity": "frontend", "key": "framework", "decision": "Use htmx",
 		"reasoning": "Server-rendered pages", "do_not_reopen": false}, &open)
-	var list struct {
-		Decisions    []memory.Decision `json:"decisions"`
-		NextCursor   string            `json:"next_cursor"`
-		NextBeforeID int64             `json:"next_before_id"`
-	}
+	var list wire.Page[wire.Decision]
 	call(t, cs, "list_decisions", map[string]any{}, &list)
-	if len(list.Decisions) != 2 || list.Decisions[0].ID != open.ID || list.NextCursor != "" {
+	if len(list.Items) != 2 || list.Items[0].ID != open.ID || list.NextCursor != nil || list.Items[0].State != "open" {
 		t.Errorf("list_decisions = %+v, want both, newest first, no next page", list)
 	}
 	call(t, cs, "list_decisions", map[string]any{"locked": true, "entity": "backend"}, &list)
-	if len(list.Decisions) != 1 || list.Decisions[0].ID != d.ID || list.Decisions[0].Reasoning != "We already run it" {
-		t.Errorf("list_decisions(locked, backend) = %+v, want decision %d", list.Decisions, d.ID)
+	if len(list.Items) != 1 || list.Items[0].ID != d.ID || list.Items[0].Reasoning != "We already run it" || list.Items[0].State != "locked" {
+		t.Errorf("list_decisions(locked, backend) = %+v, want decision %d", list.Items, d.ID)
 	}
 	call(t, cs, "list_decisions", map[string]any{"limit": 1}, &list)
-	if len(list.Decisions) != 1 || list.NextCursor != itoa(open.ID) || list.NextBeforeID != open.ID {
+	if len(list.Items) != 1 || list.NextCursor == nil || *list.NextCursor != itoa(open.ID) {
 		t.Errorf("list_decisions(limit 1) = %+v, want one and a next page", list)
 	}
-	next := list.NextCursor
+	next := *list.NextCursor
 	call(t, cs, "list_decisions", map[string]any{"limit": 1, "cursor": next}, &list)
-	if len(list.Decisions) != 1 || list.Decisions[0].ID != d.ID {
-		t.Errorf("list_decisions(page 2) = %+v, want decision %d", list.Decisions, d.ID)
+	if len(list.Items) != 1 || list.Items[0].ID != d.ID || list.NextCursor != nil {
+		t.Errorf("list_decisions(page 2) = %+v, want decision %d and no next page", list.Items, d.ID)
 	}
 	// before_id, cursor's deprecated name, still pages; both at once, or a
 	// cursor not given back unchanged, are refused naming the argument.
 	call(t, cs, "list_decisions", map[string]any{"limit": 1, "before_id": open.ID}, &list)
-	if len(list.Decisions) != 1 || list.Decisions[0].ID != d.ID {
-		t.Errorf("list_decisions(before_id) = %+v, want decision %d", list.Decisions, d.ID)
+	if len(list.Items) != 1 || list.Items[0].ID != d.ID {
+		t.Errorf("list_decisions(before_id) = %+v, want decision %d", list.Items, d.ID)
 	}
 	if msg := callError(t, cs, "list_decisions", map[string]any{"cursor": next, "before_id": open.ID}); !strings.Contains(msg, "before_id") {
 		t.Errorf("list_decisions(cursor and before_id) error = %q, want it to name before_id", msg)
@@ -507,8 +499,8 @@ func TestRecordAndListDecisions(t *testing.T) {
 
 	other := f.connect(t, f.token(t, "elsewhere", "other", auth.TokenReader))
 	call(t, other, "list_decisions", map[string]any{}, &list)
-	if len(list.Decisions) != 0 {
-		t.Errorf("list_decisions in scope other = %+v, want none", list.Decisions)
+	if len(list.Items) != 0 {
+		t.Errorf("list_decisions in scope other = %+v, want none", list.Items)
 	}
 }
 
@@ -550,7 +542,7 @@ func TestSetDurability(t *testing.T) {
 
 type extractOut struct {
 	Candidates []mcpserver.Candidate `json:"candidates"`
-	NodeIDs    []int64               `json:"node_ids"`
+	NodeIDs    []int64               `json:"stored_node_ids"`
 }
 
 func TestExtract(t *testing.T) {

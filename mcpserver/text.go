@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tenurehq/tenure/memory"
+	"github.com/tenurehq/tenure/wire"
 )
 
 // recallText is recall's answer as a model reads it: one compact line per
@@ -99,19 +100,6 @@ func lockedText(d memory.LockedDecision) string {
 	return line + "; only a person can reopen it, in the console"
 }
 
-// decisionState is what a decision list says of one not replaced: locked;
-// reopened when it was locked and then reopened; open when it was recorded
-// without a lock and never locked since.
-func decisionState(d memory.Decision) string {
-	switch {
-	case d.DoNotReopen:
-		return "locked"
-	case d.ReopenedAt != nil:
-		return "reopened"
-	}
-	return "open"
-}
-
 // recordedText is record_decision's answer in one line; the decision is in
 // the structured content.
 func recordedText(d memory.Decision) string {
@@ -124,13 +112,13 @@ func recordedText(d memory.Decision) string {
 
 // durabilityText is set_durability's answer in one line: the row's new
 // marker and what consolidation will do with it.
-func durabilityText(out setDurabilityOutput) string {
+func durabilityText(out wire.Node) string {
 	what := map[string]string{
 		string(memory.MarkerDurable):   "the next consolidation run may promote it to a fact",
 		string(memory.MarkerTransient): "consolidation will not promote it, and cleanup prunes it within the hour",
 		string(memory.MarkerExpired):   "consolidation will not promote it, and the next cleanup deletes it",
 	}[out.Durability]
-	line := fmt.Sprintf("Working row %d is now %s", out.NodeID, out.Durability)
+	line := fmt.Sprintf("Working row %d is now %s", out.ID, out.Durability)
 	if what != "" {
 		line += ": " + what
 	}
@@ -140,7 +128,7 @@ func durabilityText(out setDurabilityOutput) string {
 // extractedText is extract's answer in one line: how many candidates, up to
 // three of them quoted, and with store (scope set) the rows written and the
 // warnings, counted; every field is in the structured content.
-func extractedText(out extractOutput, scope string) string {
+func extractedText(out wire.Extraction, scope string) string {
 	n := len(out.Candidates)
 	if n == 0 {
 		if scope != "" {
@@ -163,16 +151,16 @@ func extractedText(out extractOutput, scope string) string {
 	if scope == "" {
 		return fmt.Sprintf("Extracted %d %s (not stored): %s.", n, noun, list)
 	}
-	line := fmt.Sprintf("Extracted %d %s and wrote them as working rows %s to scope %s: %s.", n, noun, joinIDs(out.NodeIDs), scope, list)
+	line := fmt.Sprintf("Extracted %d %s and wrote them as working rows %s to scope %s: %s.", n, noun, joinIDs(*out.StoredNodeIDs), scope, list)
 	if out.Notes != nil && len(*out.Notes) > 0 {
 		notes := *out.Notes
 		said := make([]string, 0, 3)
 		for _, note := range notes[:min(len(notes), 3)] {
 			switch note.Code {
 			case memory.NoteDecisionLocked:
-				said = append(said, fmt.Sprintf("row %d is on locked decision %d", note.Row, note.DecisionID))
+				said = append(said, fmt.Sprintf("row %d is on locked decision %d", note.Row, idOf(note.DecisionID)))
 			case memory.NoteDuplicate:
-				said = append(said, fmt.Sprintf("row %d repeats fact %d", note.Row, note.FactID))
+				said = append(said, fmt.Sprintf("row %d repeats fact %d", note.Row, idOf(note.FactID)))
 			default:
 				said = append(said, fmt.Sprintf("row %d: %s", note.Row, note.Code))
 			}
@@ -183,4 +171,12 @@ func extractedText(out extractOutput, scope string) string {
 		line += " Not new facts: " + strings.Join(said, "; ") + "."
 	}
 	return line
+}
+
+// idOf is *id, 0 for none.
+func idOf(id *int64) int64 {
+	if id == nil {
+		return 0
+	}
+	return *id
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/tenurehq/tenure/extract"
 	"github.com/tenurehq/tenure/internal/httpx"
 	"github.com/tenurehq/tenure/memory"
+	"github.com/tenurehq/tenure/wire"
 )
 
 // tools are the MCP tools over one Store.
@@ -154,9 +155,9 @@ func (t *tools) register(s *mcp.Server, reader bool) {
 	addTool(t, s, &mcp.Tool{
 		Name:  toolListDecisions,
 		Title: "List decisions",
-		Description: "List the decisions of your scope, newest first, optionally for one entity, only locked (or only reopened) ones, " +
-			"by state (current, superseded: replaced by a later decision on the same key, reopened), or matching a text. " +
-			"A replaced decision says which decision replaced it.",
+		Description: "List the decisions of your scope, newest first, optionally for one entity, only locked (or only unlocked) ones, " +
+			"by state (current: locked; superseded: replaced by a later decision on the same key; reopened by a reviewer; open: never locked), " +
+			"or matching a text. A replaced decision says which decision replaced it.",
 		Annotations: annotations("List decisions", true, false, true, false),
 	}, false, t.listDecisions)
 	desc := "Turn a text into candidate facts, each classified on both axes (durability and category) with the " +
@@ -302,14 +303,10 @@ type rememberRow struct {
 type rememberInput struct {
 	rememberRow
 	idempotency
-	Rows   []rememberRow `json:"rows,omitempty" jsonschema:"a batch instead of one row, each item with a row's fields"`
+	Rows []rememberRow `json:"rows,omitempty" jsonschema:"a batch instead of one row, each item with a row's fields"`
+	// Nodes is the deprecated name of rows, accepted as the API accepts it.
+	Nodes  []rememberRow `json:"nodes,omitempty" jsonschema:"deprecated: the former name of rows"`
 	Strict bool          `json:"strict,omitempty" jsonschema:"write nothing if any row would get a warning (a locked decision's key, a repeat of a live fact)"`
-}
-
-type rememberOutput struct {
-	IDs   []int64           `json:"ids" jsonschema:"the ids of the rows written, in order"`
-	Scope string            `json:"scope" jsonschema:"the scope written to"`
-	Notes []memory.PushNote `json:"notes" jsonschema:"warnings about rows that will not become a new fact: code decision_locked (with the decision) or duplicate (with the fact); row is the row's index"`
 }
 
 // node is the row to push; field names the row's observed_at in a refusal.
@@ -363,7 +360,7 @@ func (r rememberRow) empty() bool { return reflect.ValueOf(r).IsZero() }
 // oneRowError names the row of a batch of one given as rows (rows[0].content)
 // in the engine's refusal of one of its fields, which names a lone row's
 // field alone (content), as it does the single row given without rows.
-func oneRowError(err error, rows int) error {
+func oneRowError(err error, rows int, name string) error {
 	e := memory.AsError(err)
 	if rows != 1 || e == nil || e.Code != memory.CodeInvalid {
 		return err
@@ -373,50 +370,51 @@ func oneRowError(err error, rows int) error {
 		return err
 	}
 	named := *e
-	named.Field = "rows[0]." + e.Field
+	named.Field = name + "[0]." + e.Field
 	return &named
 }
 
-func (t *tools) remember(ctx context.Context, c TokenInfo, in rememberInput) (*mcp.CallToolResult, rememberOutput, error) {
+func (t *tools) remember(ctx context.Context, c TokenInfo, in rememberInput) (*mcp.CallToolResult, wire.Push, error) {
+	batch, name := in.Rows, "rows"
+	if in.Nodes != nil {
+		if in.Rows != nil {
+			return nil, wire.Push{}, memory.Invalidf("nodes", "nodes is the deprecated name of rows: give rows only")
+		}
+		batch, name = in.Nodes, "nodes"
+	}
 	var nodes []memory.NewNode
 	switch {
-	case len(in.Rows) > 0 && !in.rememberRow.empty():
-		return nil, rememberOutput{}, memory.Invalidf("rows", "give either one row (content and its fields) or rows, not both")
-	case in.Rows != nil && len(in.Rows) == 0:
-		return nil, rememberOutput{}, memory.Invalidf("rows", "rows is empty: give 1 to %d rows, or one row's content without rows", memory.MaxPushBatch)
-	case len(in.Rows) > 0:
-		for i, r := range in.Rows {
-			n, err := r.node(fmt.Sprintf("rows[%d].observed_at", i))
+	case len(batch) > 0 && !in.rememberRow.empty():
+		return nil, wire.Push{}, memory.Invalidf(name, "give either one row (content and its fields) or %s, not both", name)
+	case batch != nil && len(batch) == 0:
+		return nil, wire.Push{}, memory.Invalidf(name, "%s is empty: give 1 to %d rows, or one row's content without %s", name, memory.MaxPushBatch, name)
+	case len(batch) > 0:
+		for i, r := range batch {
+			n, err := r.node(fmt.Sprintf("%s[%d].observed_at", name, i))
 			if err != nil {
-				return nil, rememberOutput{}, err
+				return nil, wire.Push{}, err
 			}
 			nodes = append(nodes, n)
 		}
 	default:
 		n, err := in.rememberRow.node("observed_at")
 		if err != nil {
-			return nil, rememberOutput{}, err
+			return nil, wire.Push{}, err
 		}
 		nodes = []memory.NewNode{n}
 	}
 	res, err := t.store.PushNoted(ctx, memory.Token(c.Name), c.Scope, nodes, memory.PushOptions{Strict: in.Strict})
 	if err != nil {
-		return nil, rememberOutput{}, batchError(oneRowError(err, len(in.Rows)), "rows", len(nodes))
+		return nil, wire.Push{}, batchError(oneRowError(err, len(batch), name), name, len(nodes))
 	}
-	out := rememberOutput{IDs: res.IDs, Scope: c.Scope, Notes: res.Notes}
-	if out.IDs == nil {
-		out.IDs = []int64{}
-	}
-	if out.Notes == nil {
-		out.Notes = []memory.PushNote{}
-	}
+	out := wire.NewPush(res)
 	rows, ids := "rows", "ids"
 	if len(out.IDs) == 1 {
 		rows, ids = "row", "id"
 	}
 	text := fmt.Sprintf("Wrote %d working %s to scope %s (%s %s).", len(out.IDs), rows, c.Scope, ids, joinIDs(out.IDs))
-	if len(out.Notes) > 0 {
-		text += "\n" + notesText(out.Notes)
+	if len(res.Notes) > 0 {
+		text += "\n" + notesText(res.Notes)
 	}
 	return textResult(text), out, nil
 }
@@ -479,7 +477,9 @@ func limitArg(limit *int, most, def int) (int, error) {
 // recall
 
 type recallInput struct {
-	Query      string `json:"query,omitempty" jsonschema:"the question as asked, or keywords: any word may match; \"a phrase\" must occur, -word must not; empty lists the most confident facts"`
+	Query string `json:"query,omitempty" jsonschema:"the question as asked, or keywords: any word may match; \"a phrase\" must occur, -word must not; empty lists the most confident facts"`
+	// Q is the deprecated name of query, accepted as the API accepts it.
+	Q          string `json:"q,omitempty" jsonschema:"deprecated: the former name of query"`
 	Category   string `json:"category,omitempty" jsonschema:"only facts of this category (preference, mood, state, obligation, ...)"`
 	Durability string `json:"durability,omitempty" jsonschema:"only facts of this durability (how long a fact persists; not a row's marker)"`
 	Entity     string `json:"entity,omitempty" jsonschema:"only facts about the entity with this exact name"`
@@ -488,32 +488,42 @@ type recallInput struct {
 	Until      string `json:"until,omitempty" jsonschema:"only facts last observed at or before this time"`
 }
 
-type recallOutput struct {
-	Results []memory.RecallResult `json:"results" jsonschema:"the facts, best first, each with its relevance, score and, for decisions, the decision; a durable row not consolidated yet has pending true and its node_id, and its fact id 0"`
-}
-
-func (t *tools) recall(ctx context.Context, c TokenInfo, in recallInput) (*mcp.CallToolResult, recallOutput, error) {
+func (t *tools) recall(ctx context.Context, c TokenInfo, in recallInput) (*mcp.CallToolResult, wire.Recall, error) {
 	limit, err := limitArg(in.Limit, maxRecallLimit, 10)
 	if err != nil {
-		return nil, recallOutput{}, err
+		return nil, wire.Recall{}, err
+	}
+	query, used, err := renamedArg("query", in.Query, "q", in.Q)
+	if err != nil {
+		return nil, wire.Recall{}, err
 	}
 	rq := memory.RecallQuery{
-		Scope: c.Scope, Query: in.Query, Category: in.Category, Durability: in.Durability, Entity: in.Entity, Limit: limit,
+		Scope: c.Scope, Query: query, Category: in.Category, Durability: in.Durability, Entity: in.Entity, Limit: limit,
 	}
 	if rq.Since, err = parseTimeArg("since", in.Since); err != nil {
-		return nil, recallOutput{}, err
+		return nil, wire.Recall{}, err
 	}
 	if rq.Until, err = parseTimeArg("until", in.Until); err != nil {
-		return nil, recallOutput{}, err
+		return nil, wire.Recall{}, err
 	}
 	res, err := t.store.Recall(ctx, rq)
 	if err != nil {
-		return nil, recallOutput{}, err
+		return nil, wire.Recall{}, renameField(err, "query", used)
 	}
-	if res == nil {
-		res = []memory.RecallResult{}
+	return textResult(recallText(res, t.store.Now())), wire.NewRecall(rq.Query, res), nil
+}
+
+// renamedArg is the argument name, or its deprecated former name old when
+// that was given instead (both given is refused), and the name used, which
+// errors about the value name.
+func renamedArg(name, value, old, oldValue string) (string, string, error) {
+	switch {
+	case oldValue == "":
+		return value, name, nil
+	case value != "":
+		return "", "", memory.Invalidf(old, "%s is the deprecated name of %s: give %s only", old, name, name)
 	}
-	return textResult(recallText(res, t.store.Now())), recallOutput{Results: res}, nil
+	return oldValue, old, nil
 }
 
 // context
@@ -525,37 +535,33 @@ type contextInput struct {
 	Since  string `json:"since,omitempty" jsonschema:"such as the time of your last brief: only what changed after it, in observed time (new, superseded or archived facts; decisions recorded, reopened or locked again)"`
 }
 
-type contextOutput struct {
-	Text  string        `json:"text" jsonschema:"the brief as a block ready to paste into a prompt"`
-	Brief *memory.Brief `json:"brief,omitempty" jsonschema:"the brief's items (format json)"`
-}
-
-func (t *tools) contextBrief(ctx context.Context, c TokenInfo, in contextInput) (*mcp.CallToolResult, contextOutput, error) {
+func (t *tools) contextBrief(ctx context.Context, c TokenInfo, in contextInput) (*mcp.CallToolResult, wire.Brief, error) {
 	format := strings.TrimSpace(in.Format)
 	if format != "" && format != "text" && format != "json" {
-		return nil, contextOutput{}, memory.Invalidf("format", "unknown format %q: allowed values are text, json", in.Format)
+		return nil, wire.Brief{}, memory.Invalidf("format", "unknown format %q: allowed values are text, json", in.Format)
 	}
 	o := memory.BriefOptions{Scope: c.Scope, Budget: in.Budget, Entity: in.Entity}
 	if s := strings.TrimSpace(in.Since); s != "" {
 		since, err := time.Parse(time.RFC3339, s)
 		if err != nil {
-			return nil, contextOutput{}, memory.Invalidf("since", "invalid since %q: use an RFC 3339 time such as 2026-05-01T09:00:00Z", in.Since)
+			return nil, wire.Brief{}, memory.Invalidf("since", "invalid since %q: use an RFC 3339 time such as 2026-05-01T09:00:00Z", in.Since)
 		}
 		if err := memory.CheckTime("since", since); err != nil {
-			return nil, contextOutput{}, err
+			return nil, wire.Brief{}, err
 		}
 		o.Since = &since
 	}
 	b, err := t.store.ContextBrief(ctx, o)
 	if err != nil {
-		return nil, contextOutput{}, err
+		return nil, wire.Brief{}, err
 	}
-	text := b.Text()
+	out := wire.NewBrief(b)
 	if format == "json" {
-		return nil, contextOutput{Text: text, Brief: &b}, nil
+		// The brief's JSON is the text content too.
+		return nil, out, nil
 	}
 	// The text itself is the result an agent reads, not a JSON wrapping of it.
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, contextOutput{Text: text}, nil
+	return textResult(out.Text), out, nil
 }
 
 // record_decision
@@ -572,16 +578,16 @@ type recordDecisionInput struct {
 	idempotency
 }
 
-func (t *tools) recordDecision(ctx context.Context, c TokenInfo, in recordDecisionInput) (*mcp.CallToolResult, memory.Decision, error) {
+func (t *tools) recordDecision(ctx context.Context, c TokenInfo, in recordDecisionInput) (*mcp.CallToolResult, wire.Decision, error) {
 	var decidedAt time.Time
 	if s := strings.TrimSpace(in.DecidedAt); s != "" {
 		var err error
 		if decidedAt, err = time.Parse(time.RFC3339, s); err != nil {
-			return nil, memory.Decision{}, memory.Invalidf("decided_at", "invalid time %q: use RFC 3339, such as 2026-05-01T09:00:00Z", in.DecidedAt)
+			return nil, wire.Decision{}, memory.Invalidf("decided_at", "invalid time %q: use RFC 3339, such as 2026-05-01T09:00:00Z", in.DecidedAt)
 		}
 		// Before the engine reads a zero time (0001-01-01) as "now".
 		if err := memory.CheckTime("decided_at", decidedAt); err != nil {
-			return nil, memory.Decision{}, err
+			return nil, wire.Decision{}, err
 		}
 	}
 	d, err := t.store.RecordDecision(ctx, memory.Token(c.Name), memory.NewDecision{
@@ -589,9 +595,9 @@ func (t *tools) recordDecision(ctx context.Context, c TokenInfo, in recordDecisi
 		Alternatives: in.Alternatives, DecidedBy: in.DecidedBy, DecidedAt: decidedAt, DoNotReopen: in.DoNotReopen,
 	})
 	if err != nil {
-		return nil, memory.Decision{}, err
+		return nil, wire.Decision{}, err
 	}
-	return textResult(recordedText(d)), d, nil
+	return textResult(recordedText(d)), wire.NewDecision(d), nil
 }
 
 // set_durability
@@ -602,19 +608,22 @@ type setDurabilityInput struct {
 	idempotency
 }
 
-type setDurabilityOutput struct {
-	NodeID     int64  `json:"node_id"`
-	Durability string `json:"durability"`
-}
-
-func (t *tools) setDurability(ctx context.Context, c TokenInfo, in setDurabilityInput) (*mcp.CallToolResult, setDurabilityOutput, error) {
+func (t *tools) setDurability(ctx context.Context, c TokenInfo, in setDurabilityInput) (*mcp.CallToolResult, wire.Node, error) {
 	if in.NodeID < 1 {
-		return nil, setDurabilityOutput{}, memory.Invalidf("node_id", "%d is out of range: give the id of a working row, 1 or more, as remember returned it", in.NodeID)
+		return nil, wire.Node{}, memory.Invalidf("node_id", "%d is out of range: give the id of a working row, 1 or more, as remember returned it", in.NodeID)
 	}
 	if err := t.store.UpgradeDurability(ctx, memory.Token(c.Name), c.Scope, in.NodeID, in.Durability); err != nil {
-		return nil, setDurabilityOutput{}, renameField(err, "ids", "node_id")
+		return nil, wire.Node{}, renameField(err, "ids", "node_id")
 	}
-	out := setDurabilityOutput{NodeID: in.NodeID, Durability: in.Durability}
+	nodes, err := t.store.GetNodes(ctx, []int64{in.NodeID})
+	if err != nil {
+		return nil, wire.Node{}, err
+	}
+	if len(nodes) != 1 {
+		return nil, wire.Node{}, &memory.Error{Code: memory.CodeNotFound, Field: "node_id",
+			Message: fmt.Sprintf("working row %d was pruned meanwhile", in.NodeID)}
+	}
+	out := wire.NewNode(nodes[0])
 	return textResult(durabilityText(out)), out, nil
 }
 
@@ -632,45 +641,39 @@ func renameField(err error, from, to string) error {
 // list_decisions
 
 type listDecisionsInput struct {
-	Entity   string `json:"entity,omitempty" jsonschema:"only decisions about the entity with this exact name"`
-	Locked   *bool  `json:"locked,omitempty" jsonschema:"true: only locked decisions; false: only reopened ones"`
-	State    string `json:"state,omitempty" jsonschema:"current (locked, not replaced), superseded (replaced by a later one on its entity and key) or reopened (open, not replaced); empty: all"`
-	Query    string `json:"query,omitempty" jsonschema:"only decisions whose text, reasoning, alternatives or key contain this"`
+	Entity string `json:"entity,omitempty" jsonschema:"only decisions about the entity with this exact name"`
+	Locked *bool  `json:"locked,omitempty" jsonschema:"true: only locked decisions; false: only unlocked ones (open or reopened)"`
+	State  string `json:"state,omitempty" jsonschema:"current (locked, not replaced), superseded (replaced by a later one on its entity and key), reopened (reopened by a reviewer, not replaced) or open (recorded without a lock, not replaced); empty: all"`
+	Query  string `json:"query,omitempty" jsonschema:"only decisions whose text, reasoning, alternatives or key contain this"`
+	// Q is the deprecated name of query, accepted as the API accepts it.
+	Q        string `json:"q,omitempty" jsonschema:"deprecated: the former name of query"`
 	Limit    *int   `json:"limit,omitempty" jsonschema:"how many, 1 to 500 (default 50)"`
 	Cursor   string `json:"cursor,omitempty" jsonschema:"the next page: the next_cursor of the previous answer, unchanged"`
 	BeforeID int64  `json:"before_id,omitempty" jsonschema:"deprecated: the former name of cursor, as a number; give cursor"`
 }
 
-type listDecisionsOutput struct {
-	Decisions  []memory.Decision `json:"decisions"`
-	NextCursor string            `json:"next_cursor,omitempty" jsonschema:"pass as cursor for the next page; absent on the last page"`
-	// NextBeforeID is next_cursor as a number, for callers of before_id.
-	NextBeforeID int64 `json:"next_before_id,omitempty" jsonschema:"deprecated: next_cursor as a number, for before_id"`
-}
-
-func (t *tools) listDecisions(ctx context.Context, c TokenInfo, in listDecisionsInput) (*mcp.CallToolResult, listDecisionsOutput, error) {
+func (t *tools) listDecisions(ctx context.Context, c TokenInfo, in listDecisionsInput) (*mcp.CallToolResult, wire.Page[wire.Decision], error) {
+	var none wire.Page[wire.Decision]
 	limit, err := limitArg(in.Limit, maxDecisionsLimit, 50)
 	if err != nil {
-		return nil, listDecisionsOutput{}, err
+		return nil, none, err
 	}
 	before, err := decisionsCursor(in)
 	if err != nil {
-		return nil, listDecisionsOutput{}, err
+		return nil, none, err
 	}
+	query, used, err := renamedArg("query", in.Query, "q", in.Q)
+	if err != nil {
+		return nil, none, err
+	}
+	fetched := min(limit+1, maxDecisionsLimit)
 	ds, err := t.store.ListDecisions(ctx, memory.DecisionFilter{
-		Scope: c.Scope, Entity: in.Entity, Locked: in.Locked, State: in.State, Query: in.Query, Limit: limit, BeforeID: before,
+		Scope: c.Scope, Entity: in.Entity, Locked: in.Locked, State: in.State, Query: query, Limit: fetched, BeforeID: before,
 	})
 	if err != nil {
-		return nil, listDecisionsOutput{}, err
+		return nil, none, renameField(err, "q", used)
 	}
-	out := listDecisionsOutput{Decisions: ds}
-	if out.Decisions == nil {
-		out.Decisions = []memory.Decision{}
-	}
-	if len(ds) == limit {
-		out.NextBeforeID = ds[len(ds)-1].ID
-		out.NextCursor = strconv.FormatInt(out.NextBeforeID, 10)
-	}
+	out := wire.Paginate(ds, limit, fetched, func(d memory.Decision) int64 { return d.ID }, wire.NewDecision)
 	return textResult(decisionsText(c.Scope, out)), out, nil
 }
 
@@ -695,27 +698,26 @@ func decisionsCursor(in listDecisionsInput) (int64, error) {
 
 // decisionsText is the list as an agent reads it: one line per decision
 // with its reasoning and state; a replaced one names its replacement.
-func decisionsText(scope string, out listDecisionsOutput) string {
-	if len(out.Decisions) == 0 {
+func decisionsText(scope string, out wire.Page[wire.Decision]) string {
+	if len(out.Items) == 0 {
 		return "No decisions in scope " + scope + " match."
 	}
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "Decisions in scope %s, newest first:\n", scope)
-	for _, d := range out.Decisions {
+	for _, d := range out.Items {
 		fmt.Fprintf(&sb, "- decision %d [%s / %s] %s", d.ID, oneLine(d.Entity), d.Key, oneLine(d.Decision))
 		if r := oneLine(d.Reasoning); r != "" {
 			sb.WriteString(" — because " + r)
 		}
-		switch {
-		case d.SupersededBy != nil:
+		if d.SupersededBy != nil {
 			fmt.Fprintf(&sb, " (replaced by decision %d)", *d.SupersededBy)
-		default:
-			sb.WriteString(" (" + decisionState(d) + ")")
+		} else {
+			sb.WriteString(" (" + d.State + ")")
 		}
 		sb.WriteByte('\n')
 	}
-	if out.NextCursor != "" {
-		fmt.Fprintf(&sb, "More: call again with cursor %q.\n", out.NextCursor)
+	if out.NextCursor != nil {
+		fmt.Fprintf(&sb, "More: call again with cursor %q.\n", *out.NextCursor)
 	}
 	return sb.String()
 }
@@ -734,80 +736,72 @@ type extractInput struct {
 	idempotency
 }
 
-type extractOutput struct {
-	Candidates []Candidate        `json:"candidates"`
-	NodeIDs    []int64            `json:"node_ids,omitempty" jsonschema:"with store: the ids of the working rows written, one per candidate"`
-	Notes      *[]memory.PushNote `json:"notes,omitempty" jsonschema:"with store: warnings about rows that will not become a new fact, as remember gives them (row is the candidate's index)"`
-}
-
-func (t *tools) extract(ctx context.Context, c TokenInfo, in extractInput) (*mcp.CallToolResult, extractOutput, error) {
+func (t *tools) extract(ctx context.Context, c TokenInfo, in extractInput) (*mcp.CallToolResult, wire.Extraction, error) {
 	if in.Store && c.Reader() {
-		return nil, extractOutput{}, errReader(c, toolExtract+" with store")
+		return nil, wire.Extraction{}, errReader(c, toolExtract+" with store")
 	}
 	text := strings.TrimSpace(in.Text)
 	if text == "" {
-		return nil, extractOutput{}, memory.Invalidf("text", "the text is empty: give the text to extract facts from")
+		return nil, wire.Extraction{}, memory.Invalidf("text", "the text is empty: give the text to extract facts from")
 	}
 	if n := utf8.RuneCountInString(text); n > maxExtractText {
-		return nil, extractOutput{}, memory.Invalidf("text", "the text is %d characters long: at most %d are allowed", n, maxExtractText)
+		return nil, wire.Extraction{}, memory.Invalidf("text", "the text is %d characters long: at most %d are allowed", n, maxExtractText)
 	}
 	entity := strings.TrimSpace(in.Entity)
 	if n := utf8.RuneCountInString(entity); n > maxEntityNameLength {
-		return nil, extractOutput{}, memory.Invalidf("entity", "the entity name is %d characters long: at most %d are allowed", n, maxEntityNameLength)
+		return nil, wire.Extraction{}, memory.Invalidf("entity", "the entity name is %d characters long: at most %d are allowed", n, maxEntityNameLength)
 	}
 	speaker, err := extract.ParseSpeaker(in.Speaker)
 	if err != nil {
-		return nil, extractOutput{}, err
+		return nil, wire.Extraction{}, err
 	}
 	if in.Strict && !in.Store {
-		return nil, extractOutput{}, memory.Invalidf("strict", "strict refuses a stored batch that would get warnings: it needs store true")
+		return nil, wire.Extraction{}, memory.Invalidf("strict", "strict refuses a stored batch that would get warnings: it needs store true")
 	}
 	extractor := t.extractor
 	if in.Mode != "" {
 		e, err := t.extractors.Extractor(in.Mode)
 		if err != nil {
-			return nil, extractOutput{}, err
+			return nil, wire.Extraction{}, err
 		}
 		extractor = ExtractorOf(e)
 	}
 	observed, err := parseObservedAt("observed_at", in.ObservedAt)
 	if err != nil {
-		return nil, extractOutput{}, err
+		return nil, wire.Extraction{}, err
 	}
 	said := t.store.Now()
 	if observed != nil {
 		if err := memory.CheckObservedAt("observed_at", *observed, said); err != nil {
-			return nil, extractOutput{}, err
+			return nil, wire.Extraction{}, err
 		}
 		said = *observed
 	}
 	cands, err := ExtractFor(ctx, extractor, text, entity, speaker, said)
 	if err != nil {
-		return nil, extractOutput{}, fmt.Errorf("extract: %w", err)
+		return nil, wire.Extraction{}, fmt.Errorf("extract: %w", err)
 	}
-	out := extractOutput{Candidates: cands}
-	if out.Candidates == nil {
-		out.Candidates = []Candidate{}
+	found := make([]extract.Candidate, len(cands))
+	for i, cand := range cands {
+		found[i] = extract.Candidate(cand)
 	}
+	out := wire.NewExtraction(extractor.Name(), found)
 	if !in.Store {
 		return textResult(extractedText(out, "")), out, nil
 	}
-	out.Notes = &[]memory.PushNote{}
-	if len(cands) == 0 {
-		return textResult(extractedText(out, c.Scope)), out, nil
+	pushed := wire.Push{IDs: []int64{}, Notes: []wire.PushNote{}}
+	if len(cands) > 0 {
+		nodes := make([]memory.NewNode, len(cands))
+		for i, cand := range cands {
+			nodes[i] = cand.node(extractor.Name())
+			nodes[i].ObservedAt = observed
+		}
+		res, err := t.store.PushNoted(ctx, memory.Token(c.Name), c.Scope, nodes, memory.PushOptions{Strict: in.Strict})
+		if err != nil {
+			return nil, wire.Extraction{}, batchError(err, "candidates", len(nodes))
+		}
+		pushed = wire.NewPush(res)
 	}
-	nodes := make([]memory.NewNode, len(cands))
-	for i, cand := range cands {
-		nodes[i] = cand.node(extractor.Name())
-		nodes[i].ObservedAt = observed
-	}
-	res, err := t.store.PushNoted(ctx, memory.Token(c.Name), c.Scope, nodes, memory.PushOptions{Strict: in.Strict})
-	if err != nil {
-		return nil, extractOutput{}, batchError(err, "candidates", len(nodes))
-	}
-	out.NodeIDs = res.IDs
-	if len(res.Notes) > 0 {
-		out.Notes = &res.Notes
-	}
+	out.Stored(pushed)
 	return textResult(extractedText(out, c.Scope)), out, nil
 }

@@ -46,8 +46,12 @@ type Decision struct {
 const (
 	DecisionCurrent    = "current"    // locked, not replaced
 	DecisionSuperseded = "superseded" // a later decision on its key replaced it
-	DecisionReopened   = "reopened"   // open again, not replaced yet
+	DecisionReopened   = "reopened"   // locked once, reopened by a reviewer, not replaced yet
+	DecisionOpen       = "open"       // recorded without a lock, never locked, not replaced
 )
+
+// DecisionFilterStates are the values of DecisionFilter.State.
+var DecisionFilterStates = []string{DecisionCurrent, DecisionSuperseded, DecisionReopened, DecisionOpen}
 
 // withSupersededBy fills SupersededBy of ds.
 func (s *Store) withSupersededBy(ctx context.Context, q *queries.Queries, ds []Decision) error {
@@ -440,18 +444,22 @@ func (s *Store) ListDecisions(ctx context.Context, f DecisionFilter) ([]Decision
 	entity := strings.TrimSpace(f.Entity)
 	locked := f.Locked
 	var onlySuperseded, notSuperseded, contradicts bool
+	var reopened *bool
 	switch st := strings.TrimSpace(f.State); st {
 	case "":
 	case DecisionSuperseded:
 		onlySuperseded = true
-	case DecisionCurrent, DecisionReopened:
+	case DecisionCurrent, DecisionReopened, DecisionOpen:
 		notSuperseded = true
 		want := st == DecisionCurrent
 		// Locked and a contradicting state select nothing.
 		contradicts = locked != nil && *locked != want
 		locked = &want
+		if !want {
+			reopened = pointerTo(st == DecisionReopened)
+		}
 	default:
-		return nil, Invalidf("state", "unknown decision state %q: allowed values are current, superseded, reopened", st)
+		return nil, Invalidf("state", "unknown decision state %q: allowed values are %s", st, strings.Join(DecisionFilterStates, ", "))
 	}
 	if q := strings.TrimSpace(f.Query); q != "" {
 		if n := utf8.RuneCountInString(q); n > maxDecisionsQuery {
@@ -482,7 +490,7 @@ func (s *Store) ListDecisions(ctx context.Context, f DecisionFilter) ([]Decision
 		func(rows int32) ([]listWalk, error) {
 			walked, err := s.q.DecisionIDsWalk(ctx, queries.DecisionIDsWalkParams{
 				WalkRows: rows, EntityIds: entityIDs, Pattern: pattern, OnlySuperseded: onlySuperseded,
-				NotSuperseded: notSuperseded, Scope: scope, Locked: locked, BeforeID: f.BeforeID, PageSize: pageSize})
+				NotSuperseded: notSuperseded, Scope: scope, Locked: locked, Reopened: reopened, BeforeID: f.BeforeID, PageSize: pageSize})
 			out := make([]listWalk, len(walked))
 			for i, r := range walked {
 				out[i] = listWalk(r)
@@ -495,7 +503,7 @@ func (s *Store) ListDecisions(ctx context.Context, f DecisionFilter) ([]Decision
 					Scope: scope, EntityIds: entityIDs, Locked: locked, Pattern: pattern, BeforeID: before, PageSize: rows})
 			}
 			return s.q.DecisionIDsSearch(ctx, queries.DecisionIDsSearchParams{
-				Scope: scope, EntityIds: entityIDs, Locked: locked, Pattern: pattern,
+				Scope: scope, EntityIds: entityIDs, Locked: locked, Reopened: reopened, Pattern: pattern,
 				NotSuperseded: notSuperseded, BeforeID: before, PageSize: rows})
 		})
 	if err != nil {
@@ -879,4 +887,26 @@ func (s *Store) LockFor(ctx context.Context, scope string, entityID int64, key s
 	}
 	d := newDecision(decisionRow(row))
 	return &d, nil
+}
+
+// The states a decision is in (Decision.State).
+const (
+	StateLocked     = "locked"     // do_not_reopen: only a reviewer reopens it
+	StateOpen       = "open"       // recorded without a lock, never locked
+	StateReopened   = "reopened"   // locked once, reopened by a reviewer
+	StateSuperseded = "superseded" // a later decision on its key replaced it
+)
+
+// State is the state d is in: superseded once replaced, else locked, or
+// open and reopened told apart by whether a reviewer reopened it.
+func (d Decision) State() string {
+	switch {
+	case d.SupersededBy != nil:
+		return StateSuperseded
+	case d.DoNotReopen:
+		return StateLocked
+	case d.ReopenedAt != nil:
+		return StateReopened
+	}
+	return StateOpen
 }

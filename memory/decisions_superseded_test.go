@@ -8,7 +8,8 @@ import (
 
 // TestReplacedDecisionSaysSo: a decision reopened and then replaced by a
 // later one on its key carries superseded_by; the list filters current,
-// superseded and reopened decisions.
+// superseded, reopened and open decisions, and each decision says which
+// state it is in.
 func TestReplacedDecisionSaysSo(t *testing.T) {
 	fx := newFixture(t)
 	ctx := context.Background()
@@ -25,6 +26,12 @@ func TestReplacedDecisionSaysSo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Recorded without a lock and never locked: open, not reopened.
+	unlocked, err := fx.s.RecordDecision(ctx, reviewer, NewDecision{Scope: "acme", Entity: "Acme Robotics", Key: "carrier",
+		Decision: "Ship with DHL.", Reasoning: "Cheapest this quarter.", DoNotReopen: pointerTo(false)})
+	if err != nil {
+		t.Fatal(err)
+	}
 	got, err := fx.s.GetDecision(ctx, first.ID)
 	if err != nil || got.SupersededBy == nil || *got.SupersededBy != second.ID {
 		t.Errorf("replaced decision superseded_by = %v, %v; want %d", got.SupersededBy, err, second.ID)
@@ -36,7 +43,8 @@ func TestReplacedDecisionSaysSo(t *testing.T) {
 		DecisionCurrent:    {second.ID},
 		DecisionSuperseded: {first.ID},
 		DecisionReopened:   {open.ID},
-		"":                 {second.ID, open.ID, first.ID},
+		DecisionOpen:       {unlocked.ID},
+		"":                 {unlocked.ID, second.ID, open.ID, first.ID},
 	} {
 		ds, err := fx.s.ListDecisions(ctx, DecisionFilter{Scope: "acme", State: state})
 		if err != nil {
@@ -45,6 +53,9 @@ func TestReplacedDecisionSaysSo(t *testing.T) {
 		var ids []int64
 		for _, d := range ds {
 			ids = append(ids, d.ID)
+			if state != "" && d.State() != map[string]string{DecisionCurrent: StateLocked}[state] && d.State() != state {
+				t.Errorf("decision %d listed as %s says it is %s", d.ID, state, d.State())
+			}
 		}
 		if fmt.Sprint(ids) != fmt.Sprint(want) {
 			t.Errorf("ListDecisions(state %q) = %v, want %v", state, ids, want)

@@ -67,19 +67,3 @@ func Replay(ctx context.Context, pool *pgxpool.Pool, o Options) error {
 	}
 	return nil
 }
-
-// observedRows is a push's rows, each with the time it was observed.
-func observedRows(rows []row, at time.Time) []map[string]any {
-	out := make([]map[string]any, len(rows))
-	for i, r := range rows {
-		m := map[string]any{"content": r.Content, "observed_at": at.UTC().Format(time.RFC3339Nano)}
-		if r.Durability != "" {
-			m["durability"] = r.Durability
-		}
-		if r.Properties != nil {
-			m["properties"] = r.Properties
-		}
-		out[i] = m
-	}
-	return out
-}

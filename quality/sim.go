@@ -1,7 +1,6 @@
 package quality
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,13 +8,13 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/tenurehq/tenure/client"
 	"github.com/tenurehq/tenure/memory"
 	"github.com/tenurehq/tenure/server"
 	"github.com/tenurehq/tenure/static"
@@ -254,21 +253,33 @@ func (s *sim) apply(ctx context.Context, e event) error {
 	now := s.clock.Now()
 	switch e.kind {
 	case evPush:
-		var resp struct {
-			IDs   []int64           `json:"ids"`
-			Notes []memory.PushNote `json:"notes"`
-		}
-		body := map[string]any{"nodes": e.rows}
+		var observed *time.Time
 		if s.replay {
-			body = map[string]any{"rows": observedRows(e.rows, e.at)}
+			at := e.at.UTC()
+			observed = &at
 		}
-		status, err := s.callAs(s.toks[e.agent], http.MethodPost, "/api/v1/scopes/"+scope+"/nodes", body, &resp)
+		rows := make([]client.NodeRow, len(e.rows))
+		for i, r := range e.rows {
+			var err error
+			if rows[i], err = nodeRow(r, observed); err != nil {
+				return err
+			}
+		}
+		c, err := s.api(s.toks[e.agent])
 		if err != nil {
 			return err
 		}
-		if status != http.StatusCreated && status != http.StatusOK {
-			return fmt.Errorf("quality: push at %s answered %d", now, status)
+		res, err := c.PushNodesWithResponse(ctx, scope, nil, client.PushRequest{Rows: &rows})
+		if err != nil {
+			return fmt.Errorf("quality: push: %w", err)
 		}
+		if err := serverFault("push", res.StatusCode(), res.Body); err != nil {
+			return err
+		}
+		if res.JSON201 == nil {
+			return fmt.Errorf("quality: push at %s answered %d", now, res.StatusCode())
+		}
+		notes := res.JSON201.Notes
 		for i, r := range e.rows {
 			s.rep.Pushed++
 			s.naive = append(s.naive, naiveRow{content: r.Content, at: now})
@@ -300,8 +311,8 @@ func (s *sim) apply(ctx context.Context, e event) error {
 			}
 			if e.onLocked[i] {
 				warned := false
-				for _, n := range resp.Notes {
-					warned = warned || (n.Row == i && n.Code == memory.NoteDecisionLocked)
+				for _, n := range notes {
+					warned = warned || (n.Row == i && n.Code == client.PushNoteCodeDecisionLocked)
 				}
 				if !warned {
 					s.fail(&s.rep.Tenure.UnwarnedLockedWrites, &s.rep.Examples, "push of %q on a locked decision's key answered without a warning", r.Content)
@@ -313,19 +324,23 @@ func (s *sim) apply(ctx context.Context, e event) error {
 		}
 	case evDecide, evDecideOnLocked:
 		d := e.decision
-		var resp struct {
-			ID int64 `json:"id"`
-		}
-		body := map[string]any{
-			"entity": d.Entity, "key": d.Key, "decision": d.Decision, "reasoning": d.Reasoning, "alternatives": d.Alternatives,
-		}
+		req := client.DecisionRequest{Entity: d.Entity, Key: d.Key, Decision: d.Decision, Reasoning: d.Reasoning, Alternatives: &d.Alternatives}
 		if s.replay {
-			body["decided_at"] = e.at.UTC().Format(time.RFC3339Nano)
+			at := e.at.UTC()
+			req.DecidedAt = &at
 		}
-		status, err := s.callAs(s.toks[e.agent], http.MethodPost, "/api/v1/scopes/"+scope+"/decisions", body, &resp)
+		c, err := s.api(s.toks[e.agent])
 		if err != nil {
 			return err
 		}
+		res, err := c.RecordDecisionWithResponse(ctx, scope, nil, req)
+		if err != nil {
+			return fmt.Errorf("quality: decision: %w", err)
+		}
+		if err := serverFault("decision", res.StatusCode(), res.Body); err != nil {
+			return err
+		}
+		status := res.StatusCode()
 		if d.truth != "" {
 			s.truth.keyOf[d.Decision] = d.truth
 			s.truth.saidAt[d.Decision] = now
@@ -346,11 +361,11 @@ func (s *sim) apply(ctx context.Context, e event) error {
 			s.rep.Naive.UnwarnedLockedWrites++
 			return nil
 		}
-		if status != http.StatusCreated {
+		if res.JSON201 == nil {
 			return fmt.Errorf("quality: decision at %s answered %d", now, status)
 		}
-		s.locked[resp.ID] = *d
-		s.decided[d.Entity+"/"+d.Key] = resp.ID
+		s.locked[res.JSON201.ID] = *d
+		s.decided[d.Entity+"/"+d.Key] = res.JSON201.ID
 	case evReopen:
 		d := e.decision
 		id := s.decided[d.Entity+"/"+d.Key]
@@ -373,69 +388,72 @@ func (s *sim) fail(count *int, examples *[]string, format string, args ...any) {
 	}
 }
 
-// call sends a JSON request with the first agent's token and decodes the
-// answer.
-func (s *sim) call(method, path string, body any, out any) (int, error) {
-	return s.callAs(s.token, method, path, body, out)
+// api is a client of the simulation's server that sends token.
+func (s *sim) api(token string) (*client.ClientWithResponses, error) {
+	return client.NewWithToken(s.srv.URL, token, client.WithHTTPClient(s.srv.Client()))
 }
 
-// callAs sends a JSON request with token and decodes the answer.
-func (s *sim) callAs(token, method, path string, body any, out any) (int, error) {
-	var rd io.Reader
-	if body != nil {
-		raw, err := json.Marshal(body)
+// serverFault is an error for an answer of the server's own failure (5xx),
+// with its body; nil for any other.
+func serverFault(what string, status int, body []byte) error {
+	if status >= 500 {
+		return fmt.Errorf("quality: %s answered %d: %s", what, status, body)
+	}
+	return nil
+}
+
+// nodeRow is a scripted row as a push sends it; observed, when not nil, is
+// when its statement was observed (a replay).
+func nodeRow(r row, observed *time.Time) (client.NodeRow, error) {
+	n := client.NodeRow{Content: r.Content, ObservedAt: observed}
+	if r.Durability != "" {
+		d := client.NodeRowDurability(r.Durability)
+		n.Durability = &d
+	}
+	if r.Properties != nil {
+		// The script writes properties as a free-form map, as an agent
+		// does; the model reads them from the same JSON.
+		raw, err := json.Marshal(r.Properties)
 		if err != nil {
-			return 0, err
+			return n, err
 		}
-		rd = bytes.NewReader(raw)
-	}
-	req, err := http.NewRequest(method, s.srv.URL+path, rd)
-	if err != nil {
-		return 0, err
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := s.srv.Client().Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return 0, err
-	}
-	if resp.StatusCode >= 500 {
-		return resp.StatusCode, fmt.Errorf("quality: %s %s answered %d: %s", method, path, resp.StatusCode, raw)
-	}
-	if out != nil && resp.StatusCode < 300 {
-		if err := json.Unmarshal(raw, out); err != nil {
-			return resp.StatusCode, fmt.Errorf("quality: %s %s: %w", method, path, err)
+		n.Properties = &client.NodeRow_Properties{}
+		if err := json.Unmarshal(raw, n.Properties); err != nil {
+			return n, fmt.Errorf("quality: properties of %q: %w", r.Content, err)
 		}
 	}
-	return resp.StatusCode, nil
+	return n, nil
 }
 
 // checkTenure reads the brief and recall as an agent would and scores them.
 func (s *sim) checkTenure(ctx context.Context, now time.Time) (int, error) {
-	var b memory.Brief
-	status, err := s.call(http.MethodGet, "/api/v1/scopes/"+scope+"/context?format=json&budget="+fmt.Sprint(s.o.Budget), nil, &b)
+	c, err := s.api(s.token)
 	if err != nil {
 		return 0, err
 	}
-	if status != http.StatusOK {
-		return 0, fmt.Errorf("quality: context answered %d", status)
+	format := client.ContextBriefParamsFormatJSON
+	res, err := c.ContextBriefWithResponse(ctx, scope, &client.ContextBriefParams{Format: &format, Budget: &s.o.Budget})
+	if err != nil {
+		return 0, fmt.Errorf("quality: context: %w", err)
 	}
+	if err := serverFault("context", res.StatusCode(), res.Body); err != nil {
+		return 0, err
+	}
+	if res.JSON200 == nil {
+		return 0, fmt.Errorf("quality: context answered %d", res.StatusCode())
+	}
+	b := res.JSON200
 	s.rep.Checks++
 	var lines []line
 	for _, it := range b.Obligations {
-		lines = append(lines, line{content: it.Content, durability: it.Durability, overdue: it.Overdue, text: "[" + it.Entity + "] " + it.Content})
+		lines = append(lines, line{content: it.Content, durability: string(it.Durability), overdue: it.Overdue, text: "[" + it.Entity + "] " + it.Content})
 	}
 	s.rep.StatesShown += len(b.States)
 	for _, it := range b.States {
-		lines = append(lines, line{content: it.Content, durability: it.Durability, text: "[" + it.Entity + "] " + it.Content})
+		lines = append(lines, line{content: it.Content, durability: string(it.Durability), text: "[" + it.Entity + "] " + it.Content})
 	}
 	for _, it := range b.Facts {
-		lines = append(lines, line{content: it.Content, durability: it.Durability, text: "[" + it.Entity + "] " + it.Content})
+		lines = append(lines, line{content: it.Content, durability: string(it.Durability), text: "[" + it.Entity + "] " + it.Content})
 	}
 	for _, d := range b.Decisions {
 		lines = append(lines, line{content: d.Decision, text: "[" + d.Entity + "] " + d.Decision, decision: true})
@@ -443,24 +461,20 @@ func (s *sim) checkTenure(ctx context.Context, now time.Time) (int, error) {
 	s.score(now, lines, &s.rep.Tenure, &s.rep.Examples)
 
 	// Recall of the things that change: no result may be stale either.
+	limit := 10
 	for _, q := range s.sc.recall {
-		var rec struct {
-			Results []struct {
-				Fact struct {
-					Content    string `json:"content"`
-					Durability string `json:"durability"`
-				} `json:"fact"`
-			} `json:"results"`
-		}
-		status, err := s.call(http.MethodGet, "/api/v1/scopes/"+scope+"/recall?limit=10&query="+url.QueryEscape(q), nil, &rec)
+		res, err := c.RecallWithResponse(ctx, scope, &client.RecallParams{Query: &q, Limit: &limit})
 		if err != nil {
+			return 0, fmt.Errorf("quality: recall: %w", err)
+		}
+		if err := serverFault("recall", res.StatusCode(), res.Body); err != nil {
 			return 0, err
 		}
-		if status != http.StatusOK {
-			return 0, fmt.Errorf("quality: recall answered %d", status)
+		if res.JSON200 == nil {
+			return 0, fmt.Errorf("quality: recall answered %d", res.StatusCode())
 		}
-		for _, r := range rec.Results {
-			if why := s.stale(now, r.Fact.Content, r.Fact.Durability); why != "" {
+		for _, r := range res.JSON200.Results {
+			if why := s.stale(now, r.Fact.Content, string(r.Fact.Durability)); why != "" {
 				s.fail(&s.rep.Tenure.StaleStates, &s.rep.Examples, "recall %q returned %q: %s", q, r.Fact.Content, why)
 			}
 		}

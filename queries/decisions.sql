@@ -98,6 +98,7 @@ FROM (
     LEFT JOIN decisions_superseded s ON s.id = d.id
     WHERE (sqlc.narg('scope')::text IS NULL OR d.scope = sqlc.narg('scope')::text)
       AND (sqlc.narg('locked')::boolean IS NULL OR d.do_not_reopen = sqlc.narg('locked')::boolean)
+      AND (sqlc.narg('reopened')::boolean IS NULL OR (d.reopened_at IS NOT NULL) = sqlc.narg('reopened')::boolean)
       AND (@before_id::bigint = 0 OR d.id < @before_id::bigint)
     ORDER BY d.id DESC
     LIMIT @walk_rows::int
@@ -120,6 +121,7 @@ FROM decisions d
 WHERE (sqlc.narg('scope')::text IS NULL OR d.scope = sqlc.narg('scope')::text)
   AND (sqlc.narg('entity_ids')::bigint[] IS NULL OR d.entity_id = ANY(sqlc.narg('entity_ids')::bigint[]))
   AND (sqlc.narg('locked')::boolean IS NULL OR d.do_not_reopen = sqlc.narg('locked')::boolean)
+  AND (sqlc.narg('reopened')::boolean IS NULL OR (d.reopened_at IS NOT NULL) = sqlc.narg('reopened')::boolean)
   AND (sqlc.narg('pattern')::text IS NULL
        OR tenure_decision_text(d.decision, d.reasoning, d.key, d.alternatives) ILIKE sqlc.narg('pattern')::text)
   AND (NOT @not_superseded::boolean OR NOT EXISTS (SELECT 1 FROM decisions_superseded s WHERE s.id = d.id))

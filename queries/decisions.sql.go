@@ -229,18 +229,20 @@ FROM decisions d
 WHERE ($1::text IS NULL OR d.scope = $1::text)
   AND ($2::bigint[] IS NULL OR d.entity_id = ANY($2::bigint[]))
   AND ($3::boolean IS NULL OR d.do_not_reopen = $3::boolean)
-  AND ($4::text IS NULL
-       OR tenure_decision_text(d.decision, d.reasoning, d.key, d.alternatives) ILIKE $4::text)
-  AND (NOT $5::boolean OR NOT EXISTS (SELECT 1 FROM decisions_superseded s WHERE s.id = d.id))
-  AND d.id < $6::bigint
+  AND ($4::boolean IS NULL OR (d.reopened_at IS NOT NULL) = $4::boolean)
+  AND ($5::text IS NULL
+       OR tenure_decision_text(d.decision, d.reasoning, d.key, d.alternatives) ILIKE $5::text)
+  AND (NOT $6::boolean OR NOT EXISTS (SELECT 1 FROM decisions_superseded s WHERE s.id = d.id))
+  AND d.id < $7::bigint
 ORDER BY d.id + 0 DESC
-LIMIT $7::int
+LIMIT $8::int
 `
 
 type DecisionIDsSearchParams struct {
 	Scope         *string
 	EntityIds     []int64
 	Locked        *bool
+	Reopened      *bool
 	Pattern       *string
 	NotSuperseded bool
 	BeforeID      int64
@@ -260,6 +262,7 @@ func (q *Queries) DecisionIDsSearch(ctx context.Context, arg DecisionIDsSearchPa
 		arg.Scope,
 		arg.EntityIds,
 		arg.Locked,
+		arg.Reopened,
 		arg.Pattern,
 		arg.NotSuperseded,
 		arg.BeforeID,
@@ -355,13 +358,14 @@ FROM (
     LEFT JOIN decisions_superseded s ON s.id = d.id
     WHERE ($6::text IS NULL OR d.scope = $6::text)
       AND ($7::boolean IS NULL OR d.do_not_reopen = $7::boolean)
-      AND ($8::bigint = 0 OR d.id < $8::bigint)
+      AND ($8::boolean IS NULL OR (d.reopened_at IS NOT NULL) = $8::boolean)
+      AND ($9::bigint = 0 OR d.id < $9::bigint)
     ORDER BY d.id DESC
     LIMIT $1::int
 ) c
 WHERE c.hit OR c.rn = $1::int
 ORDER BY c.id DESC
-LIMIT $9::int
+LIMIT $10::int
 `
 
 type DecisionIDsWalkParams struct {
@@ -372,6 +376,7 @@ type DecisionIDsWalkParams struct {
 	NotSuperseded  bool
 	Scope          *string
 	Locked         *bool
+	Reopened       *bool
 	BeforeID       int64
 	PageSize       int32
 }
@@ -403,6 +408,7 @@ func (q *Queries) DecisionIDsWalk(ctx context.Context, arg DecisionIDsWalkParams
 		arg.NotSuperseded,
 		arg.Scope,
 		arg.Locked,
+		arg.Reopened,
 		arg.BeforeID,
 		arg.PageSize,
 	)

@@ -145,17 +145,13 @@ func check429(t *testing.T, what string, rec *httptest.ResponseRecorder, wantMsg
 		} `json:"paths"`
 		Components struct {
 			Schemas struct {
-				Error struct {
+				ErrorDetail struct {
 					Properties struct {
-						Error struct {
-							Properties struct {
-								Code struct {
-									Enum []string `json:"enum"`
-								} `json:"code"`
-							} `json:"properties"`
-						} `json:"error"`
+						Code struct {
+							Enum []string `json:"enum"`
+						} `json:"code"`
 					} `json:"properties"`
-				} `json:"Error"`
+				} `json:"ErrorDetail"`
 			} `json:"schemas"`
 		} `json:"components"`
 	}
@@ -165,7 +161,7 @@ func check429(t *testing.T, what string, rec *httptest.ResponseRecorder, wantMsg
 	if _, ok := doc.Paths["/api/v1/scopes/{scope}/facts"]["get"].Responses["429"]; !ok {
 		t.Errorf("openapi.json does not document 429 for GET facts")
 	}
-	if !slices.Contains(doc.Components.Schemas.Error.Properties.Error.Properties.Code.Enum, "too_many_requests") {
+	if !slices.Contains(doc.Components.Schemas.ErrorDetail.Properties.Code.Enum, "too_many_requests") {
 		t.Errorf("openapi.json's error codes lack too_many_requests")
 	}
 }

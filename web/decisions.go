@@ -57,7 +57,7 @@ func (s *Console) decisionList(c echo.Context) error {
 	for _, d := range list {
 		view.Decisions = append(view.Decisions, pages.DecisionListRow{
 			ID: d.ID, Scope: d.Scope, Entity: d.Entity, Key: d.Key, Decision: d.Decision,
-			DecidedBy: d.DecidedBy, DecidedAt: d.DecidedAt, Locked: d.DoNotReopen, Refusals: refusals[d.ID],
+			DecidedBy: d.DecidedBy, DecidedAt: d.DecidedAt, Locked: d.DoNotReopen, Reopened: d.ReopenedAt != nil, Refusals: refusals[d.ID],
 			SupersededBy: d.SupersededBy,
 		})
 	}
@@ -100,9 +100,9 @@ func parseDecisionsFilter(v url.Values) (pages.DecisionsFilter, int64, error) {
 	switch f.State {
 	case "all":
 		f.State = ""
-	case "", memory.DecisionCurrent, memory.DecisionSuperseded, memory.DecisionReopened:
+	case "", memory.DecisionCurrent, memory.DecisionSuperseded, memory.DecisionReopened, memory.DecisionOpen:
 	default:
-		return f, 0, memory.Invalidf("state", "unknown state %q: allowed values are current, superseded, reopened, all", f.State)
+		return f, 0, memory.Invalidf("state", "unknown state %q: allowed values are %s, all", f.State, strings.Join(memory.DecisionFilterStates, ", "))
 	}
 	if n := utf8.RuneCountInString(f.Query); n > 200 {
 		return f, 0, memory.Invalidf("q", "the text search is %d characters long: at most 200 are allowed", n)

@@ -169,7 +169,7 @@ func reviewItemView(it memory.ReviewItem) pages.ReviewItemView {
 		}
 		if d := it.Decision; d != nil {
 			v.Decision = &pages.ReviewDecision{ID: d.ID, Entity: d.Entity, Key: d.Key, Decision: d.Decision,
-				Reasoning: d.Reasoning, Locked: d.DoNotReopen}
+				Reasoning: d.Reasoning, Locked: d.DoNotReopen, Reopened: d.ReopenedAt != nil}
 		}
 	}
 	return v

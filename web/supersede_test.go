@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/PuerkitoBio/goquery"
+
 	"github.com/tenurehq/tenure/memory"
 )
 
@@ -37,13 +39,20 @@ func TestDecisionsStateFilterAndReplacedLink(t *testing.T) {
 	if _, err := decStore(f).ReopenDecision(context.Background(), memory.Human("ann@example.com"), open.ID, "a second look"); err != nil {
 		t.Fatal(err)
 	}
+	unlocked := false
+	never, err := decStore(f).RecordDecision(context.Background(), memory.Human("ann@example.com"), memory.NewDecision{Scope: "acme",
+		Entity: "backend", Key: "cache", Decision: "No cache yet", Reasoning: "Too early to tell", DoNotReopen: &unlocked})
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	for state, want := range map[string][]int64{
-		"":           {open.ID, second.ID, first.ID},
-		"all":        {open.ID, second.ID, first.ID},
+		"":           {never.ID, open.ID, second.ID, first.ID},
+		"all":        {never.ID, open.ID, second.ID, first.ID},
 		"current":    {second.ID},
 		"superseded": {first.ID},
 		"reopened":   {open.ID},
+		"open":       {never.ID},
 	} {
 		rec := f.get(t, "/decisions?state="+state)
 		if rec.Code != http.StatusOK {
@@ -64,8 +73,16 @@ func TestDecisionsStateFilterAndReplacedLink(t *testing.T) {
 	if n := doc.Find(`[data-testid="decision-replaced-by"]`).Length(); n != 1 {
 		t.Errorf("%d rows say they were replaced, want 1", n)
 	}
-	if sel := doc.Find(`[data-testid="decisions-filter-state"] option`); sel.Length() != 4 {
-		t.Errorf("state filter offers %d options, want all, current, superseded, reopened", sel.Length())
+	if sel := doc.Find(`[data-testid="decisions-filter-state"] option`); sel.Length() != 5 {
+		t.Errorf("state filter offers %d options, want all, current, superseded, reopened, open", sel.Length())
+	}
+	labels := map[string]string{}
+	doc.Find(`[data-testid="decision-row"]`).Each(func(_ int, r *goquery.Selection) {
+		labels[r.AttrOr("data-decision-id", "")] = strings.TrimSpace(r.Find(`[data-testid="decision-lock"]`).Text())
+	})
+	if labels[strconv.FormatInt(never.ID, 10)] != "open" || labels[strconv.FormatInt(open.ID, 10)] != "reopened" ||
+		labels[strconv.FormatInt(second.ID, 10)] != "locked" {
+		t.Errorf("lock labels = %v, want never-locked %d open, %d reopened, %d locked", labels, never.ID, open.ID, second.ID)
 	}
 	doc = parse(t, f.get(t, "/decisions?state=superseded"))
 	if v := doc.Find(`[data-testid="decisions-filter-state"] option[selected]`).AttrOr("value", ""); v != "superseded" {
@@ -82,7 +99,7 @@ func TestDecisionsStateFilterAndReplacedLink(t *testing.T) {
 	}
 
 	rec := f.get(t, "/decisions?state=old")
-	if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), "current, superseded, reopened, all") {
+	if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), "current, superseded, reopened, open, all") {
 		t.Errorf("GET /decisions?state=old = %d, want 400 naming the allowed states", rec.Code)
 	}
 }

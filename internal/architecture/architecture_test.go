@@ -59,6 +59,12 @@ var rules = []rule{
 		to:   []string{"web/...", "api/..."},
 	},
 	{
+		why:  "the JSON objects both agent surfaces answer with are data: no HTTP, no database, no surface",
+		from: []string{"wire"},
+		to: []string{"web/...", "api/...", "mcpserver/...", "server/...", "queries", "net/http",
+			"github.com/labstack/echo/v4/...", "github.com/modelcontextprotocol/go-sdk/..."},
+	},
+	{
 		why:  "the engine knows nothing of HTTP or pages",
 		from: []string{"memory/..."},
 		to: []string{"web/...", "api/...", "mcpserver/...", "server/...", "views/...", "static/...",

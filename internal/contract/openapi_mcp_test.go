@@ -248,7 +248,7 @@ func TestOpenAPIMatchesMCPSchemas(t *testing.T) {
 			bounds{Minimum: fp(memory.MinBriefBudget), Maximum: fp(memory.MaxBriefBudget)}},
 		{"GET", ctx, "query:format", "context", "format", bounds{Enum: []string{"text", "json"}}},
 		{"GET", decisions, "query:state", "list_decisions", "state",
-			bounds{Enum: []string{memory.DecisionCurrent, memory.DecisionSuperseded, memory.DecisionReopened}}},
+			bounds{Enum: memory.DecisionFilterStates}},
 		{"GET", decisions, "query:limit", "list_decisions", "limit", bounds{Minimum: fp(1), Maximum: fp(500)}},
 		{"POST", extractP, "body:mode", "extract", "mode", bounds{Enum: []string{extract.ModeRules, extract.ModeLLM}}},
 		{"POST", extractP, "body:text", "extract", "text", bounds{MaxLength: ip(50000)}},

@@ -405,9 +405,9 @@ func Decision(p DecisionPage) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var17 string
-		templ_7745c5c3_Var17, templ_7745c5c3_Err = templ.JoinStringErrs(decLockLabel(p.Decision.Locked))
+		templ_7745c5c3_Var17, templ_7745c5c3_Err = templ.JoinStringErrs(decLockLabel(p.Decision.Locked, p.Decision.ReopenedAt != nil))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/decision.templ`, Line: 169, Col: 121}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/decision.templ`, Line: 169, Col: 151}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var17))
 		if templ_7745c5c3_Err != nil {
