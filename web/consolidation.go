@@ -61,16 +61,7 @@ func (s *Console) consolidationShow(c echo.Context) error {
 	}
 	view.Chart = refusalsChart(recent[:min(len(recent), chartRuns)])
 
-	if s.jobs != nil {
-		view.JobsEnabled = true
-		for _, j := range s.jobs.Status() {
-			view.Jobs = append(view.Jobs, pages.ConsJobRow{
-				Name: j.Name, Interval: j.Interval, Running: j.Running, LastRun: j.LastRun,
-				LastDuration: j.LastDuration, LastError: j.LastError, NextRun: j.NextRun,
-				Runs: j.Runs, Failures: j.Failures,
-			})
-		}
-	}
+	view.Jobs = s.jobsView(view.Now)
 	return s.page(c, http.StatusOK, "Consolidation", "consolidation", pages.Consolidation(view), nil)
 }
 
