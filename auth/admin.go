@@ -153,16 +153,32 @@ func (in NewUser) validate() (NewUser, error) {
 	if _, err := ParseRole(in.Role); err != nil {
 		return in, adminErr(memory.CodeInvalid, "role", "%s", strings.TrimPrefix(err.Error(), "auth: "))
 	}
-	if n := utf8.RuneCountInString(in.Password); n < MinPasswordLength {
-		return in, adminErr(memory.CodeInvalid, "password", "the password is %d characters long: use at least %d", n, MinPasswordLength)
+	return in, checkNewPassword(in.Password, in.Confirm)
+}
+
+// checkNewPassword applies the rules of a person's password, the same for
+// a new user, a changed password and a reset one: text the database can
+// take, at least MinPasswordLength characters, at most maxPassword bytes,
+// and confirm repeating it. Errors are invalid (memory.CodeInvalid) on field
+// password or confirm, and never repeat the password.
+func checkNewPassword(password, confirm string) error {
+	for _, f := range []struct{ field, what, value string }{
+		{"password", "the password", password}, {"confirm", "the repeated password", confirm},
+	} {
+		if err := checkText(f.field, f.what, f.value); err != nil {
+			return err
+		}
 	}
-	if len(in.Password) > maxPassword {
-		return in, adminErr(memory.CodeInvalid, "password", "the password is too long: at most %d bytes", maxPassword)
+	if n := utf8.RuneCountInString(password); n < MinPasswordLength {
+		return adminErr(memory.CodeInvalid, "password", "the password is %d characters long: use at least %d", n, MinPasswordLength)
 	}
-	if in.Confirm != in.Password {
-		return in, adminErr(memory.CodeInvalid, "confirm", "the two passwords differ: type the same password twice")
+	if len(password) > maxPassword {
+		return adminErr(memory.CodeInvalid, "password", "the password is too long: at most %d bytes", maxPassword)
 	}
-	return in, nil
+	if confirm != password {
+		return adminErr(memory.CodeInvalid, "confirm", "the two passwords differ: type the same password twice")
+	}
+	return nil
 }
 
 // CreateUser creates a person, with their password hashed, and audits it as

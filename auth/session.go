@@ -5,11 +5,15 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/tenurehq/tenure/memory"
 	"github.com/tenurehq/tenure/queries"
 )
 
@@ -85,6 +89,7 @@ type Session struct {
 // Sessions stores sessions in PostgreSQL, so any replica can serve them. The
 // browser holds a random token; the table holds only its SHA-256.
 type Sessions struct {
+	db  DB
 	q   *queries.Queries
 	now func() time.Time
 	// dummy is a hash to verify against when the email is unknown, so that
@@ -102,7 +107,7 @@ func NewSessions(db DB, now func() time.Time) (*Sessions, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Sessions{q: queries.New(db), now: now, dummy: dummy}, nil
+	return &Sessions{db: db, q: queries.New(db), now: now, dummy: dummy}, nil
 }
 
 func hashToken(token string) []byte {
@@ -111,14 +116,20 @@ func hashToken(token string) []byte {
 }
 
 // Login checks email and password and opens a session; it returns the token
-// for the cookie.
+// for the cookie. Every sign-in is audited: auth.signin by the person, with
+// the session's opening in the same transaction; a refused one
+// auth.signin_failed, naming the email tried (never the password), the
+// client address and why (no such user, wrong password, account disabled),
+// by system:signin, since nobody is signed in. The caller answers all three
+// refusals alike (ErrBadCredentials).
 func (s *Sessions) Login(ctx context.Context, email, password, userAgent, ip string) (string, Session, error) {
-	u, err := s.q.GetUserByEmail(ctx, strings.TrimSpace(email))
+	email = strings.TrimSpace(email)
+	u, err := s.q.GetUserByEmail(ctx, email)
 	if errors.Is(err, pgx.ErrNoRows) {
 		if VerifyPasswordContext(ctx, s.dummy, password) != nil && ctx.Err() != nil {
 			return "", Session{}, fmt.Errorf("auth: login: %w", ctx.Err())
 		}
-		return "", Session{}, ErrBadCredentials
+		return "", Session{}, s.signinFailed(ctx, email, ip, "no such user", nil)
 	}
 	if err != nil {
 		return "", Session{}, fmt.Errorf("auth: login: %w", err)
@@ -127,7 +138,11 @@ func (s *Sessions) Login(ctx context.Context, email, password, userAgent, ip str
 		if ctx.Err() != nil {
 			return "", Session{}, fmt.Errorf("auth: login: %w", ctx.Err())
 		}
-		return "", Session{}, ErrBadCredentials
+		reason := "wrong password"
+		if err == nil {
+			reason = "account disabled"
+		}
+		return "", Session{}, s.signinFailed(ctx, email, ip, reason, &u.ID)
 	}
 	token, err := RandomSecret(32)
 	if err != nil {
@@ -137,21 +152,48 @@ func (s *Sessions) Login(ctx context.Context, email, password, userAgent, ip str
 	if err != nil {
 		return "", Session{}, err
 	}
-	now := s.now().UTC()
+	now := s.now().UTC().Truncate(time.Microsecond)
 	if len(userAgent) > 300 {
 		userAgent = userAgent[:300]
 	}
 	sess := Session{UserID: u.ID, Email: u.Email, Name: u.Name, Role: Role(u.Role), CSRF: csrf, ExpiresAt: slidingExpiry(now, now)}
-	if err := s.q.CreateSession(ctx, queries.CreateSessionParams{
-		TokenHash: hashToken(token), UserID: u.ID, CsrfToken: csrf, Now: now, ExpiresAt: sess.ExpiresAt,
-		UserAgent: userAgent, IP: ip,
-	}); err != nil {
-		return "", Session{}, fmt.Errorf("auth: login: %w", err)
-	}
-	if err := s.q.SetUserLastLogin(ctx, queries.SetUserLastLoginParams{At: now, ID: u.ID}); err != nil {
+	err = pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
+		q := s.q.WithTx(tx)
+		if err := q.CreateSession(ctx, queries.CreateSessionParams{
+			TokenHash: hashToken(token), UserID: u.ID, CsrfToken: csrf, Now: now, ExpiresAt: sess.ExpiresAt,
+			UserAgent: userAgent, IP: ip,
+		}); err != nil {
+			return err
+		}
+		if err := q.SetUserLastLogin(ctx, queries.SetUserLastLoginParams{At: now, ID: u.ID}); err != nil {
+			return err
+		}
+		return memory.WriteAudit(ctx, q, memory.AuditEntry{At: now, Actor: memory.Human(u.Email), Action: "auth.signin",
+			TargetType: "user", TargetID: strconv.FormatInt(u.ID, 10), After: map[string]any{"email": u.Email, "ip": ip}})
+	})
+	if err != nil {
 		return "", Session{}, fmt.Errorf("auth: login: %w", err)
 	}
 	return token, sess, nil
+}
+
+// signinFailed audits a refused sign-in as auth.signin_failed and returns
+// ErrBadCredentials, or the error of the audit. The row's target is the
+// user the email names (id nil when it names nobody: the target id is then
+// empty).
+func (s *Sessions) signinFailed(ctx context.Context, email, ip, reason string, id *int64) error {
+	target := ""
+	if id != nil {
+		target = strconv.FormatInt(*id, 10)
+	}
+	email = auditText(email, maxEmail)
+	err := memory.WriteAudit(ctx, s.q, memory.AuditEntry{At: s.now().UTC().Truncate(time.Microsecond),
+		Actor: memory.System("signin"), Action: "auth.signin_failed", TargetType: "user", TargetID: target,
+		After: map[string]any{"email": email, "ip": ip}, Reason: reason})
+	if err != nil {
+		return fmt.Errorf("auth: login: %w", err)
+	}
+	return ErrBadCredentials
 }
 
 // Lookup returns the live session of token and extends it (sliding expiry,
@@ -186,20 +228,66 @@ func (s *Sessions) Lookup(ctx context.Context, token string) (Session, error) {
 	return sess, nil
 }
 
-// Logout ends the session of token.
+// Logout ends the session of token; see SignOut.
 func (s *Sessions) Logout(ctx context.Context, token string) error {
-	if err := s.q.DeleteSession(ctx, hashToken(token)); err != nil {
+	return s.SignOut(ctx, token, "")
+}
+
+// SignOut ends the session of token and audits it (auth.signout, by the
+// person, with the client address ip), in one transaction. A token that
+// opens no session (already ended) changes nothing and writes no row.
+func (s *Sessions) SignOut(ctx context.Context, token, ip string) error {
+	err := pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
+		q := s.q.WithTx(tx)
+		row, err := q.DeleteSessionReturningUser(ctx, hashToken(token))
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		after := map[string]any{"email": row.Email}
+		if ip != "" {
+			after["ip"] = ip
+		}
+		return memory.WriteAudit(ctx, q, memory.AuditEntry{At: s.now().UTC().Truncate(time.Microsecond),
+			Actor: memory.Human(row.Email), Action: "auth.signout", TargetType: "user",
+			TargetID: strconv.FormatInt(row.UserID, 10), After: after})
+	})
+	if err != nil {
 		return fmt.Errorf("auth: logout: %w", err)
 	}
 	return nil
 }
 
 // PurgeExpired deletes the sessions past their expiry (already refused by
-// Lookup) and returns how many it deleted.
+// Lookup) and returns how many it deleted. It deletes the password reset
+// links past theirs too (already refused), used or not: the audit log keeps
+// their record.
 func (s *Sessions) PurgeExpired(ctx context.Context) (int, error) {
 	n, err := s.q.DeleteExpiredSessions(ctx, s.now())
 	if err != nil {
 		return 0, fmt.Errorf("purge sessions: %w", err)
 	}
+	if _, err := s.q.DeleteExpiredPasswordResets(ctx, s.now()); err != nil {
+		return 0, fmt.Errorf("purge password reset links: %w", err)
+	}
 	return int(n), nil
+}
+
+// auditText is text typed by anyone (the email of a refused sign-in) as an
+// audit row keeps it: valid UTF-8 without control characters, at most max
+// bytes.
+func auditText(s string, max int) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
+	for len(s) > max {
+		_, size := utf8.DecodeLastRuneInString(s)
+		s = s[:len(s)-size]
+	}
+	return s
 }

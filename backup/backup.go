@@ -38,6 +38,12 @@ type Options struct {
 	// with Tenure's migrations, up or down (0 removes them): Restore makes
 	// the schema with it. Restore needs it; Dump does not.
 	Migrate func(ctx context.Context, url string, version int64) error
+	// BeforeCommit, when set, is called by Restore in the transaction that
+	// writes the rows, once every row is in and checked and before the
+	// commit, with the schema version restored: what it writes (an audit
+	// row of the restore) is kept with the rows, and an error it returns
+	// undoes the restore.
+	BeforeCommit func(ctx context.Context, tx pgx.Tx, version int64) error
 }
 
 func tool(name string, o Options) (string, error) {

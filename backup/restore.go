@@ -487,21 +487,40 @@ func (c *copyRows) next() {
 // Tenure knows.
 func Check(ctx context.Context, file string, o Options) error {
 	_, err := inspect(ctx, file, o)
-	return err
+	return restoreError(err)
+}
+
+// restoreError makes every error of a restore start with "restore: ".
+func restoreError(err error) error {
+	if err == nil || strings.HasPrefix(err.Error(), "restore: ") {
+		return err
+	}
+	return fmt.Errorf("restore: %w", err)
 }
 
 // Restore reads a backup made by Dump, in file, into the database at url:
-// the rows in one transaction, all of them or none. A database that holds
-// tables is refused with ErrNotEmpty unless force, which replaces the rows
-// of Tenure's tables. An archive that is not a backup of Tenure's schema is
+// the rows in one transaction, all of them or none. A database that other
+// clients are connected to (a running Tenure server) is refused with
+// ErrInUse, force or not, naming them. A database that holds tables is
+// refused with ErrNotEmpty unless force, which replaces the rows of
+// Tenure's tables. An archive that is not a backup of Tenure's schema is
 // refused with ErrForeign before anything is written (see the comment at
-// the top of this file). o.Migrate makes the schema.
+// the top of this file). o.Migrate makes the schema; o.BeforeCommit, when
+// set, writes in the restore's transaction. Every error starts with
+// "restore: ".
 func Restore(ctx context.Context, url, file string, force bool, o Options) error {
+	return restoreError(restore(ctx, url, file, force, o))
+}
+
+func restore(ctx context.Context, url, file string, force bool, o Options) error {
 	if o.Migrate == nil {
 		return errors.New("restore: no migrations to make the schema with (Options.Migrate)")
 	}
 	a, err := inspect(ctx, file, o)
 	if err != nil {
+		return err
+	}
+	if err := refuseAttached(ctx, url, force); err != nil {
 		return err
 	}
 	wasEmpty, err := empty(ctx, url)
@@ -779,6 +798,11 @@ func loadIn(ctx context.Context, tx pgx.Tx, a *archive, o Options) error {
 	}
 	if version != a.version {
 		return fmt.Errorf("its rows record schema version %d, its table of contents was read at %d", version, a.version)
+	}
+	if o.BeforeCommit != nil {
+		if err := o.BeforeCommit(ctx, tx, a.version); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -18,4 +18,11 @@
 // overlap with the first run on the new leader. Jobs must therefore be
 // idempotent, which they are required to be anyway because a failed run is
 // simply retried on the next tick.
+//
+// A Scheduler's Status is what this process saw since it started. What every
+// replica agrees on is the History (Options.Recorder): one row per job in
+// the database (job_status) with its runs, failures and latest run, written
+// by whichever replica runs it. The console's scheduled jobs and the job
+// metrics read that record, so they are the same on every replica and after
+// a restart.
 package jobs

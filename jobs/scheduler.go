@@ -64,6 +64,10 @@ type Options struct {
 	Leader *Leader
 	// Metrics, if set, observes every run.
 	Metrics Metrics
+	// Recorder, if set, records every job and every run where every
+	// replica reads them (History): the console's scheduled jobs and the
+	// job metrics read that record, not this process's Status.
+	Recorder Recorder
 	// StopTimeout is how long Shutdown waits for running jobs; zero means 30 s.
 	StopTimeout time.Duration
 	// Clock is what the Scheduler reads the time from and sets its timers
@@ -107,6 +111,7 @@ type Scheduler struct {
 	logger      *slog.Logger
 	leader      *Leader
 	metrics     Metrics
+	recorder    Recorder
 	stopTimeout time.Duration
 	clock       clockwork.Clock
 
@@ -182,6 +187,7 @@ func NewScheduler(opts Options, jobs ...Job) (*Scheduler, error) {
 		logger:      logger,
 		leader:      opts.Leader,
 		metrics:     opts.Metrics,
+		recorder:    opts.Recorder,
 		stopTimeout: stopTimeout,
 		clock:       clock,
 		cron:        cron,
@@ -263,6 +269,7 @@ func runTimeout(j Job) time.Duration {
 }
 
 // Start starts ticking. It does nothing after Shutdown or a second time.
+// With a Recorder, it first records every job that has no record yet.
 func (s *Scheduler) Start() {
 	s.mu.Lock()
 	if s.started || s.closed {
@@ -271,6 +278,13 @@ func (s *Scheduler) Start() {
 	}
 	s.started = true
 	s.mu.Unlock()
+	if s.recorder != nil {
+		for _, e := range s.entries {
+			s.record("scheduled", Run{Job: e.job.Name, Interval: e.job.Interval}, func(ctx context.Context, r Run) error {
+				return s.recorder.Scheduled(ctx, r.Job, r.Interval)
+			})
+		}
+	}
 	s.cron.Start()
 	names := make([]string, len(s.entries))
 	for i, e := range s.entries {
@@ -417,6 +431,10 @@ func (s *Scheduler) run(e *entry) {
 	e.mu.Lock()
 	e.status.LastRun = start
 	e.mu.Unlock()
+	rec := Run{Job: name, Interval: e.job.Interval, Started: start, Deadline: start.Add(e.timeout)}
+	if s.recorder != nil {
+		s.record("started", rec, s.recorder.Started)
+	}
 
 	err := call(ctx, e.job.Run)
 	took := s.clock.Since(start)
@@ -436,9 +454,13 @@ func (s *Scheduler) run(e *entry) {
 	if s.metrics != nil {
 		s.metrics.ObserveRun(name, took, err)
 	}
+	if s.recorder != nil {
+		rec.Finished, rec.Err = start.Add(took), err
+		s.record("finished", rec, s.recorder.Finished)
+	}
 
-	// Recorded last, so that a finished run seen in Status has been logged
-	// and observed.
+	// Recorded last, so that a finished run seen in Status has been logged,
+	// observed and recorded.
 	e.mu.Lock()
 	e.status.Runs++
 	e.status.LastDuration = took

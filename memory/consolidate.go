@@ -1187,7 +1187,7 @@ func (r *runner) promoteRows(ctx context.Context, q *queries.Queries, rows []que
 		res.add("promoted", int(out.Promoted))
 		res.add("reinforced", int(out.Reinforced))
 		r.s.metrics.Promoted(int(out.Promoted + out.Reinforced))
-		superseded, err := r.s.supersede(ctx, q, System("consolidation"), r.now, slices.Concat(out.InsertedIds, out.ReinforcedIds))
+		superseded, err := r.s.supersedeRun(ctx, q, System("consolidation"), r.now, slices.Concat(out.InsertedIds, out.ReinforcedIds), r.id)
 		if err != nil {
 			return res, err
 		}
@@ -1412,6 +1412,9 @@ func (r *runner) mergeWindow(ctx context.Context, q *queries.Queries, w mergeWin
 			return res, fmt.Errorf("merge: %w", err)
 		}
 		res.add("merged", int(merged.Merged))
+		if err := r.auditMerged(ctx, q, merged); err != nil {
+			return res, err
+		}
 	}
 	if len(win.NearIds) > 0 {
 		near, err := q.QueueNearDuplicates(ctx, queries.QueueNearDuplicatesParams{RunID: r.id, Now: r.now, FactIds: win.NearIds})
@@ -1530,6 +1533,9 @@ func (r *runner) decideRows(ctx context.Context, q *queries.Queries, rows []quer
 		return res, fmt.Errorf("decide: %w", err)
 	}
 	res.add("decisions", int(out.Decisions))
+	if err := r.auditDecided(ctx, q, out); err != nil {
+		return res, err
+	}
 	r.s.metrics.Promoted(int(out.Nodes))
 	return res, nil
 }

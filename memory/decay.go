@@ -24,6 +24,12 @@ type DecayReport struct {
 // confidence fell below its policy's floor, or its expires_at came. Facts are
 // never deleted. The work follows the facts due, not the table: each batch
 // reads the forget_at index. One audit row per batch lists the facts.
+//
+// An obligation past its deadline is never archived here, however far it
+// decayed: it stays active, listed as overdue, until a person marks it done
+// or lets it go, or keeps it (obligations.go). An obligation without a
+// deadline decays like any fact, and one whose expires_at comes before its
+// deadline expires then.
 func (s *Store) Decay(ctx context.Context, actor Actor) (DecayReport, error) {
 	rep := DecayReport{At: s.Now()}
 	for {

@@ -49,10 +49,11 @@ func TestDecayAcrossDays(t *testing.T) {
 		"permanent":  e.insertFact(t, "permanent", "identity", 0.8, nil),          // 30 y
 		"decision":   e.insertFact(t, "permanent", "decision", 0.8, nil),          // never
 		"routine":    e.insertFact(t, "long_term", "routine", 0.8, nil),           // never
-		"obligation": e.insertFact(t, "short_term", "obligation", 0.8, &deadline), // deadline + 4.5 d
+		"obligation": e.insertFact(t, "short_term", "obligation", 0.8, &deadline), // held once overdue
+		"to do":      e.insertFact(t, "short_term", "obligation", 0.8, nil),       // no deadline: 30 d
 	}
 	archivedOn := map[string]time.Duration{
-		"ephemeral": 5 * day, "obligation": 10 * day, "short_term": 31 * day, "long_term": 541 * day,
+		"ephemeral": 5 * day, "short_term": 31 * day, "to do": 31 * day, "long_term": 541 * day,
 	}
 	checkpoints := []time.Duration{4 * day, 5 * day, 9 * day, 10 * day, 29 * day, 31 * day, 539 * day, 541 * day, 3000 * day}
 	elapsed := time.Duration(0)
@@ -82,6 +83,10 @@ func TestDecayAcrossDays(t *testing.T) {
 	}
 }
 
+// TestObligationKeepsConfidenceUntilDeadline: an obligation keeps its
+// confidence until its deadline and decays from it, but decay never
+// archives it once it is overdue, however far it decayed: it waits for a
+// person to mark it done or let it go.
 func TestObligationKeepsConfidenceUntilDeadline(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
@@ -106,10 +111,55 @@ func TestObligationKeepsConfidenceUntilDeadline(t *testing.T) {
 	if e.status(t, id) != "active" {
 		t.Error("obligation archived before deadline + 3 half-lives")
 	}
-	e.clock.Advance(10 * time.Hour)
-	e.store.Decay(ctx, System("decay"))
-	if e.status(t, id) != "archived" {
-		t.Error("obligation still active 110 h after its deadline")
+	// Past its forget_at (deadline + 3 half-lives), by a day and by a year:
+	// still active, through the scheduled decay and a consolidation's.
+	for _, wait := range []time.Duration{34 * time.Hour, 365 * 24 * time.Hour} {
+		e.clock.Advance(wait)
+		rep, err := e.store.Decay(ctx, System("decay"))
+		if err != nil || rep.Archived != 0 {
+			t.Fatalf("Decay() = %+v, %v; want nothing archived", rep, err)
+		}
+		e.consolidate(t)
+		if e.status(t, id) != "active" {
+			t.Fatalf("obligation archived %s after its forget date; an overdue obligation waits for a person", wait)
+		}
+	}
+	if n := e.count(t, `SELECT count(*) FROM audit_log WHERE action = 'fact.decay'`); n != 0 {
+		t.Errorf("%d decay audit rows, want none", n)
+	}
+	// A person lets it go: archived with that reason; decay never touched it.
+	f, err := e.store.SettleObligation(ctx, Human("ann@example.com"), id, ObligationLetGo)
+	if err != nil || f.Status != StatusArchived || f.ArchiveReason != "let go" {
+		t.Fatalf("SettleObligation(let go) = %+v, %v; want it archived as let go", f, err)
+	}
+}
+
+// TestDecayArchivesObligationsNotHeld: an obligation without a deadline
+// decays like any fact, and one that expires before its deadline is
+// archived as expired; neither is overdue.
+func TestDecayArchivesObligationsNotHeld(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	day := 24 * time.Hour
+	deadline := start.Add(10 * day)
+	noDeadline := e.insertFact(t, "short_term", "obligation", 0.8, nil)
+	expiring := e.insertFact(t, "short_term", "obligation", 0.8, &deadline)
+	if _, err := e.pool.Exec(ctx, `UPDATE entity_facts SET expires_at = $2 WHERE id = $1`, expiring, start.Add(2*day)); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(3 * day)
+	if _, err := e.store.Decay(ctx, System("decay")); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.status(t, expiring); got != "archived" {
+		t.Errorf("obligation that expired before its deadline is %s, want archived", got)
+	}
+	e.clock.Advance(30 * day)
+	if _, err := e.store.Decay(ctx, System("decay")); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.status(t, noDeadline); got != "archived" {
+		t.Errorf("obligation without a deadline is %s after three half-lives, want archived", got)
 	}
 }
 

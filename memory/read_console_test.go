@@ -156,6 +156,9 @@ func TestOverviewCounts(t *testing.T) {
 		e.consolidate(t)
 		e.clock.Advance(time.Minute)
 	}
+	// A second fact about to be forgotten (the obligations with a deadline
+	// never are: decay holds them once overdue).
+	fx.create(t, reviewer, NewFact{Scope: "home", Entity: "Bob", Content: "Bob is sleepy", Category: CategoryMood})
 	o, err = e.store.Overview(ctx, OverviewOptions{ForgetWithin: 7 * 24 * time.Hour, DueWithin: 14 * 24 * time.Hour, Rows: 1, Runs: 2})
 	if err != nil {
 		t.Fatal(err)

@@ -491,7 +491,7 @@ func (s *Store) retire(ctx context.Context, q *queries.Queries, actor Actor, now
 		out[i].facts = append(out[i].facts, x)
 		all = append(all, x)
 	}
-	return out, s.auditDenied(ctx, q, actor, all, ds, out)
+	return out, s.auditDenied(ctx, q, actor, all, ds, out, runID)
 }
 
 // deniedFacts returns, for each denial, the active facts it retires: on its
@@ -540,8 +540,9 @@ func deniedFacts(ctx context.Context, q *queries.Queries, ds []denial) ([][]quer
 }
 
 // auditDenied audits each fact a denial archived (one row for the lot when
-// many, as consolidation writes them).
-func (s *Store) auditDenied(ctx context.Context, q *queries.Queries, actor Actor, all []Denied, ds []denial, out []retired) error {
+// many, as consolidation writes them), with the run that archived them, if
+// any (runID 0 for none).
+func (s *Store) auditDenied(ctx context.Context, q *queries.Queries, actor Actor, all []Denied, ds []denial, out []retired, runID int64) error {
 	if len(all) > 20 {
 		facts := make([]int64, len(all))
 		by := make([]int64, len(all))
@@ -550,7 +551,7 @@ func (s *Store) auditDenied(ctx context.Context, q *queries.Queries, actor Actor
 		}
 		return s.audit(ctx, q, auditEntry{
 			actor: actor, action: "fact.deny", targetType: "facts", targetID: strconv.FormatInt(facts[0], 10),
-			after:  map[string]any{"status": "archived", "facts": facts, "denied_by": by},
+			after:  withRun(map[string]any{"status": "archived", "facts": facts, "denied_by": by}, runID),
 			reason: "later statements denied their values",
 		})
 	}
@@ -560,8 +561,8 @@ func (s *Store) auditDenied(ctx context.Context, q *queries.Queries, actor Actor
 				actor: actor, action: "fact.deny", targetType: "fact", targetID: strconv.FormatInt(x.FactID, 10),
 				scope:  x.Scope,
 				before: map[string]any{"status": "active"},
-				after: map[string]any{"status": "archived", "denied_by": x.By, "denial": ds[i].content,
-					"archive_reason": fmt.Sprintf("denied by fact %d: %s", x.By, quoteReason(ds[i].content))},
+				after: withRun(map[string]any{"status": "archived", "denied_by": x.By, "denial": ds[i].content,
+					"archive_reason": fmt.Sprintf("denied by fact %d: %s", x.By, quoteReason(ds[i].content))}, runID),
 				reason: fmt.Sprintf("a later statement denies its %s %s", ds[i].key, strconv.Quote(ds[i].value)),
 			}); err != nil {
 				return err

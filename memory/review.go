@@ -49,6 +49,9 @@ import (
 // (status, resolved_at, resolved_by) and writes a review.<action> audit row
 // beside the audit rows of what it changed. Only people resolve items, and an
 // item is resolved once: a second resolution is a *Error (CodeConflict).
+// A dismissal alone can be undone, since it changed nothing but the item:
+// UndismissReviewItem opens the item again (review.undismiss), and the
+// dismissed items stay listed (ReviewFilter.Status dismissed).
 
 // The kinds of review item.
 const (
@@ -149,19 +152,45 @@ const (
 	maxReviewPage     = 500
 )
 
-// ReviewFilter selects open review items; zero fields filter nothing.
-type ReviewFilter struct {
-	Kind    string
-	Scope   string
-	AfterID int64 // keyset cursor: only items with a larger id
-	Limit   int   // default 50, at most 500
+// The lists of the review queue (ReviewFilter.Status).
+const (
+	ReviewOpen      = "open"      // the items waiting for a reviewer, oldest first
+	ReviewDismissed = "dismissed" // the items dismissed, the newest item first
+)
+
+// ParseReviewStatus validates the list of a review filter; "" is open.
+func ParseReviewStatus(s string) (string, error) {
+	switch s {
+	case "", ReviewOpen:
+		return ReviewOpen, nil
+	case ReviewDismissed:
+		return ReviewDismissed, nil
+	}
+	return "", Invalidf("status", "unknown review list %q: allowed values are open, dismissed", s)
 }
 
-// ReviewQueue returns one page of open review items, oldest first, each with
-// the facts, refused write and decision it names. The next page starts after
-// the last item's id.
+// ReviewFilter selects review items; zero fields filter nothing.
+type ReviewFilter struct {
+	// Status is the list: open (the default) or dismissed.
+	Status string
+	Kind   string
+	Scope  string
+	// AfterID is the keyset cursor: only the items after it in the list's
+	// order (a larger id when open, a smaller one when dismissed).
+	AfterID int64
+	Limit   int // default 50, at most 500
+}
+
+// ReviewQueue returns one page of review items, each with the facts,
+// refused write and decision it names: the open ones oldest first, or with
+// Status dismissed the dismissed ones, the newest item first. The next page
+// starts after the last item's id.
 func (s *Store) ReviewQueue(ctx context.Context, f ReviewFilter) ([]ReviewItem, error) {
 	var p queries.ListOpenReviewItemsParams
+	status, err := ParseReviewStatus(f.Status)
+	if err != nil {
+		return nil, err
+	}
 	if f.Kind != "" {
 		k, err := ParseReviewKind(f.Kind)
 		if err != nil {
@@ -176,7 +205,6 @@ func (s *Store) ReviewQueue(ctx context.Context, f ReviewFilter) ([]ReviewItem, 
 		}
 		p.Scope = &sc
 	}
-	var err error
 	if p.PageSize, err = parsePageSize(f.Limit, defaultReviewPage, maxReviewPage); err != nil {
 		return nil, err
 	}
@@ -184,7 +212,14 @@ func (s *Store) ReviewQueue(ctx context.Context, f ReviewFilter) ([]ReviewItem, 
 		return nil, Invalidf("after", "invalid page cursor %d: it must be a positive review item id", f.AfterID)
 	}
 	p.AfterID = f.AfterID
-	rows, err := s.q.ListOpenReviewItems(ctx, p)
+	var rows []queries.ReviewItem
+	if status == ReviewDismissed {
+		rows, err = s.q.ListDismissedReviewItems(ctx, queries.ListDismissedReviewItemsParams{
+			Kind: p.Kind, Scope: p.Scope, BeforeID: p.AfterID, PageSize: p.PageSize,
+		})
+	} else {
+		rows, err = s.q.ListOpenReviewItems(ctx, p)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("review queue: %w", err)
 	}
@@ -211,6 +246,27 @@ func (s *Store) CountOpenReviewItems(ctx context.Context, scope string) (map[str
 	rows, err := s.q.CountOpenReviewItems(ctx, sc)
 	if err != nil {
 		return nil, fmt.Errorf("count review items: %w", err)
+	}
+	out := make(map[string]int, len(rows))
+	for _, r := range rows {
+		out[r.Kind] = int(r.Items)
+	}
+	return out, nil
+}
+
+// CountDismissedReviewItems returns how many items of each kind were
+// dismissed, in scope or in every scope when scope is empty.
+func (s *Store) CountDismissedReviewItems(ctx context.Context, scope string) (map[string]int, error) {
+	var sc *string
+	if scope != "" {
+		if _, err := ParseScope(scope); err != nil {
+			return nil, err
+		}
+		sc = &scope
+	}
+	rows, err := s.q.CountDismissedReviewItems(ctx, sc)
+	if err != nil {
+		return nil, fmt.Errorf("count dismissed review items: %w", err)
 	}
 	out := make(map[string]int, len(rows))
 	for _, r := range rows {
@@ -607,4 +663,67 @@ func (s *Store) raiseMood(ctx context.Context, q *queries.Queries, actor Actor, 
 		scope: f.Scope, after: factAudit(f), reason: note,
 	})
 	return f, err
+}
+
+// UndismissReviewItem undoes a dismissal: the dismissed item with id is open
+// again, waiting for a reviewer as before (a dismissal changed nothing
+// else), audited as review.undismiss with reason. Only people undo
+// dismissals. An item that is not dismissed (open, or accepted or merged)
+// is a *Error (CodeConflict) naming it; so is one whose facts another open
+// item names already.
+func (s *Store) UndismissReviewItem(ctx context.Context, actor Actor, id int64, reason string) (ReviewItem, error) {
+	if actor.Automated() {
+		return ReviewItem{}, errHumansOnly("undo the dismissal of review items")
+	}
+	reason, err := parseReason(reason)
+	if err != nil {
+		return ReviewItem{}, err
+	}
+	var out ReviewItem
+	err = s.tx(ctx, func(q *queries.Queries, _ pgx.Tx) error {
+		row, err := q.ReviewItemByIDForUpdate(ctx, id)
+		if isNoRows(err) {
+			return NotFoundf("no review item with id %d", id)
+		}
+		if err != nil {
+			return fmt.Errorf("review item %d: %w", id, err)
+		}
+		cur := newReviewItem(row)
+		switch cur.Status {
+		case "open":
+			return &Error{Code: CodeConflict, Review: &cur, Message: fmt.Sprintf(
+				"review item %d is open already; nothing was changed", id)}
+		case ReviewDismissed:
+		default:
+			return reviewResolved(cur)
+		}
+		reopened, err := q.UndismissReviewItem(ctx, id)
+		if isNoRows(err) {
+			return &Error{Code: CodeConflict, Review: &cur, Message: fmt.Sprintf(
+				"review item %d stays dismissed: another open item names the same facts; nothing was changed", id)}
+		}
+		if err != nil {
+			return fmt.Errorf("undismiss: %w", err)
+		}
+		out = newReviewItem(reopened)
+		if err := s.audit(ctx, q, auditEntry{
+			actor: actor, action: "review.undismiss", targetType: "review_item",
+			targetID: strconv.FormatInt(id, 10), scope: cur.Scope,
+			before: map[string]any{"status": cur.Status, "resolved_at": cur.ResolvedAt, "resolved_by": cur.ResolvedBy},
+			after:  map[string]any{"status": out.Status, "resolved_at": nil, "resolved_by": nil},
+			reason: reason,
+		}); err != nil {
+			return err
+		}
+		items := []ReviewItem{out}
+		if err := s.loadReviewRows(ctx, q, items); err != nil {
+			return err
+		}
+		out = items[0]
+		return nil
+	})
+	if err != nil {
+		return ReviewItem{}, fmt.Errorf("undismiss review item: %w", err)
+	}
+	return out, nil
 }

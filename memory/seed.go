@@ -182,7 +182,8 @@ type Settled struct {
 // Settle leaves the seeded facts as the engine's writers and jobs would have
 // left them at the seed's now: exact repeats merged into the first, newer
 // states, moods and identities on a key superseding the older ones, and
-// active facts past their forget_at archived as decayed.
+// active facts past their forget_at archived as decayed, but for the
+// obligations past their deadline, which decay holds for a person.
 func (s *Seeder) Settle(ctx context.Context) (Settled, error) {
 	var out Settled
 	rows, err := s.tx.Query(ctx, `SELECT id FROM entity_facts WHERE status = 'active'`)
@@ -206,7 +207,8 @@ func (s *Seeder) Settle(ctx context.Context) (Settled, error) {
 	tag, err := s.tx.Exec(ctx, `
 		UPDATE entity_facts
 		SET status = 'archived', archived_at = forget_at, archive_reason = 'decayed'
-		WHERE status = 'active' AND forget_at <= $1`, s.now)
+		WHERE status = 'active' AND forget_at <= $1
+		  AND NOT (category = 'obligation' AND deadline IS NOT NULL AND deadline <= $1)`, s.now)
 	if err != nil {
 		return out, fmt.Errorf("archive decayed: %w", err)
 	}

@@ -195,6 +195,13 @@ func WriteAudit(ctx context.Context, q *queries.Queries, e AuditEntry) error {
 	return nil
 }
 
+// WriteAuditTo is WriteAudit through db: a pool, a connection or a
+// transaction, for the edges that write an audit row of their own (a
+// backup, a restore) without running queries themselves.
+func WriteAuditTo(ctx context.Context, db queries.DBTX, e AuditEntry) error {
+	return WriteAudit(ctx, queries.New(db), e)
+}
+
 // audit writes one audit row with q, inside the caller's transaction, at
 // the store's now.
 func (s *Store) audit(ctx context.Context, q *queries.Queries, e auditEntry) error {

@@ -42,6 +42,13 @@ type Superseded struct {
 // each archived fact (one row for the lot when many, as consolidation
 // writes them).
 func (s *Store) supersede(ctx context.Context, q *queries.Queries, actor Actor, now time.Time, ids []int64) ([]Superseded, error) {
+	return s.supersedeRun(ctx, q, actor, now, ids, 0)
+}
+
+// supersedeRun is supersede for consolidation run runID (0 for none), whose
+// id its audit rows carry (after.run_id), so that what the run changed can
+// be listed and undone (changes.go).
+func (s *Store) supersedeRun(ctx context.Context, q *queries.Queries, actor Actor, now time.Time, ids []int64, runID int64) ([]Superseded, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -53,25 +60,31 @@ func (s *Store) supersede(ctx context.Context, q *queries.Queries, actor Actor, 
 	for i, r := range rows {
 		out[i] = Superseded{FactID: r.ID, Scope: r.Scope, By: r.WinnerID}
 	}
-	if err := s.auditSuperseded(ctx, q, actor, out); err != nil {
+	if err := s.auditSuperseded(ctx, q, actor, out, runID); err != nil {
 		return out, err
 	}
-	fulfilled, err := s.fulfil(ctx, q, actor, now, ids)
+	fulfilled, err := s.fulfil(ctx, q, actor, now, ids, runID)
 	return append(out, fulfilled...), err
 }
 
 // auditSuperseded audits each fact supersession archived (one row for the
-// lot when many, as consolidation writes them).
-func (s *Store) auditSuperseded(ctx context.Context, q *queries.Queries, actor Actor, out []Superseded) error {
+// lot when many, as consolidation writes them; with their scope when they
+// share one), with the run that archived them, if any.
+func (s *Store) auditSuperseded(ctx context.Context, q *queries.Queries, actor Actor, out []Superseded, runID int64) error {
 	if len(out) > 20 {
 		facts := make([]int64, len(out))
 		by := make([]int64, len(out))
+		scope := out[0].Scope
 		for i, x := range out {
 			facts[i], by[i] = x.FactID, x.By
+			if x.Scope != scope {
+				scope = ""
+			}
 		}
 		return s.audit(ctx, q, auditEntry{
 			actor: actor, action: "fact.supersede", targetType: "facts", targetID: strconv.FormatInt(facts[0], 10),
-			after:  map[string]any{"status": "archived", "facts": facts, "superseded_by": by},
+			scope:  scope,
+			after:  withRun(map[string]any{"status": "archived", "facts": facts, "superseded_by": by}, runID),
 			reason: "a newer fact on the same key replaced them",
 		})
 	}
@@ -80,7 +93,8 @@ func (s *Store) auditSuperseded(ctx context.Context, q *queries.Queries, actor A
 			actor: actor, action: "fact.supersede", targetType: "fact", targetID: strconv.FormatInt(x.FactID, 10),
 			scope:  x.Scope,
 			before: map[string]any{"status": "active"},
-			after:  map[string]any{"status": "archived", "archive_reason": "superseded by fact " + strconv.FormatInt(x.By, 10), "superseded_by": x.By},
+			after: withRun(map[string]any{"status": "archived", "archive_reason": "superseded by fact " + strconv.FormatInt(x.By, 10),
+				"superseded_by": x.By}, runID),
 			reason: "a newer fact on the same key replaced it",
 		}); err != nil {
 			return err
@@ -94,7 +108,7 @@ func (s *Store) auditSuperseded(ctx context.Context, q *queries.Queries, actor A
 // entity: classify.Fulfils), each with reason "fulfilled by fact N", and
 // audits them. The fulfilment supersedes the obligation: it is restorable
 // like any archived fact.
-func (s *Store) fulfil(ctx context.Context, q *queries.Queries, actor Actor, now time.Time, ids []int64) ([]Superseded, error) {
+func (s *Store) fulfil(ctx context.Context, q *queries.Queries, actor Actor, now time.Time, ids []int64, runID int64) ([]Superseded, error) {
 	pairs, err := q.OpenObligationsBeside(ctx, ids)
 	if err != nil {
 		return nil, fmt.Errorf("fulfilled obligations: %w", err)
@@ -119,7 +133,8 @@ func (s *Store) fulfil(ctx context.Context, q *queries.Queries, actor Actor, now
 			actor: actor, action: "fact.fulfil", targetType: "fact", targetID: strconv.FormatInt(r.ID, 10),
 			scope:  r.Scope,
 			before: map[string]any{"status": "active"},
-			after:  map[string]any{"status": "archived", "archive_reason": "fulfilled by fact " + strconv.FormatInt(r.ByID, 10), "fulfilled_by": r.ByID},
+			after: withRun(map[string]any{"status": "archived", "archive_reason": "fulfilled by fact " + strconv.FormatInt(r.ByID, 10),
+				"fulfilled_by": r.ByID}, runID),
 			reason: "a later fact says the obligation was done",
 		}); err != nil {
 			return nil, err

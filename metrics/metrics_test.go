@@ -1,12 +1,15 @@
 package metrics
 
 import (
-	"errors"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tenurehq/tenure/internal/pgtest"
 )
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
 
 func TestRegistryExposesCounters(t *testing.T) {
 	r := New()
@@ -16,7 +19,7 @@ func TestRegistryExposesCounters(t *testing.T) {
 	r.Archived(3)
 	r.Promoted(5)
 	r.ObserveRun("decay", 20*time.Millisecond, nil)
-	r.ObserveRun("decay", time.Second, errors.New("boom"))
+	r.ObserveRequest("/api/v1/scopes/:scope/facts/:id", "GET", 404, 3*time.Millisecond)
 	rec := httptest.NewRecorder()
 	r.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 	body := rec.Body.String()
@@ -25,8 +28,9 @@ func TestRegistryExposesCounters(t *testing.T) {
 		`tenure_consolidation_rejections_total{phase="12",reason="decision_locked"} 1`,
 		`tenure_facts_archived_total 3`,
 		`tenure_nodes_promoted_total 5`,
-		`tenure_job_runs_total{job="decay",result="error"} 1`,
-		`tenure_job_runs_total{job="decay",result="ok"} 1`,
+		`tenure_job_duration_seconds_count{job="decay"} 1`,
+		`tenure_http_requests_total{code="404",method="GET",route="/api/v1/scopes/:scope/facts/:id"} 1`,
+		`tenure_http_request_duration_seconds_count{code="404",method="GET",route="/api/v1/scopes/:scope/facts/:id"} 1`,
 		`go_goroutines`,
 	} {
 		if !strings.Contains(body, want) {

@@ -46,7 +46,7 @@ var wantTables = []string{
 	"consolidation_rejections", "node_tombstones", "decay_policies", "audit_log", "users",
 	"sessions", "api_tokens", "review_items", "consolidation_faults", "category_settings", "setup_tokens",
 	"fact_axes_counts", "decisions_superseded", "pending_node_counts", "console_counts", "recall_terms",
-	"entity_merges", "entity_aliases", "idempotency_keys",
+	"entity_merges", "entity_aliases", "idempotency_keys", "password_resets", "job_status",
 }
 
 func TestUpDownUp(t *testing.T) {

@@ -69,7 +69,9 @@ obligation_rows AS (
       AND tenure_brief_len(f.content) <= coalesce(sqlc.narg('obl_max_len')::integer, 2147483647)
       AND (sqlc.narg('obl_max_line')::integer IS NULL
            OR tenure_brief_len(e.name) + tenure_brief_len(f.content) <= sqlc.narg('obl_max_line')::integer)
-      AND (f.forget_at IS NULL OR f.forget_at > @now::timestamptz)
+      -- An overdue obligation is held until a person settles it (decay
+      -- never archives it), so it shows past its forget date too.
+      AND (f.forget_at IS NULL OR f.forget_at > @now::timestamptz OR f.deadline <= @now::timestamptz)
       AND (sqlc.narg('entity')::text IS NULL OR f.entity_id = (SELECT id FROM entity_filter))
     ORDER BY f.deadline, f.id
     LIMIT sqlc.arg(obl_rows)::integer

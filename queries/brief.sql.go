@@ -47,7 +47,9 @@ obligation_rows AS (
       AND tenure_brief_len(f.content) <= coalesce($16::integer, 2147483647)
       AND ($17::integer IS NULL
            OR tenure_brief_len(e.name) + tenure_brief_len(f.content) <= $17::integer)
-      AND (f.forget_at IS NULL OR f.forget_at > $3::timestamptz)
+      -- An overdue obligation is held until a person settles it (decay
+      -- never archives it), so it shows past its forget date too.
+      AND (f.forget_at IS NULL OR f.forget_at > $3::timestamptz OR f.deadline <= $3::timestamptz)
       AND ($2::text IS NULL OR f.entity_id = (SELECT id FROM entity_filter))
     ORDER BY f.deadline, f.id
     LIMIT $18::integer

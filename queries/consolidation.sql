@@ -307,7 +307,7 @@ decs AS (
         g.decided_at, g.lock, @now, @now
     FROM facts f
     JOIN gated g ON g.node_id = f.source_node_id
-    RETURNING id
+    RETURNING id, scope
 ),
 marked AS (
     UPDATE memory_nodes n
@@ -316,7 +316,10 @@ marked AS (
     WHERE n.id = f.source_node_id
     RETURNING n.id
 )
-SELECT (SELECT count(*) FROM decs)::int AS decisions, (SELECT count(*) FROM marked)::int AS nodes;
+SELECT (SELECT count(*) FROM decs)::int AS decisions, (SELECT count(*) FROM marked)::int AS nodes,
+    -- Each decision recorded and its scope, for the audit log.
+    (SELECT coalesce(array_agg(id ORDER BY id), '{}') FROM decs)::bigint[] AS decision_ids,
+    (SELECT coalesce(array_agg(scope ORDER BY id), '{}') FROM decs)::text[] AS decision_scopes;
 
 -- The merge phase works on its window: the rows promoted since the last run
 -- of every scope that finished every phase, since_run_id (in one scope, or
@@ -478,7 +481,7 @@ archived AS (
         version = f.version + 1, updated_at = @now
     FROM grouped g
     WHERE f.id = g.id AND g.id <> g.survivor
-    RETURNING f.id
+    RETURNING f.id, f.scope, g.survivor
 ),
 survivors AS (
     UPDATE entity_facts f
@@ -489,7 +492,11 @@ survivors AS (
     WHERE f.id = d.survivor
     RETURNING f.id
 )
-SELECT (SELECT count(*) FROM archived)::int AS merged, (SELECT count(*) FROM survivors)::int AS survivors;
+SELECT (SELECT count(*) FROM archived)::int AS merged, (SELECT count(*) FROM survivors)::int AS survivors,
+    -- Each fact merged away, its scope and its survivor, for the audit log.
+    (SELECT coalesce(array_agg(id ORDER BY id), '{}') FROM archived)::bigint[] AS merged_ids,
+    (SELECT coalesce(array_agg(scope ORDER BY id), '{}') FROM archived)::text[] AS merged_scopes,
+    (SELECT coalesce(array_agg(survivor ORDER BY id), '{}') FROM archived)::bigint[] AS survivor_ids;
 
 -- name: QueueNearDuplicates :one
 -- QueueNearDuplicates sends pairs of active facts to the review queue: one
@@ -622,11 +629,13 @@ RETURNING node_id, scope, reason;
 -- ArchiveDueFacts archives the next batch of active facts whose forget_at has
 -- passed, through the forget_at index: its cost follows the facts due, not the
 -- size of the table. Nothing is deleted. With scope set, only that scope's
--- facts are archived.
+-- facts are archived. An obligation past its deadline is held, however far
+-- it decayed: it stays active until a person marks it done or lets it go.
 WITH due AS (
     SELECT id FROM entity_facts
     WHERE status = 'active' AND forget_at <= sqlc.arg('now')::timestamptz
       AND (sqlc.narg('scope')::text IS NULL OR scope = sqlc.narg('scope'))
+      AND NOT (category = 'obligation' AND deadline IS NOT NULL AND deadline <= sqlc.arg('now')::timestamptz)
     ORDER BY forget_at
     LIMIT @batch_size
     FOR UPDATE SKIP LOCKED

@@ -18,6 +18,7 @@ WITH due AS (
     SELECT id FROM entity_facts
     WHERE status = 'active' AND forget_at <= $1::timestamptz
       AND ($2::text IS NULL OR scope = $2)
+      AND NOT (category = 'obligation' AND deadline IS NOT NULL AND deadline <= $1::timestamptz)
     ORDER BY forget_at
     LIMIT $3
     FOR UPDATE SKIP LOCKED
@@ -45,7 +46,8 @@ type ArchiveDueFactsRow struct {
 // ArchiveDueFacts archives the next batch of active facts whose forget_at has
 // passed, through the forget_at index: its cost follows the facts due, not the
 // size of the table. Nothing is deleted. With scope set, only that scope's
-// facts are archived.
+// facts are archived. An obligation past its deadline is held, however far
+// it decayed: it stays active until a person marks it done or lets it go.
 func (q *Queries) ArchiveDueFacts(ctx context.Context, arg ArchiveDueFactsParams) ([]ArchiveDueFactsRow, error) {
 	rows, err := q.db.Query(ctx, archiveDueFacts, arg.Now, arg.Scope, arg.BatchSize)
 	if err != nil {
@@ -272,7 +274,7 @@ archived AS (
         version = f.version + 1, updated_at = $2
     FROM grouped g
     WHERE f.id = g.id AND g.id <> g.survivor
-    RETURNING f.id
+    RETURNING f.id, f.scope, g.survivor
 ),
 survivors AS (
     UPDATE entity_facts f
@@ -283,7 +285,11 @@ survivors AS (
     WHERE f.id = d.survivor
     RETURNING f.id
 )
-SELECT (SELECT count(*) FROM archived)::int AS merged, (SELECT count(*) FROM survivors)::int AS survivors
+SELECT (SELECT count(*) FROM archived)::int AS merged, (SELECT count(*) FROM survivors)::int AS survivors,
+    -- Each fact merged away, its scope and its survivor, for the audit log.
+    (SELECT coalesce(array_agg(id ORDER BY id), '{}') FROM archived)::bigint[] AS merged_ids,
+    (SELECT coalesce(array_agg(scope ORDER BY id), '{}') FROM archived)::text[] AS merged_scopes,
+    (SELECT coalesce(array_agg(survivor ORDER BY id), '{}') FROM archived)::bigint[] AS survivor_ids
 `
 
 type MergeDuplicateFactsParams struct {
@@ -292,8 +298,11 @@ type MergeDuplicateFactsParams struct {
 }
 
 type MergeDuplicateFactsRow struct {
-	Merged    int32
-	Survivors int32
+	Merged       int32
+	Survivors    int32
+	MergedIds    []int64
+	MergedScopes []string
+	SurvivorIds  []int64
 }
 
 // MergeDuplicateFacts merges exact duplicates (same scope, entity, key and
@@ -308,7 +317,13 @@ type MergeDuplicateFactsRow struct {
 func (q *Queries) MergeDuplicateFacts(ctx context.Context, arg MergeDuplicateFactsParams) (MergeDuplicateFactsRow, error) {
 	row := q.db.QueryRow(ctx, mergeDuplicateFacts, arg.FactIds, arg.Now)
 	var i MergeDuplicateFactsRow
-	err := row.Scan(&i.Merged, &i.Survivors)
+	err := row.Scan(
+		&i.Merged,
+		&i.Survivors,
+		&i.MergedIds,
+		&i.MergedScopes,
+		&i.SurvivorIds,
+	)
 	return i, err
 }
 
@@ -632,7 +647,7 @@ decs AS (
         g.decided_at, g.lock, $8, $8
     FROM facts f
     JOIN gated g ON g.node_id = f.source_node_id
-    RETURNING id
+    RETURNING id, scope
 ),
 marked AS (
     UPDATE memory_nodes n
@@ -641,7 +656,10 @@ marked AS (
     WHERE n.id = f.source_node_id
     RETURNING n.id
 )
-SELECT (SELECT count(*) FROM decs)::int AS decisions, (SELECT count(*) FROM marked)::int AS nodes
+SELECT (SELECT count(*) FROM decs)::int AS decisions, (SELECT count(*) FROM marked)::int AS nodes,
+    -- Each decision recorded and its scope, for the audit log.
+    (SELECT coalesce(array_agg(id ORDER BY id), '{}') FROM decs)::bigint[] AS decision_ids,
+    (SELECT coalesce(array_agg(scope ORDER BY id), '{}') FROM decs)::text[] AS decision_scopes
 `
 
 type PromoteDecisionNodesParams struct {
@@ -657,8 +675,10 @@ type PromoteDecisionNodesParams struct {
 }
 
 type PromoteDecisionNodesRow struct {
-	Decisions int32
-	Nodes     int32
+	Decisions      int32
+	Nodes          int32
+	DecisionIds    []int64
+	DecisionScopes []string
 }
 
 // PromoteDecisionNodes turns durable decision rows into decisions: a fact of
@@ -679,7 +699,12 @@ func (q *Queries) PromoteDecisionNodes(ctx context.Context, arg PromoteDecisionN
 		arg.RunID,
 	)
 	var i PromoteDecisionNodesRow
-	err := row.Scan(&i.Decisions, &i.Nodes)
+	err := row.Scan(
+		&i.Decisions,
+		&i.Nodes,
+		&i.DecisionIds,
+		&i.DecisionScopes,
+	)
 	return i, err
 }
 

@@ -7,6 +7,8 @@ package queries
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 type ApiToken struct {
@@ -214,6 +216,19 @@ type IdempotencyKey struct {
 	CompletedAt *time.Time
 }
 
+type JobStatus struct {
+	Job          string
+	Every        pgtype.Interval
+	Runs         int64
+	Failures     int64
+	LastStarted  *time.Time
+	RunningUntil *time.Time
+	LastFinished *time.Time
+	LastSuccess  *time.Time
+	LastError    *string
+	LastDuration pgtype.Interval
+}
+
 type MemoryNode struct {
 	ID             int64
 	Scope          string
@@ -246,6 +261,16 @@ type NodeTombstone struct {
 	RestoredBy     *string
 	Marker         string
 	NodeObservedAt *time.Time
+}
+
+type PasswordReset struct {
+	ID        int64
+	UserID    int64
+	TokenHash []byte
+	CreatedBy *int64
+	CreatedAt time.Time
+	ExpiresAt time.Time
+	UsedAt    *time.Time
 }
 
 type PendingNodeCount struct {

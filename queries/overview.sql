@@ -2,13 +2,16 @@
 -- OverviewForgettingSoon returns the active facts whose forget_at falls before
 -- @until (including those already due that the decay job has not archived
 -- yet), soonest first. It walks entity_facts_forget_at_idx, so it reads only
--- the rows it returns however large the table is.
+-- the rows it returns however large the table is. An obligation whose
+-- deadline comes first is left out: decay holds it once it is overdue (it is
+-- listed with the overdue obligations), so it is never forgotten.
 SELECT f.id, f.scope, e.name AS entity_name, f.key, f.content, f.durability, f.category,
     f.forget_at::timestamptz AS forget_at,
     tenure_decayed(f.confidence, f.decay_from, f.decay_half_life, @now::timestamptz)::double precision AS effective_confidence
 FROM entity_facts f
 JOIN entities e ON e.id = f.entity_id
 WHERE f.status = 'active' AND f.forget_at IS NOT NULL AND f.forget_at <= @until::timestamptz
+  AND NOT (f.category = 'obligation' AND f.deadline IS NOT NULL AND f.deadline <= f.forget_at)
 ORDER BY f.forget_at, f.id
 LIMIT @max_rows;
 

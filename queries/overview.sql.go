@@ -157,6 +157,7 @@ SELECT f.id, f.scope, e.name AS entity_name, f.key, f.content, f.durability, f.c
 FROM entity_facts f
 JOIN entities e ON e.id = f.entity_id
 WHERE f.status = 'active' AND f.forget_at IS NOT NULL AND f.forget_at <= $2::timestamptz
+  AND NOT (f.category = 'obligation' AND f.deadline IS NOT NULL AND f.deadline <= f.forget_at)
 ORDER BY f.forget_at, f.id
 LIMIT $3
 `
@@ -182,7 +183,9 @@ type OverviewForgettingSoonRow struct {
 // OverviewForgettingSoon returns the active facts whose forget_at falls before
 // @until (including those already due that the decay job has not archived
 // yet), soonest first. It walks entity_facts_forget_at_idx, so it reads only
-// the rows it returns however large the table is.
+// the rows it returns however large the table is. An obligation whose
+// deadline comes first is left out: decay holds it once it is overdue (it is
+// listed with the overdue obligations), so it is never forgotten.
 func (q *Queries) OverviewForgettingSoon(ctx context.Context, arg OverviewForgettingSoonParams) ([]OverviewForgettingSoonRow, error) {
 	rows, err := q.db.Query(ctx, overviewForgettingSoon, arg.Now, arg.Until, arg.MaxRows)
 	if err != nil {

@@ -10,12 +10,16 @@ import (
 )
 
 // middleware adds what every request passes, whichever surface serves it:
-// HEAD on GET routes, recovery from a handler's panic, the request log and
-// the security headers; then, for /api and /mcp, CORS, the Origin check of
+// HEAD on GET routes, the request metrics (when the server has a registry),
+// recovery from a handler's panic, the request log and the security
+// headers; then, for /api and /mcp, CORS, the Origin check of
 // /mcp and the rate limits.
 func (s *Server) middleware(e *echo.Echo) {
 	e.Pre(headAsGet)
 	e.Use(restoreHead)
+	if s.registry != nil {
+		e.Use(observeRequests(s.registry))
+	}
 	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{
 		DisablePrintStack: true,
 		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {

@@ -26,6 +26,7 @@ import (
 	"github.com/tenurehq/tenure/internal/httpx"
 	"github.com/tenurehq/tenure/mcpserver"
 	"github.com/tenurehq/tenure/memory"
+	"github.com/tenurehq/tenure/metrics"
 	"github.com/tenurehq/tenure/static"
 	"github.com/tenurehq/tenure/web"
 )
@@ -44,6 +45,10 @@ type Config struct {
 	Metrics http.Handler
 	// MetricsToken is the bearer token /metrics requires.
 	MetricsToken string
+	// Registry, when set, counts the requests by route (httpmetrics.go)
+	// and reads the pool, the jobs' record and consolidation's at every
+	// scrape. New registers them in it, once: a registry serves one server.
+	Registry *metrics.Registry
 	// TrustedProxies are the networks of the reverse proxies in front of the
 	// server. The client address (logs, sessions, sign-in throttling) is the
 	// connection's, unless the connection comes from one of these: then it is
@@ -94,6 +99,8 @@ type Server struct {
 	pool    *pgxpool.Pool
 	logger  *slog.Logger
 	console *web.Console
+	// registry counts the requests; nil counts nothing.
+	registry *metrics.Registry
 	// What guards /api and /mcp: the allowed web origins of each and the
 	// rate limits (nil: none).
 	apiOrigins, mcpOrigins origins
@@ -128,7 +135,7 @@ func New(cfg Config) (*Server, error) {
 	e.HideBanner = true
 	e.HidePort = true
 	e.IPExtractor = ipExtractor(cfg.TrustedProxies)
-	s := &Server{echo: e, pool: cfg.Pool, logger: cfg.Logger, console: console,
+	s := &Server{echo: e, pool: cfg.Pool, logger: cfg.Logger, console: console, registry: cfg.Registry,
 		limiter: newLimiter(cfg.Limits, auth.NewTokens(cfg.Pool, cfg.Now), cfg.RequestTimeout, cfg.Now)}
 	if s.apiOrigins, err = newOrigins(cfg.CORSOrigins, true); err != nil {
 		return nil, fmt.Errorf("server: CORS origins: %w", err)
@@ -139,6 +146,11 @@ func New(cfg Config) (*Server, error) {
 	e.HTTPErrorHandler = s.handleError
 	if err := s.routes(cfg); err != nil {
 		return nil, err
+	}
+	if cfg.Registry != nil {
+		if err := collectMetrics(cfg.Registry, cfg); err != nil {
+			return nil, err
+		}
 	}
 	return s, nil
 }

@@ -28,7 +28,9 @@ var (
 		"fact.archive", "fact.restore", "fact.decay", "decision", "decision.create", "decision.update",
 		"decision.reopen", "decision.relock", "node", "node.push", "node.durability", "entity", "entity.merge",
 		"entity.unmerge", "entity.alias_add", "entity.alias_remove", "policy.update",
-		"user", "user.create", "user.role", "user.disable", "user.enable", "token", "token.create", "token.revoke"}
+		"user", "user.create", "user.role", "user.disable", "user.enable", "token", "token.create", "token.revoke",
+		"auth", "auth.signin", "auth.signin_failed", "auth.signout", "auth.password_change",
+		"auth.password_reset_issued", "auth.password_reset_used", "backup", "backup.create", "backup.restore"}
 )
 
 // auditList shows the audit log, newest first, filtered by the query string,
@@ -136,6 +138,11 @@ func auditLogURL(f pages.AuditLogFilter, before int64) string {
 // auditLogTarget names an audit row's target and links it to its page, where
 // one exists (users and tokens only for admins, who may open them).
 func auditLogTarget(typ, id, scope string, isAdmin bool) (string, string) {
+	if id == "" {
+		// A row about no row, such as a failed sign-in with an email that
+		// names nobody.
+		return "unknown " + typ, ""
+	}
 	label := typ + " " + id
 	n, err := strconv.ParseInt(id, 10, 64)
 	if err != nil || n <= 0 {

@@ -61,7 +61,7 @@ func (s *Console) loadSession(next echo.HandlerFunc) echo.HandlerFunc {
 		if !consolePath(path) {
 			return next(c)
 		}
-		if path == "/login" || path == "/logout" || path == "/setup" {
+		if path == "/login" || path == "/logout" || path == "/setup" || path == auth.PasswordResetPath {
 			noStore(c)
 		}
 		cookie, err := c.Cookie(sessionCookie)
@@ -208,6 +208,9 @@ func (s *Console) loginSubmit(c echo.Context) error {
 	}
 	token, _, err := s.sessions.Login(c.Request().Context(), p.Email, c.FormValue("password"),
 		sessionUserAgent(c.Request().UserAgent()), ip)
+	// Sessions.Login audits the sign-in (auth.signin), and a refused one
+	// (auth.signin_failed, with the email tried); a throttled one, above,
+	// checks no password and is only logged.
 	if errors.Is(err, auth.ErrBadCredentials) {
 		done(loginFailed)
 		s.logger.Warn("login.failed", "email", p.Email, "remote_ip", ip)
@@ -266,9 +269,11 @@ func sessionUserAgent(ua string) string {
 	return strings.TrimSpace(b.String())
 }
 
+// logout ends the session, audited (auth.signout), and sends the browser to
+// sign in.
 func (s *Console) logout(c echo.Context) error {
 	if cookie, err := c.Cookie(sessionCookie); err == nil {
-		if err := s.sessions.Logout(c.Request().Context(), cookie.Value); err != nil {
+		if err := s.sessions.SignOut(c.Request().Context(), cookie.Value, c.RealIP()); err != nil {
 			return err
 		}
 	}

@@ -21,7 +21,7 @@ import (
 
 const (
 	runsPageSize       = 50
-	chartRuns          = 30 // runs in the chart of refusals
+	chartRuns          = 15 // runs in the chart of what runs did
 	runRejectionsShown = 50 // refusals listed on a run's page
 	rejectionsPageSize = 50
 	// manualRunTimeout bounds a "run now": the run goes on when the browser
@@ -29,8 +29,8 @@ const (
 	manualRunTimeout = 10 * time.Minute
 )
 
-// consolidationShow lists runs newest first, the chart of refusals of the
-// last runs, and the scheduled jobs of this process.
+// consolidationShow lists runs newest first, the chart of what the last
+// runs did, and the scheduled jobs of this process.
 func (s *Console) consolidationShow(c echo.Context) error {
 	ctx := c.Request().Context()
 	before, err := keysetBefore(c.QueryParams(), "run")
@@ -59,33 +59,36 @@ func (s *Console) consolidationShow(c echo.Context) error {
 			return err
 		}
 	}
-	view.Chart = refusalsChart(recent[:min(len(recent), chartRuns)])
+	view.Chart = runsChart(recent[:min(len(recent), chartRuns)], view.Now)
 
-	view.Jobs = s.jobsView(view.Now)
+	view.Jobs = s.jobsView(ctx, view.Now)
 	return s.page(c, http.StatusOK, "Consolidation", "consolidation", pages.Consolidation(view), nil)
 }
 
-// refusalsChart draws the refusals of runs (newest first) by reason, the
-// oldest run on the left.
-func refusalsChart(runs []memory.Run) components.StackedBarChart {
-	chart := components.StackedBarChart{
-		ID:          "rejections-chart",
-		Title:       "Refusals per consolidation run, by reason",
-		Description: fmt.Sprintf("A stacked bar for each of the last %d runs, oldest first: transient, expired and decision-locked refusals.", len(runs)),
-		Category:    "Run",
-		Unit:        "refusals",
-		EmptyText:   "No consolidation run yet.",
+// runsChart draws what each of runs (newest first) did, newest at the top:
+// facts promoted, superseded and merged, rows refused and set aside, with
+// how long the run took.
+func runsChart(runs []memory.Run, now time.Time) components.RowBarChart {
+	chart := components.RowBarChart{
+		ID:    "runs-chart",
+		Title: "What each consolidation run did",
+		Description: fmt.Sprintf("One bar for each of the last %d runs, newest first: facts promoted, superseded and merged, "+
+			"rows refused and set aside, with how long the run took.", len(runs)),
+		EmptyText: "No consolidation run yet.",
 		Series: []components.BarSeries{
-			{Name: memory.ReasonTransient, Color: "var(--m-transient-fg, #8c3a0c)"},
-			{Name: memory.ReasonExpired, Color: "var(--m-expired-fg, #575f69)"},
-			{Name: memory.ReasonDecisionLocked, Color: "var(--d-permanent-fg, #4c2a9e)"},
+			{Name: "promoted", Color: "var(--ok, #1a6e35)"},
+			{Name: "superseded", Color: "var(--m-transient-fg, #8c3a0c)"},
+			{Name: "merged", Color: "var(--d-permanent-fg, #4c2a9e)"},
+			{Name: "refused", Color: "var(--danger, #b42328)"},
+			{Name: "set aside", Color: "var(--m-expired-fg, #575f69)"},
 		},
 	}
-	for _, r := range slices.Backward(runs) {
-		chart.Bars = append(chart.Bars, components.BarGroup{
-			Label:  "#" + strconv.FormatInt(r.ID, 10),
-			Title:  "Run " + strconv.FormatInt(r.ID, 10),
-			Values: []int{r.TransientRejected, r.ExpiredRejected, r.DecisionLocked},
+	for _, r := range runs {
+		row := consRunRow(r)
+		chart.Rows = append(chart.Rows, components.RunBar{
+			Label: "#" + strconv.FormatInt(r.ID, 10), Href: pages.RunURL(r.ID), Title: "Run " + strconv.FormatInt(r.ID, 10),
+			Note:   pages.RunDuration(row, now),
+			Values: []int{row.Promoted, row.Superseded, row.Merged, row.Refused(), row.SetAside},
 		})
 	}
 	return chart
@@ -97,6 +100,7 @@ func consRunRow(r memory.Run) pages.ConsRunRow {
 		ID: r.ID, Trigger: r.Trigger, Status: r.Status, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt,
 		Promoted:   r.Count(memory.PhasePromote, "promoted"),
 		Reinforced: r.Count(memory.PhasePromote, "reinforced"),
+		Superseded: r.Count(memory.PhasePromote, "superseded"),
 		Decisions:  r.Count(memory.PhaseDecide, "decisions"),
 		Merged:     r.Count(memory.PhaseMerge, "merged"),
 		Pruned: r.Count(memory.PhaseCleanup, "pruned_expired") + r.Count(memory.PhaseCleanup, "pruned_transient") +

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -314,37 +315,51 @@ func TestRejectionLogRefusesBadFilters(t *testing.T) {
 func TestConsolidationChart(t *testing.T) {
 	f := newFixture(t, false)
 	doc := parse(t, f.get(t, "/consolidation"))
-	chart := doc.Find(`[data-testid="rejections-chart"]`)
-	if chart.Find(`svg[role="img"]`).Length() != 1 || chart.Find(`[data-testid="chart-empty"]`).Length() != 1 {
-		t.Errorf("before any run the chart is not an empty svg: %s", chart.Text())
+	chart := doc.Find(`[data-testid="runs-chart"]`)
+	if chart.Length() != 1 || chart.Find(`[data-testid="chart-empty"]`).Length() != 1 {
+		t.Errorf("before any run the chart is not empty: %s", chart.Text())
 	}
 
 	for i := range 3 {
 		at := now.Add(time.Duration(i-3) * time.Hour)
-		wmPush(t, f, at, "acme", memory.NewNode{Content: "a", Durability: "expired"}, memory.NewNode{Content: "b", Durability: "expired"})
+		wmPush(t, f, at, "acme", memory.NewNode{Content: "a", Durability: "expired"}, memory.NewNode{Content: "b", Durability: "expired"},
+			memory.NewNode{Content: fmt.Sprintf("Acme's plan is tier %d.", i),
+				Properties: map[string]any{"entity": "Acme", "key": "plan_tier", "category": "state"}})
 		wmConsolidate(t, f, at)
 	}
 	doc = parse(t, f.get(t, "/consolidation"))
-	chart = doc.Find(`[data-testid="rejections-chart"]`)
-	svg := chart.Find(`svg[role="img"]`)
-	if svg.Length() != 1 || svg.AttrOr("aria-labelledby", "") == "" || !strings.Contains(svg.Find("title").First().Text(), "Refusals per consolidation run") {
-		t.Fatal("the chart is not an svg image with a title")
+	chart = doc.Find(`[data-testid="runs-chart"]`)
+	if chart.Is("figure") && chart.AttrOr("aria-labelledby", "") == "" || !strings.Contains(chart.Find("figcaption").Text(), "What each consolidation run did") {
+		t.Fatal("the chart is not a figure with a caption")
 	}
-	if n := chart.Find(`[data-testid="chart-bar"]`).Length(); n != 3 {
-		t.Errorf("chart draws %d bars, want one per run (3)", n)
+	rows := chart.Find(`[data-testid="chart-row"]`)
+	if rows.Length() != 3 {
+		t.Fatalf("chart draws %d rows, want one per run (3)", rows.Length())
 	}
-	if n := chart.Find(`rect[data-series="expired"][data-value="2"]`).Length(); n != 3 {
-		t.Errorf("chart has %d expired segments of 2, want 3", n)
-	}
-	legend := chart.Find(`[data-testid="chart-legend"]`).Text()
-	for _, reason := range []string{"transient", "expired", "decision_locked"} {
-		if !strings.Contains(legend, reason) {
-			t.Errorf("legend %q lacks %s", legend, reason)
+	// Newest first: the last run promoted a plan that superseded the one before.
+	newest := rows.First()
+	figures := map[string]string{}
+	newest.Find(`[data-testid="chart-figure"]`).Each(func(_ int, s *goquery.Selection) {
+		figures[s.AttrOr("data-series", "")] = strings.TrimSpace(s.Find("strong").Text())
+	})
+	want := map[string]string{"promoted": "1", "superseded": "1", "merged": "0", "refused": "2", "set aside": "0"}
+	for series, n := range want {
+		if figures[series] != n {
+			t.Errorf("newest run's %s = %q, want %s (figures %v)", series, figures[series], n, figures)
 		}
 	}
-	table := chart.Find(`table.visually-hidden[data-testid="chart-table"]`)
-	if table.Length() != 1 || table.Find("tbody tr").Length() != 3 || !strings.Contains(table.Find("tbody tr").First().Text(), "Run 1") {
-		t.Errorf("no visually hidden table with a row per run, oldest first: %q", table.Text())
+	if newest.Find(`rect[data-series="superseded"][data-value="1"]`).Length() != 1 ||
+		newest.Find(`rect[data-series="refused"][data-value="2"]`).Length() != 1 {
+		t.Error("the newest run's bar lacks its superseded or refused segment")
+	}
+	if note := strings.TrimSpace(newest.Find(`[data-testid="chart-note"]`).Text()); !strings.HasSuffix(note, "ms") && !strings.HasSuffix(note, "s") {
+		t.Errorf("the run's duration reads %q", note)
+	}
+	legend := chart.Find(`[data-testid="chart-legend"]`).Text()
+	for _, series := range []string{"promoted", "superseded", "merged", "refused", "set aside"} {
+		if !strings.Contains(legend, series) {
+			t.Errorf("legend %q lacks %s", legend, series)
+		}
 	}
 }
 

@@ -34,6 +34,85 @@ func (s *Console) factShow(c echo.Context) error {
 	return s.renderFact(c, http.StatusOK, f, factFormOf(f), nil)
 }
 
+// factMove moves a fact to another entity or key through the engine, with
+// the reason typed beside it: 303 back to the fact on success, 422 with the
+// form and the error beside its field when the engine refuses a value, 409
+// when a locked decision settles the entity and key or someone else saved
+// the fact first.
+func (s *Console) factMove(c echo.Context) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	cur, err := s.store.GetFact(ctx, id)
+	if err != nil {
+		return err
+	}
+	form := pages.FactMoveForm{
+		Version: c.FormValue("version"), Entity: c.FormValue("entity"),
+		Key: strings.TrimSpace(c.FormValue("key")), Reason: c.FormValue("reason"),
+	}
+	moveFailed := func(status int, field, msg string) error {
+		switch field {
+		case "entity", "key", "reason":
+		default:
+			field = ""
+		}
+		form.Errors = map[string]string{field: msg}
+		return s.renderFactPage(c, status, cur, func(v *pages.FactPage) { v.Move = form })
+	}
+	version, err := strconv.ParseInt(form.Version, 10, 32)
+	if err != nil || version <= 0 {
+		return moveFailed(http.StatusUnprocessableEntity, "",
+			"The form does not say which version of the fact it moves: reload the page and move it again.")
+	}
+	if err = checkForm(c); err == nil {
+		var moved memory.Fact
+		moved, err = s.store.MoveFact(ctx, actor(c), id, int32(version), form.Entity, form.Key, form.Reason)
+		if err == nil {
+			if moved.Version == int32(version) {
+				return s.redirectWithFlash(c, factPath(id), "info", "Nothing to move: the fact is already there.")
+			}
+			where := "about " + moved.Entity + ", without a key"
+			if moved.Key != "" {
+				where = "about " + moved.Entity + ", key " + moved.Key
+			}
+			return s.redirectWithFlash(c, factPath(id), "ok",
+				fmt.Sprintf("Fact %d moved: now %s (version %d).", id, where, moved.Version))
+		}
+	}
+	me := memory.AsError(err)
+	switch {
+	case me != nil && me.CurrentFact != nil:
+		cur = *me.CurrentFact
+		kept := form
+		form = factMoveFormOf(cur)
+		form.Reason = kept.Reason
+		form.Errors = map[string]string{"": fmt.Sprintf("Someone else changed this fact while you were moving it (it is now at version %d): "+
+			"the form shows where it is now; you asked for %s%s. Check and move it again.", cur.Version, kept.Entity, keySuffix(kept.Key))}
+		return s.renderFactPage(c, http.StatusConflict, cur, func(v *pages.FactPage) { v.Move = form })
+	case me != nil && me.Code == memory.CodeDecisionLocked:
+		return moveFailed(http.StatusConflict, me.Field, me.Message)
+	case me != nil && me.Code == memory.CodeInvalid:
+		return moveFailed(http.StatusUnprocessableEntity, me.Field, me.Message)
+	}
+	return err
+}
+
+// keySuffix is ", key k" for a key, and nothing for none.
+func keySuffix(key string) string {
+	if key == "" {
+		return " without a key"
+	}
+	return ", key " + key
+}
+
+// factMoveFormOf is the move form filled with where f is.
+func factMoveFormOf(f memory.Fact) pages.FactMoveForm {
+	return pages.FactMoveForm{Version: strconv.FormatInt(int64(f.Version), 10), Entity: f.Entity, Key: f.Key}
+}
+
 // factSave applies the edit form through the engine: 303 back to the fact
 // on success, 422 with the form and the error beside its field when the
 // engine refuses a value, 409 with the current values when someone else
@@ -191,6 +270,12 @@ func factPath(id int64) string { return "/facts/" + strconv.FormatInt(id, 10) }
 // renderFact renders the fact page with status, the form as given and, after
 // a 409, the conflict.
 func (s *Console) renderFact(c echo.Context, status int, f memory.Fact, form pages.FactForm, conflict *pages.FactConflict) error {
+	return s.renderFactPage(c, status, f, func(v *pages.FactPage) { v.Form, v.Conflict = form, conflict })
+}
+
+// renderFactPage renders the fact page with status, its forms filled with
+// f's values, and then changed by with (a form as typed, with its errors).
+func (s *Console) renderFactPage(c echo.Context, status int, f memory.Fact, with func(*pages.FactPage)) error {
 	ctx := c.Request().Context()
 	now := s.now()
 	history, err := s.store.FactHistory(ctx, f.ID)
@@ -210,9 +295,10 @@ func (s *Console) renderFact(c echo.Context, status int, f memory.Fact, form pag
 		return err
 	}
 	view := pages.FactPage{
-		Fact: factDetailOf(f), Form: form, CanEdit: signedInAs(c, auth.RoleReviewer), Conflict: conflict,
+		Fact: factDetailOf(f, now), Form: factFormOf(f), Move: factMoveFormOf(f), CanEdit: signedInAs(c, auth.RoleReviewer),
 		Categories: mergeSorted(memory.SuggestedCategories(), cats), Now: now,
 	}
+	with(&view)
 	if id, ok := decisions[f.ID]; ok {
 		view.DecisionID = id
 	}
@@ -227,8 +313,9 @@ func (s *Console) renderFact(c echo.Context, status int, f memory.Fact, form pag
 	return s.page(c, status, fmt.Sprintf("Fact %d", f.ID), "facts", pages.Fact(view), nil)
 }
 
-func factDetailOf(f memory.Fact) pages.FactDetail {
+func factDetailOf(f memory.Fact, now time.Time) pages.FactDetail {
 	d := pages.FactDetail{
+		Held: f.Status == memory.StatusActive && f.Held(), Overdue: f.Status == memory.StatusActive && f.Overdue(now),
 		ID: f.ID, Scope: f.Scope, Entity: f.Entity, Key: f.Key, Content: f.Content,
 		Durability: string(f.Durability), Category: f.Category, Status: string(f.Status), Source: f.Source,
 		Confidence: f.Confidence, Effective: f.EffectiveConfidence, Importance: f.Importance,
@@ -259,24 +346,33 @@ func supersededBy(reason string) int64 {
 // The span of the confidence plot.
 const (
 	plotSamples      = 120
-	plotMaxSpan      = 2 * 365 * 24 * time.Hour // a longer way to forget_at is cut
+	plotNearSamples  = 90                       // of a piecewise plot, before its break
+	plotScaleSpan    = 2 * 365 * 24 * time.Hour // a longer plot may compress its far part
 	plotMinSpan      = 60 * 24 * time.Hour      // the span of a curve that never decays
 	plotMinAfterNow  = time.Hour
-	plotNowMarginDiv = 8 // after now, keep an eighth of the elapsed span in view
+	plotNowMarginDiv = 8                    // after now, keep an eighth of the elapsed span in view
+	plotMinToScale   = 365 * 24 * time.Hour // a compressed plot keeps at least a year to scale
 )
 
 // factPlot samples f's effective confidence under p from its confirmation to
-// its forget_at. A fact that never decays, or whose forget_at lies more than
-// two years ahead, is drawn over one half-life (at least 60 days, at most two
-// years); the span always reaches past now, so now is marked.
+// the moment it is forgotten (forget_at), which is always on the plot, however
+// far: a plot longer than two years whose far part is longer than its near
+// part keeps the time from confirmation to well past now to scale (at least
+// a year, and half as long again after now as before it) and compresses the
+// rest, to forget_at, into the right part of the plot, shaded and labelled.
+// A fact that never decays is drawn over one half-life (at least 60 days,
+// at most two years). An obligation that decay holds once overdue is drawn
+// with its deadline marked rather than a forget date. The span always
+// reaches past now, so now is marked.
 func factPlot(f memory.Fact, p memory.Policy, now time.Time) pages.FactPlot {
 	from := f.ConfirmedAt
+	held := f.Status == memory.StatusActive && f.Held()
 	var end time.Time
 	switch {
-	case f.ForgetAt != nil && f.ForgetAt.Sub(from) <= plotMaxSpan:
+	case f.ForgetAt != nil:
 		end = *f.ForgetAt
 	case p.HalfLife != nil:
-		end = from.Add(min(max(*p.HalfLife, plotMinSpan), plotMaxSpan))
+		end = from.Add(min(max(*p.HalfLife, plotMinSpan), plotScaleSpan))
 	default:
 		end = from.Add(plotMinSpan)
 	}
@@ -286,7 +382,23 @@ func factPlot(f memory.Fact, p memory.Policy, now time.Time) pages.FactPlot {
 	if !end.After(from) {
 		end = from.Add(24 * time.Hour)
 	}
-	curve := memory.ConfidenceCurve(f, p, from, end, plotSamples)
+	var brk time.Time
+	if end.Sub(from) > plotScaleSpan {
+		split := now.Add(now.Sub(from) / 2)
+		if least := from.Add(plotMinToScale); split.Before(least) {
+			split = least
+		}
+		if split.Before(end) && end.Sub(split) > split.Sub(from) {
+			brk = split
+		}
+	}
+	var curve []memory.ConfidencePoint
+	if brk.IsZero() {
+		curve = memory.ConfidenceCurve(f, p, from, end, plotSamples)
+	} else {
+		curve = append(memory.ConfidenceCurve(f, p, from, brk, plotNearSamples),
+			memory.ConfidenceCurve(f, p, brk, end, plotSamples-plotNearSamples)[1:]...)
+	}
 	// Sample the kinks and now exactly: a deadline-anchored curve bends at
 	// its deadline, and the now marker reads the curve at now.
 	for _, at := range []time.Time{p.AnchorAt(f.ConfirmedAt, f.Deadline), now} {
@@ -299,12 +411,34 @@ func factPlot(f memory.Fact, p memory.Policy, now time.Time) pages.FactPlot {
 	for i, pt := range curve {
 		points[i] = components.PlotPoint{At: pt.At, Value: pt.Confidence}
 	}
-	return pages.FactPlot{
+	plot := pages.FactPlot{
 		Points:  points,
 		Floor:   p.Floor,
 		Label:   plotLabel(f, now),
 		Caption: policyCaption(p),
+		Options: components.PlotOptions{Break: brk},
 	}
+	switch {
+	case held:
+		plot.Options.Markers = append(plot.Options.Markers, components.PlotMarker{At: *f.Deadline, Label: "due", TestID: "plot-due"})
+		plot.Caption += " An obligation is never forgotten once overdue: it stays until someone marks it done or lets it go."
+	case f.ForgetAt != nil && f.Status == memory.StatusActive:
+		label := "forgotten"
+		if !f.ForgetAt.After(now) {
+			label = "forget date"
+		}
+		plot.Options.Markers = append(plot.Options.Markers, components.PlotMarker{
+			At: *f.ForgetAt, Label: label, TestID: "plot-forget", Danger: true})
+	}
+	if !brk.IsZero() {
+		plot.AxisNote = fmt.Sprintf("Time axis: to scale until %s; compressed after it (the shaded part) to reach %s.",
+			brk.UTC().Format("2 Jan 2006"), end.UTC().Format("2 Jan 2006"))
+		if f.ForgetAt != nil && end.Equal(*f.ForgetAt) && !held {
+			plot.AxisNote = fmt.Sprintf("Time axis: to scale until %s; compressed after it (the shaded part) to reach the forget date, %s.",
+				brk.UTC().Format("2 Jan 2006"), end.UTC().Format("2 Jan 2006"))
+		}
+	}
+	return plot
 }
 
 // plotLabel describes the plot in one sentence, for its title and for
@@ -314,6 +448,10 @@ func plotLabel(f memory.Fact, now time.Time) string {
 	switch {
 	case f.Status == memory.StatusArchived && f.ArchivedAt != nil:
 		return head + ", archived " + humanDuration(now.Sub(*f.ArchivedAt)) + " ago"
+	case f.Held() && f.Overdue(now):
+		return head + ", overdue by " + humanDuration(now.Sub(*f.Deadline)) + ": kept until someone marks it done or lets it go"
+	case f.Held():
+		return head + ", due in " + humanDuration(f.Deadline.Sub(now)) + ": once overdue it is kept until someone marks it done or lets it go"
 	case f.ForgetAt == nil:
 		return head + ", never forgotten: it does not decay"
 	case f.ForgetAt.After(now):

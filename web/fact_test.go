@@ -470,3 +470,190 @@ func TestFactEditWithoutVersion(t *testing.T) {
 		t.Errorf("refused edits changed the version to %d", v)
 	}
 }
+
+// Each action of the fact page carries its own reason: the edit, the move
+// and the archive each have a reason field inside their own form, labelled
+// for that action, and the reason typed for an action is the one its
+// history row shows.
+func TestFactPageReasonPerAction(t *testing.T) {
+	f := newFixture(t, false)
+	fact := writeFact(t, f, memory.NewFact{Scope: "home", Entity: "Ada", Key: "drink", Content: "Ada likes tea.", Category: "preference"})
+	doc := parse(t, f.get(t, factPage(fact.ID)))
+	reasons := doc.Find(`input[name="reason"], textarea[name="reason"]`)
+	if reasons.Length() != 3 {
+		t.Fatalf("fact page has %d reason fields, want 3: edit, move and archive", reasons.Length())
+	}
+	labels := map[string]string{}
+	reasons.Each(func(_ int, s *goquery.Selection) {
+		form := s.Closest("form").AttrOr("data-testid", "")
+		if form == "" {
+			t.Errorf("reason field %q is outside any form", s.AttrOr("id", ""))
+		}
+		label := strings.TrimSpace(doc.Find(`label[for="` + s.AttrOr("id", "") + `"]`).Text())
+		labels[form] = label
+	})
+	want := map[string]string{"fact-form": "Reason for this edit", "fact-move-form": "Reason for the move",
+		"fact-archive-form": "Reason for archiving"}
+	for form, label := range want {
+		if labels[form] != label {
+			t.Errorf("reason of %s labelled %q, want %q", form, labels[form], label)
+		}
+	}
+
+	// The edit's reason, then the archive's, each in its own history row.
+	form := editForm(t, doc)
+	form.Set("content", "Ada likes green tea.")
+	form.Set("reason", "she said so twice")
+	followFlash(t, f.signedIn, f.signedIn.post(t, factPage(fact.ID), form))
+	archive := url.Values{"ids": {strconv.FormatInt(fact.ID, 10)}, "return": {factPage(fact.ID)},
+		"action": {"archive"}, "reason": {"she stopped drinking tea"}}
+	followFlash(t, f.signedIn, f.signedIn.post(t, "/facts/bulk", archive))
+	doc = parse(t, f.get(t, factPage(fact.ID)))
+	got := map[string]string{}
+	doc.Find(`[data-testid="history-row"]`).Each(func(_ int, s *goquery.Selection) {
+		got[strings.TrimSpace(s.Find(`[data-testid="history-action"]`).Text())] = strings.TrimSpace(s.Find(`[data-testid="history-reason"]`).Text())
+	})
+	if got["fact.update"] != "she said so twice" || got["fact.archive"] != "she stopped drinking tea" {
+		t.Errorf("history reasons = %v, want each action's own", got)
+	}
+	if l := strings.TrimSpace(doc.Find(`label[for="archive-reason"]`).Text()); l != "Reason for restoring" {
+		t.Errorf("archived fact's reason label = %q, want Reason for restoring", l)
+	}
+}
+
+func TestFactMove(t *testing.T) {
+	f := newFixture(t, false)
+	ctx := context.Background()
+	fact := writeFact(t, f, memory.NewFact{Scope: "home", Entity: "Ada", Key: "drink", Content: "Maya likes green tea.", Category: "preference"})
+	maya := writeFact(t, f, memory.NewFact{Scope: "home", Entity: "Maya Hale", Content: "Maya is a nurse.", Category: "identity"})
+	if _, err := factsStore(f).AddAlias(ctx, memory.Human("setup@example.com"), "home", maya.EntityID, "my wife"); err != nil {
+		t.Fatal(err)
+	}
+	doc := parse(t, f.get(t, factPage(fact.ID)))
+	move := doc.Find(`form[data-testid="fact-move-form"]`)
+	if move.AttrOr("action", "") != factPage(fact.ID)+"/move" {
+		t.Fatalf("move form posts to %q", move.AttrOr("action", ""))
+	}
+	if e, k := move.Find(`[data-testid="fact-move-entity"]`).AttrOr("value", ""), move.Find(`[data-testid="fact-move-key"]`).AttrOr("value", ""); e != "Ada" || k != "drink" {
+		t.Errorf("move form shows %q, %q; want where the fact is", e, k)
+	}
+	form := url.Values{"version": {"1"}, "entity": {"my wife"}, "key": {"drink"}, "reason": {"it is about Maya"}}
+	loc, flash := followFlash(t, f.signedIn, f.signedIn.post(t, factPage(fact.ID)+"/move", form))
+	if loc != factPage(fact.ID) || !strings.Contains(flash, "about Maya Hale, key drink") {
+		t.Errorf("move led to %q with %q, want the fact page saying where it went", loc, flash)
+	}
+	doc = parse(t, f.get(t, factPage(fact.ID)))
+	if got := text(doc, "fact-entity"); got != "Maya Hale" {
+		t.Errorf("entity after the move = %q", got)
+	}
+	first := doc.Find(`[data-testid="history-row"]`).First()
+	if change := strings.Join(strings.Fields(first.Find(`[data-field="entity"]`).Text()), " "); change != "entity: Ada → changed to Maya Hale" ||
+		strings.TrimSpace(first.Find(`[data-testid="history-reason"]`).Text()) != "it is about Maya" {
+		t.Errorf("history of the move = %q, want the entity change with its reason", first.Text())
+	}
+
+	t.Run("refusals", func(t *testing.T) {
+		decRecord(t, f, "home", "Maya Hale", "diet", "Maya eats no meat.", "She decided so in 2019.")
+		for _, tt := range []struct {
+			form  url.Values
+			code  int
+			field string
+			want  string
+		}{
+			{url.Values{"version": {"2"}, "entity": {"Maya Hale"}, "key": {"Not A Key"}}, 422, "error-move-key-error", "invalid key"},
+			{url.Values{"version": {"2"}, "entity": {" "}, "key": {""}}, 422, "error-move-entity-error", "entity is empty"},
+			{url.Values{"version": {"2"}, "entity": {"Maya Hale"}, "key": {"diet"}}, 409, "error-move-key-error", "reopen it first"},
+			{url.Values{"version": {"1"}, "entity": {"Bo"}, "key": {""}}, 409, "move-error", "Someone else changed this fact"},
+		} {
+			rec := f.signedIn.post(t, factPage(fact.ID)+"/move", tt.form)
+			if rec.Code != tt.code {
+				t.Errorf("move %v = %d, want %d", tt.form, rec.Code, tt.code)
+				continue
+			}
+			if msg := text(parse(t, rec), tt.field); !strings.Contains(msg, tt.want) {
+				t.Errorf("move %v: %s = %q, want %q", tt.form, tt.field, msg, tt.want)
+			}
+		}
+		if v := factVersion(t, f, fact.ID); v != 2 {
+			t.Errorf("refused moves changed the version to %d", v)
+		}
+		viewer := f.login(t, "viewer")
+		if doc := parse(t, viewer.get(t, factPage(fact.ID))); doc.Find(`[data-testid="fact-move-form"]`).Length() != 0 {
+			t.Error("a viewer sees the move form")
+		}
+		if rec := viewer.post(t, factPage(fact.ID)+"/move", url.Values{"version": {"2"}, "entity": {"Bo"}}); rec.Code != http.StatusForbidden {
+			t.Errorf("viewer move = %d, want 403", rec.Code)
+		}
+	})
+}
+
+// A fact forgotten decades from now is drawn to its forget date: the time
+// axis keeps the time around now to scale and compresses the rest, shaded
+// and explained, and the forget date is marked within the plot.
+func TestFactPagePlotReachesFarForgetDate(t *testing.T) {
+	f := newFixture(t, false)
+	confidence := 0.95
+	fact := writeFact(t, f, memory.NewFact{Scope: "home", Entity: "Ada", Content: "Ada was born in Porto.",
+		Category: "identity", Confidence: &confidence})
+	if fact.ForgetAt == nil || fact.ForgetAt.Sub(now) < 30*365*24*time.Hour {
+		t.Fatalf("forget_at = %v, want about 32 years ahead", fact.ForgetAt)
+	}
+	doc := parse(t, f.get(t, factPage(fact.ID)))
+	svg := doc.Find(`svg[data-testid="confidence-plot"]`)
+	forget := svg.Find(`[data-testid="plot-forget"] line`)
+	if forget.Length() != 1 {
+		t.Fatal("the forget date is not marked on the plot")
+	}
+	x, err := strconv.ParseFloat(forget.AttrOr("x1", ""), 64)
+	if err != nil || x < 200 || x > 402 {
+		t.Errorf("forget marker at x %q, want it inside the plot's right part (up to 402)", forget.AttrOr("x1", ""))
+	}
+	if svg.Find(`[data-testid="plot-break"]`).Length() != 1 || !strings.Contains(svg.Find(`[data-testid="plot-break"] text`).Text(), "compressed") {
+		t.Error("the compressed part of the time axis is not shown and labelled")
+	}
+	dates := svg.Find(`[data-testid="plot-x-axis"] text`)
+	if last := strings.TrimSpace(dates.Last().Text()); !strings.HasSuffix(last, strconv.Itoa(fact.ForgetAt.Year())) {
+		t.Errorf("last date on the axis = %q, want the forget year %d", last, fact.ForgetAt.Year())
+	}
+	if note := text(doc, "plot-axis-note"); !strings.Contains(note, "compressed") || !strings.Contains(note, fact.ForgetAt.UTC().Format("2 Jan 2006")) {
+		t.Errorf("axis note = %q, want it to explain the compression up to the forget date", note)
+	}
+	if svg.Find(`[data-testid="plot-now"] line`).Length() != 1 {
+		t.Error("the plot does not mark now")
+	}
+
+	// A short-lived fact keeps a linear axis.
+	mood := writeFact(t, f, memory.NewFact{Scope: "home", Entity: "Ada", Content: "Ada is tired.", Category: "mood"})
+	doc = parse(t, f.get(t, factPage(mood.ID)))
+	if doc.Find(`[data-testid="plot-break"]`).Length() != 0 || doc.Find(`[data-testid="plot-axis-note"]`).Length() != 0 {
+		t.Error("a plot of a few days is compressed")
+	}
+	if doc.Find(`[data-testid="plot-forget"]`).Length() != 1 {
+		t.Error("the mood's forget date is not marked")
+	}
+}
+
+// An overdue obligation is never forgotten: its page says it is kept until
+// someone settles it, and its plot marks the deadline, not a forget date.
+func TestFactPageHeldObligation(t *testing.T) {
+	f := newFixture(t, false)
+	deadline := now.Add(-6 * 24 * time.Hour)
+	fact := writeFact(t, f, memory.NewFact{Scope: "home", Entity: "Juniper", Content: "Juniper's booster vaccination.",
+		Category: "obligation", Deadline: &deadline})
+	// Written three weeks ago, it is past its forget date too.
+	if _, err := f.pool.Exec(context.Background(), `UPDATE entity_facts SET confirmed_at = $2 WHERE id = $1`,
+		fact.ID, now.Add(-21*24*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	doc := parse(t, f.get(t, factPage(fact.ID)))
+	if got := text(doc, "fact-forget-at"); !strings.Contains(got, "kept until someone marks it done or lets it go") {
+		t.Errorf("forgotten = %q, want it kept", got)
+	}
+	svg := doc.Find(`svg[data-testid="confidence-plot"]`)
+	if label := svg.AttrOr("aria-label", ""); !strings.Contains(label, "overdue by 6 days") || !strings.Contains(label, "kept until") {
+		t.Errorf("plot label = %q", label)
+	}
+	if svg.Find(`[data-testid="plot-due"]`).Length() != 1 || svg.Find(`[data-testid="plot-forget"]`).Length() != 0 {
+		t.Error("the plot of an overdue obligation should mark its deadline and no forget date")
+	}
+}

@@ -1,11 +1,15 @@
 package web
 
 import (
+	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/tenurehq/tenure/auth"
 	"github.com/tenurehq/tenure/memory"
 	"github.com/tenurehq/tenure/views/pages"
 )
@@ -18,7 +22,8 @@ const obligationsLimit = 200
 // optionally in one scope.
 func (s *Console) obligationList(c echo.Context) error {
 	ctx := c.Request().Context()
-	view := pages.ObligationsPage{Scope: strings.TrimSpace(c.QueryParam("scope")), Limit: obligationsLimit, Now: s.now()}
+	view := pages.ObligationsPage{Scope: strings.TrimSpace(c.QueryParam("scope")), Limit: obligationsLimit, Now: s.now(),
+		CanEdit: signedInAs(c, auth.RoleReviewer)}
 	list, err := s.store.ListObligations(ctx, memory.ObligationFilter{Scope: view.Scope, Limit: obligationsLimit, At: view.Now})
 	if err != nil {
 		return err
@@ -44,4 +49,71 @@ func obligationRows(obs []memory.Obligation) []pages.ObligationRow {
 		}
 	}
 	return out
+}
+
+// obligationsPath is the obligations page, in scope when one is given.
+func obligationsPath(scope string) string {
+	if scope == "" {
+		return "/obligations"
+	}
+	return "/obligations?" + url.Values{"scope": {scope}}.Encode()
+}
+
+// obligationAction settles or keeps one obligation through the engine:
+// done and let_go archive it with that reason, keep gives an overdue one
+// seven more days or confirms one without a deadline again. It goes back to
+// the local page named by return, or to the obligations page (in the scope
+// it showed), with a message saying what changed, or why nothing did.
+func (s *Console) obligationAction(c echo.Context) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	scope := strings.TrimSpace(c.FormValue("scope"))
+	if _, err := memory.ParseScope(scope); err != nil {
+		scope = ""
+	}
+	back := localReturnPath(c.FormValue("return"), obligationsPath(scope))
+	if err := checkForm(c); err != nil {
+		return s.redirectWithFlash(c, back, "error", "Nothing was changed: "+err.Error()+".")
+	}
+	ctx := c.Request().Context()
+	var (
+		f   memory.Fact
+		msg string
+	)
+	switch action := c.FormValue("action"); action {
+	case "done":
+		f, err = s.store.SettleObligation(ctx, actor(c), id, memory.ObligationDone)
+		msg = "Done: %s is archived as done."
+	case "let_go":
+		f, err = s.store.SettleObligation(ctx, actor(c), id, memory.ObligationLetGo)
+		msg = "Let go: %s is archived as let go."
+	case "keep":
+		f, err = s.store.KeepObligation(ctx, actor(c), id)
+		msg = "Kept: %s is confirmed again."
+		if err == nil && f.Deadline != nil {
+			msg = "Kept: %s is due again " + f.Deadline.UTC().Format("Mon 2 Jan 2006, 15:04 UTC") + "."
+		}
+	default:
+		return s.redirectWithFlash(c, back, "error",
+			fmt.Sprintf("Nothing was changed: unknown action %s; choose done, let go or keep.", quotedInput(action)))
+	}
+	if err != nil {
+		if me := memory.AsError(err); me != nil && me.Code != "" {
+			return s.redirectWithFlash(c, back, "error", "Nothing was changed: "+me.Message+".")
+		}
+		return err
+	}
+	return s.redirectWithFlash(c, back, "ok", fmt.Sprintf(msg, obligationName(f)))
+}
+
+// obligationName names an obligation in a message: its id and the start of
+// its text.
+func obligationName(f memory.Fact) string {
+	text := f.Content
+	if utf8.RuneCountInString(text) > 60 {
+		text = string([]rune(text)[:59]) + "…"
+	}
+	return fmt.Sprintf("obligation %d (“%s”)", f.ID, text)
 }

@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -136,4 +137,137 @@ func TestObligationsPage(t *testing.T) {
 			t.Errorf("htmx GET = %d, want the results fragment: %.200s", rec.Code, body)
 		}
 	})
+}
+
+// obligationRow is the row of obligation id in a section of the page.
+func obligationRow(doc *goquery.Document, section string, id int64) *goquery.Selection {
+	return doc.Find(`[data-testid="` + section + `"] [data-testid="obligation-row"][data-fact-id="` + strconv.FormatInt(id, 10) + `"]`)
+}
+
+// TestObligationActions: each obligation offers Done and Let go, and Keep
+// where decay would reach it; each archives or keeps it through the engine,
+// audited, and the page says what changed.
+func TestObligationActions(t *testing.T) {
+	f := newFixture(t, false)
+	past, soon := now.Add(-6*24*time.Hour), now.Add(3*24*time.Hour)
+	overdue := writeFact(t, f, memory.NewFact{Scope: "home", Entity: "Juniper", Content: "Juniper's booster vaccination.",
+		Category: "obligation", Deadline: &past})
+	gift := writeFact(t, f, memory.NewFact{Scope: "home", Entity: "Maya", Content: "Send Maya's birthday gift.",
+		Category: "obligation", Deadline: &past})
+	upcoming := writeFact(t, f, memory.NewFact{Scope: "home", Entity: "Edmund", Content: "Present the routing talk.",
+		Category: "obligation", Deadline: &soon})
+	someday := writeFact(t, f, memory.NewFact{Scope: "home", Entity: "Edmund", Content: "Call the plumber.", Category: "obligation"})
+
+	doc := parse(t, f.get(t, "/obligations?scope=home"))
+	for _, c := range []struct {
+		section string
+		id      int64
+		keep    bool
+	}{{"overdue", overdue.ID, true}, {"upcoming", upcoming.ID, false}, {"no-deadline", someday.ID, true}} {
+		row := obligationRow(doc, c.section, c.id)
+		if row.Find(`[data-testid="obligation-done"]`).Length() != 1 || row.Find(`[data-testid="obligation-let-go"]`).Length() != 1 ||
+			(row.Find(`[data-testid="obligation-keep"]`).Length() == 1) != c.keep {
+			t.Errorf("%s row %d offers %q, want Done, Let go and Keep %v", c.section, c.id, strings.Join(strings.Fields(row.Find("form").Text()), " "), c.keep)
+		}
+		if a := row.Find(`[data-testid="obligation-done"]`).AttrOr("aria-label", ""); !strings.HasPrefix(a, "Done: ") {
+			t.Errorf("done button's name = %q, want it to name the obligation", a)
+		}
+	}
+	if doc.Find(`[data-testid="overdue"] th`).FilterFunction(func(_ int, s *goquery.Selection) bool {
+		return strings.TrimSpace(s.Text()) == "Forgets"
+	}).Length() != 0 {
+		t.Error("the overdue section still says when its obligations are forgotten")
+	}
+
+	act := func(id int64, action string) (string, string) {
+		t.Helper()
+		return followFlash(t, f.signedIn, f.signedIn.post(t, "/obligations/"+strconv.FormatInt(id, 10),
+			url.Values{"action": {action}, "scope": {"home"}}))
+	}
+	for _, c := range []struct {
+		id             int64
+		action, reason string
+	}{{overdue.ID, "done", "done"}, {gift.ID, "let_go", "let go"}} {
+		loc, flash := act(c.id, c.action)
+		if loc != "/obligations?scope=home" || !strings.Contains(flash, "archived as "+c.reason) {
+			t.Errorf("%s led to %q with %q", c.action, loc, flash)
+		}
+		if n := dbInt(t, f, `SELECT count(*) FROM entity_facts WHERE id = $1 AND status = 'archived' AND archive_reason = $2`, c.id, c.reason); n != 1 {
+			t.Errorf("%s: the obligation is not archived as %s", c.action, c.reason)
+		}
+		if n := dbInt(t, f, `SELECT count(*) FROM audit_log WHERE action = 'fact.archive' AND target_id = $1
+			AND reason = $2 AND actor = 'user:reviewer@example.com'`, strconv.FormatInt(c.id, 10), c.reason); n != 1 {
+			t.Errorf("%s: %d audit rows, want 1", c.action, n)
+		}
+	}
+	doc = parse(t, f.get(t, "/obligations?scope=home"))
+	if obligationRow(doc, "overdue", overdue.ID).Length() != 0 {
+		t.Error("an obligation marked done is still listed")
+	}
+
+	// Keep: confirmed again, for the one without a deadline.
+	if _, flash := act(someday.ID, "keep"); !strings.Contains(flash, "confirmed again") {
+		t.Errorf("keep flash = %q", flash)
+	}
+	if _, flash := act(upcoming.ID, "keep"); !strings.Contains(flash, "Nothing was changed") || !strings.Contains(flash, "nothing to keep yet") {
+		t.Errorf("keep of an upcoming obligation = %q, want a refusal", flash)
+	}
+	if _, flash := act(overdue.ID, "done"); !strings.Contains(flash, "already archived") {
+		t.Errorf("second done = %q, want a refusal", flash)
+	}
+	if _, flash := act(upcoming.ID, "forget"); !strings.Contains(flash, "unknown action") {
+		t.Errorf("unknown action = %q", flash)
+	}
+
+	viewer := f.login(t, "viewer")
+	if doc := parse(t, viewer.get(t, "/obligations")); doc.Find(`[data-testid="obligation-actions"]`).Length() != 0 {
+		t.Error("a viewer sees the obligation actions")
+	}
+	if rec := viewer.post(t, "/obligations/"+strconv.FormatInt(upcoming.ID, 10), url.Values{"action": {"done"}}); rec.Code != http.StatusForbidden {
+		t.Errorf("viewer POST = %d, want 403", rec.Code)
+	}
+	if rec := f.signedIn.post(t, "/obligations/"+strconv.FormatInt(upcoming.ID, 10), url.Values{"action": {"done"}, "_csrf": {"forged"}}); rec.Code != http.StatusForbidden {
+		t.Errorf("forged POST = %d, want 403", rec.Code)
+	}
+	if n := dbInt(t, f, `SELECT count(*) FROM entity_facts WHERE id = $1 AND status = 'active'`, upcoming.ID); n != 1 {
+		t.Error("a refused post archived the obligation")
+	}
+}
+
+// TestObligationKeepOverdue: keeping an overdue obligation gives it seven
+// more days.
+func TestObligationKeepOverdue(t *testing.T) {
+	f := newFixture(t, false)
+	past := now.Add(-2 * 24 * time.Hour)
+	fact := writeFact(t, f, memory.NewFact{Scope: "home", Entity: "Priya", Content: "Send Priya the post-mortem.",
+		Category: "obligation", Deadline: &past})
+	_, flash := followFlash(t, f.signedIn, f.signedIn.post(t, "/obligations/"+strconv.FormatInt(fact.ID, 10), url.Values{"action": {"keep"}}))
+	if !strings.Contains(flash, "due again") {
+		t.Errorf("flash = %q", flash)
+	}
+	if got := deadlines(t, f, []int64{fact.ID})[0]; !got.Equal(now.Add(7 * 24 * time.Hour)) {
+		t.Errorf("deadline = %s, want a week from now", got)
+	}
+	doc := parse(t, f.get(t, "/obligations"))
+	if obligationRow(doc, "upcoming", fact.ID).Length() != 1 {
+		t.Error("the kept obligation is not listed as upcoming")
+	}
+}
+
+// TestObligationActionReturns: another page (the overview) may post the
+// same actions and be sent back to itself; never to another site.
+func TestObligationActionReturns(t *testing.T) {
+	f := newFixture(t, false)
+	past := now.Add(-24 * time.Hour)
+	fact := writeFact(t, f, memory.NewFact{Scope: "home", Entity: "Bo", Content: "Return the books.", Category: "obligation", Deadline: &past})
+	other := writeFact(t, f, memory.NewFact{Scope: "home", Entity: "Bo", Content: "Pay the fine.", Category: "obligation", Deadline: &past})
+	path := "/obligations/" + strconv.FormatInt(fact.ID, 10)
+	if loc, flash := followFlash(t, f.signedIn, f.signedIn.post(t, path, url.Values{"action": {"done"}, "return": {"/"}})); loc != "/" || !strings.Contains(flash, "done") {
+		t.Errorf("done with return / led to %q (%q)", loc, flash)
+	}
+	path = "/obligations/" + strconv.FormatInt(other.ID, 10)
+	rec := f.signedIn.post(t, path, url.Values{"action": {"let_go"}, "return": {"https://example.org/"}})
+	if loc := rec.Header().Get("Location"); loc != "/obligations" {
+		t.Errorf("a foreign return led to %q, want the obligations page", loc)
+	}
 }

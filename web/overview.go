@@ -39,14 +39,22 @@ var (
 // queues waiting for people. Every query reads an index or one GROUP BY.
 func (s *Console) overviewShow(c echo.Context) error {
 	now := s.now().UTC()
-	o, err := s.store.Overview(c.Request().Context(), memory.OverviewOptions{At: now,
+	ctx := c.Request().Context()
+	o, err := s.store.Overview(ctx, memory.OverviewOptions{At: now,
 		ForgetWithin: overviewForgetWindow, DueWithin: overviewObligationWindow, Rows: overviewPanelRows, Runs: overviewRuns})
 	if err != nil {
 		return err
 	}
 	view := pages.OverviewPage{Now: now, Matrix: overviewMatrix(o.Axes),
 		MoreForgetting: o.MoreForgetting, MoreUpcoming: o.MoreUpcoming, MoreOverdue: o.MoreOverdue,
-		SetAsideWaiting: o.SetAside.Waiting, SetAsideHeld: o.SetAside.Held}
+		SetAsideWaiting: o.SetAside.Waiting, SetAsideHeld: o.SetAside.Held, ForgettingCount: int64(len(o.Forgetting))}
+	// The panel lists the first few; the figure counts them all, which is
+	// worth a query only when there are more.
+	if o.MoreForgetting {
+		if view.ForgettingCount, err = s.store.CountForgettingSoon(ctx, now.Add(overviewForgetWindow)); err != nil {
+			return err
+		}
+	}
 	for _, f := range o.Forgetting {
 		view.Forgetting = append(view.Forgetting, pages.OverviewFact{
 			ID: f.ID, Scope: f.Scope, Entity: f.Entity, Content: f.Content, Durability: string(f.Durability),
@@ -60,6 +68,11 @@ func (s *Console) overviewShow(c echo.Context) error {
 	for _, d := range o.Overdue {
 		view.Overdue = append(view.Overdue, pages.OverviewObligation{
 			ID: d.ID, Scope: d.Scope, Entity: d.Entity, Content: d.Content, Deadline: d.Deadline})
+	}
+	if len(o.Runs) > 0 {
+		last := o.Runs[0]
+		view.LastRun = &pages.OverviewRun{ID: last.ID, TransientRejected: last.TransientRejected,
+			ExpiredRejected: last.ExpiredRejected, DecisionLocked: last.DecisionLocked}
 	}
 	for _, r := range o.Runs {
 		view.Runs = append(view.Runs, pages.OverviewRun{

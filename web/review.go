@@ -18,8 +18,10 @@ import (
 
 const reviewPageSize = 50
 
-// reviewList shows the open review queue, oldest first, filtered by kind and
-// scope, one keyset page at a time.
+// reviewList shows the open review queue, oldest first, or the dismissed
+// items, the newest first, filtered by kind and scope, one keyset page at a
+// time. After a dismissal without htmx, undo names the item dismissed, which
+// the page offers to put back.
 func (s *Console) reviewList(c echo.Context) error {
 	filter, after, err := parseReviewFilter(c.QueryParams())
 	if err != nil {
@@ -29,6 +31,11 @@ func (s *Console) reviewList(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if id, err := strconv.ParseInt(c.QueryParam("undo"), 10, 64); err == nil && id > 0 && !filter.Dismissed() {
+		if it, err := s.store.GetReviewItem(c.Request().Context(), id); err == nil && it.Status == memory.ReviewDismissed {
+			view.Undo = &pages.ReviewUndo{ID: id, Message: fmt.Sprintf("Item %d dismissed.", id)}
+		}
+	}
 	return s.page(c, http.StatusOK, "Review queue", "review", pages.Review(view), nil)
 }
 
@@ -36,15 +43,16 @@ func (s *Console) reviewList(c echo.Context) error {
 func (s *Console) reviewPage(c echo.Context, filter pages.ReviewFilter, after int64) (pages.ReviewPage, error) {
 	ctx := c.Request().Context()
 	items, err := s.store.ReviewQueue(ctx, memory.ReviewFilter{
-		Kind: filter.Kind, Scope: filter.Scope, AfterID: after, Limit: reviewPageSize + 1,
+		Status: filter.Status, Kind: filter.Kind, Scope: filter.Scope, AfterID: after, Limit: reviewPageSize + 1,
 	})
 	if err != nil {
 		return pages.ReviewPage{}, err
 	}
-	view := s.reviewFrame(c, filter)
-	if view.Counts, err = s.store.CountOpenReviewItems(ctx, filter.Scope); err != nil {
+	view, err := s.reviewCounted(c, filter)
+	if err != nil {
 		return view, err
 	}
+	view.After = after
 	if len(items) > reviewPageSize {
 		items = items[:reviewPageSize]
 		view.NextURL = reviewURL(filter, items[len(items)-1].ID)
@@ -57,6 +65,27 @@ func (s *Console) reviewPage(c echo.Context, filter pages.ReviewFilter, after in
 	}
 	if view.Scopes, err = s.store.Scopes(ctx); err != nil {
 		return view, err
+	}
+	return view, nil
+}
+
+// reviewCounted is reviewFrame with the counts of both lists, which the
+// summary and the filter show.
+func (s *Console) reviewCounted(c echo.Context, filter pages.ReviewFilter) (pages.ReviewPage, error) {
+	ctx := c.Request().Context()
+	view := s.reviewFrame(c, filter)
+	open, err := s.store.CountOpenReviewItems(ctx, filter.Scope)
+	if err != nil {
+		return view, err
+	}
+	dismissed, err := s.store.CountDismissedReviewItems(ctx, filter.Scope)
+	if err != nil {
+		return view, err
+	}
+	view.OpenTotal, view.DismissedTotal = reviewTotal(open, ""), reviewTotal(dismissed, "")
+	view.Counts = open
+	if filter.Dismissed() {
+		view.Counts = dismissed
 	}
 	return view, nil
 }
@@ -87,6 +116,13 @@ func parseReviewFilter(v url.Values) (pages.ReviewFilter, int64, error) {
 		return pages.ReviewFilter{}, 0, err
 	}
 	f := pages.ReviewFilter{Kind: strings.TrimSpace(v.Get("kind")), Scope: strings.TrimSpace(v.Get("scope"))}
+	status, err := memory.ParseReviewStatus(strings.TrimSpace(v.Get("status")))
+	if err != nil {
+		return f, 0, err
+	}
+	if status == memory.ReviewDismissed {
+		f.Status = status
+	}
 	if f.Kind != "" {
 		if _, err := memory.ParseReviewKind(f.Kind); err != nil {
 			return f, 0, err
@@ -111,6 +147,9 @@ func parseReviewFilter(v url.Values) (pages.ReviewFilter, int64, error) {
 // reviewURL is the queue's URL for filter, starting after item id after.
 func reviewURL(f pages.ReviewFilter, after int64) string {
 	v := url.Values{}
+	if f.Status != "" {
+		v.Set("status", f.Status)
+	}
 	if f.Kind != "" {
 		v.Set("kind", f.Kind)
 	}
@@ -141,7 +180,8 @@ func reviewFactOf(f *memory.Fact) *pages.ReviewFact {
 // reviewItemView is an item as the queue shows it, its form filled with
 // the defaults a reviewer starts from.
 func reviewItemView(it memory.ReviewItem) pages.ReviewItemView {
-	v := pages.ReviewItemView{ID: it.ID, Kind: it.Kind, Scope: it.Scope, CreatedAt: it.CreatedAt}
+	v := pages.ReviewItemView{ID: it.ID, Kind: it.Kind, Scope: it.Scope, CreatedAt: it.CreatedAt,
+		Status: it.Status, ResolvedAt: it.ResolvedAt, ResolvedBy: it.ResolvedBy}
 	for _, a := range memory.ReviewActions(it.Kind) {
 		v.Actions = append(v.Actions, string(a))
 	}
@@ -188,13 +228,7 @@ func (s *Console) reviewResolve(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	filter := pages.ReviewFilter{Kind: c.FormValue("filter_kind"), Scope: c.FormValue("filter_scope")}
-	if _, err := memory.ParseReviewKind(filter.Kind); err != nil {
-		filter.Kind = ""
-	}
-	if _, err := memory.ParseScope(filter.Scope); err != nil {
-		filter.Scope = ""
-	}
+	filter, _ := reviewFormFilter(c)
 	form := pages.ReviewItemForm{
 		Reason: c.FormValue("reason"), Category: strings.TrimSpace(c.FormValue("category")),
 		Durability: strings.TrimSpace(c.FormValue("durability")), Content: c.FormValue("content"),
@@ -216,15 +250,104 @@ func (s *Console) reviewResolve(c echo.Context) error {
 		return s.reviewFailed(c, id, filter, form, err)
 	}
 	msg := reviewOutcomeMessage(out)
+	var undo int64
+	if out.Item.Status == memory.ReviewDismissed {
+		undo = out.Item.ID
+	}
 	if isHTMX(c) {
 		c.Response().Header().Add("Vary", "HX-Request")
-		counts, err := s.store.CountOpenReviewItems(ctx, filter.Scope)
+		view, err := s.reviewCounted(c, filter)
 		if err != nil {
 			return err
 		}
-		return render(c, http.StatusOK, pages.ReviewResolved(msg, reviewTotal(counts, filter.Kind)))
+		return render(c, http.StatusOK, pages.ReviewResolved(view, msg, undo))
+	}
+	if undo > 0 {
+		// The queue offers to undo the dismissal (reviewList).
+		target := reviewURL(filter, 0)
+		sep := "?"
+		if strings.Contains(target, "?") {
+			sep = "&"
+		}
+		return c.Redirect(http.StatusSeeOther, target+sep+"undo="+strconv.FormatInt(undo, 10))
 	}
 	return s.redirectWithFlash(c, reviewURL(filter, 0), "ok", msg)
+}
+
+// reviewFormFilter reads the filter a review form carries (filter_kind,
+// filter_scope, filter_status) and its page cursor (filter_after), dropping
+// what is not valid: the answer goes back to the queue as it was shown.
+func reviewFormFilter(c echo.Context) (pages.ReviewFilter, int64) {
+	filter := pages.ReviewFilter{Kind: c.FormValue("filter_kind"), Scope: c.FormValue("filter_scope")}
+	if _, err := memory.ParseReviewKind(filter.Kind); err != nil {
+		filter.Kind = ""
+	}
+	if _, err := memory.ParseScope(filter.Scope); err != nil {
+		filter.Scope = ""
+	}
+	if c.FormValue("filter_status") == memory.ReviewDismissed {
+		filter.Status = memory.ReviewDismissed
+	}
+	after, err := strconv.ParseInt(c.FormValue("filter_after"), 10, 64)
+	if err != nil || after < 0 {
+		after = 0
+	}
+	return filter, after
+}
+
+// reviewUndismiss undoes a dismissal through the engine: the item is open
+// again. From the open queue (the undo after a dismissal) htmx gets the
+// list's page again with the item back in it; from the list of dismissed
+// items, the item goes from that list. Either way the counts follow. A plain
+// form post gets 303 back to the queue with a message; an item that cannot
+// be put back (it is open, or was accepted or merged, or another open item
+// names its facts) is 409 with the reason.
+func (s *Console) reviewUndismiss(c echo.Context) error {
+	ctx := c.Request().Context()
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	filter, after := reviewFormFilter(c)
+	if err = checkForm(c); err == nil {
+		_, err = s.store.UndismissReviewItem(ctx, actor(c), id, "dismissal undone")
+	}
+	if err != nil {
+		me := memory.AsError(err)
+		if me == nil || (me.Code != memory.CodeConflict && me.Code != memory.CodeInvalid && me.Code != memory.CodeNotFound) {
+			return err
+		}
+		status := http.StatusConflict
+		if me.Code == memory.CodeNotFound {
+			status = http.StatusNotFound
+		}
+		if isHTMX(c) {
+			c.Response().Header().Add("Vary", "HX-Request")
+			view, verr := s.reviewCounted(c, filter)
+			if verr != nil {
+				return verr
+			}
+			return render(c, status, pages.ReviewNotice(view, "Nothing was changed: "+me.Message+"."))
+		}
+		return s.redirectWithFlash(c, reviewURL(filter, 0), "error", "Nothing was changed: "+me.Message+".")
+	}
+	msg := fmt.Sprintf("Item %d is back in the queue.", id)
+	if !isHTMX(c) {
+		return s.redirectWithFlash(c, reviewURL(filter, 0), "ok", msg)
+	}
+	c.Response().Header().Add("Vary", "HX-Request")
+	if filter.Dismissed() {
+		view, err := s.reviewCounted(c, filter)
+		if err != nil {
+			return err
+		}
+		return render(c, http.StatusOK, pages.ReviewResolved(view, msg, 0))
+	}
+	view, err := s.reviewPage(c, filter, after)
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, pages.ReviewRestored(view, msg))
 }
 
 func reviewTotal(counts map[string]int, kind string) int {
@@ -271,11 +394,11 @@ func (s *Console) reviewFailed(c echo.Context, id int64, filter pages.ReviewFilt
 		msg := resolved.Message
 		if isHTMX(c) {
 			c.Response().Header().Add("Vary", "HX-Request")
-			counts, cerr := s.store.CountOpenReviewItems(ctx, filter.Scope)
-			if cerr != nil {
-				return cerr
+			view, verr := s.reviewCounted(c, filter)
+			if verr != nil {
+				return verr
 			}
-			return render(c, http.StatusConflict, pages.ReviewStale(id, msg, reviewTotal(counts, filter.Kind)))
+			return render(c, http.StatusConflict, pages.ReviewStale(view, id, msg))
 		}
 		view, verr := s.reviewPage(c, filter, 0)
 		if verr != nil {

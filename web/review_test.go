@@ -386,3 +386,170 @@ func TestReviewTextIsEscaped(t *testing.T) {
 		t.Error("escaped decision text not found on the review page")
 	}
 }
+
+// revHTMX posts form to path as htmx does.
+func revHTMX(t *testing.T, f fixture, path string, form url.Values) *goquery.Document {
+	t.Helper()
+	rec := f.signedIn.post(t, path, form, "HX-Request", "true")
+	if rec.Code != http.StatusOK {
+		t.Fatalf("htmx POST %s = %d, want 200; %.300s", path, rec.Code, rec.Body)
+	}
+	if strings.Contains(rec.Body.String(), "<html") {
+		t.Fatalf("htmx POST %s answers a whole page", path)
+	}
+	return parse(t, rec)
+}
+
+// revOption is the text of an option of the filter's select.
+func revOption(doc *goquery.Selection, sel, value string) string {
+	return strings.Join(strings.Fields(doc.Find(sel+` option[value="`+value+`"]`).Text()), " ")
+}
+
+// TestReviewDismissUndo: a dismissal through htmx answers with a message
+// that offers Undo and with the filter's counts out of band; Undo puts the
+// item back in its place in the list, audited; the dismissed filter lists
+// the dismissed items, each with a way back.
+func TestReviewDismissUndo(t *testing.T) {
+	f := newFixture(t, false)
+	q := revSeed(t, f)
+
+	frag := revHTMX(t, f, revPost(q.refusal), url.Values{"action": {"dismiss"}})
+	toast := frag.Find(`[data-testid="review-live-message"]`)
+	if !strings.Contains(toast.Text(), "dismissed") {
+		t.Errorf("message = %q", toast.Text())
+	}
+	undo := toast.Find(`form[data-testid="review-undo-form"]`)
+	if undo.AttrOr("hx-post", "") != revPost(q.refusal)+"/undismiss" || undo.Find(`[data-shortcut="u"]`).Length() != 1 {
+		t.Fatalf("undo form = %q, want it to undismiss the item, on the u key", undo.AttrOr("hx-post", ""))
+	}
+	filter := frag.Find(`form#review-filter`)
+	if filter.AttrOr("hx-swap-oob", "") == "" {
+		t.Fatal("the filter is not swapped out of band")
+	}
+	if o := revOption(filter, "#review-kind", "decision_refusal"); o != "Refused write (0)" {
+		t.Errorf("kind option after the dismissal = %q, want its count down to 0", o)
+	}
+	if o := revOption(filter, "#review-status", "dismissed"); o != "Dismissed (1)" {
+		t.Errorf("status option = %q, want 1 dismissed", o)
+	}
+	if s := strings.TrimSpace(frag.Find(`#review-summary`).Text()); s != "2 open items, oldest first." {
+		t.Errorf("summary = %q", s)
+	}
+
+	form := url.Values{}
+	undo.Find("input[name]").Each(func(_ int, s *goquery.Selection) {
+		if s.AttrOr("name", "") != "_csrf" {
+			form.Set(s.AttrOr("name", ""), s.AttrOr("value", ""))
+		}
+	})
+	frag = revHTMX(t, f, revPost(q.refusal)+"/undismiss", form)
+	list := frag.Find(`#review-items`)
+	if list.AttrOr("hx-swap-oob", "") != "innerHTML" || revItem(frag, q.refusal).Length() != 1 ||
+		list.Find(`[data-testid="review-item"]`).Length() != 3 {
+		t.Errorf("undo answer lists %d items, want the three again, out of band", list.Find(`[data-testid="review-item"]`).Length())
+	}
+	if o := revOption(frag.Find(`form#review-filter`), "#review-kind", "decision_refusal"); o != "Refused write (1)" {
+		t.Errorf("kind option after the undo = %q", o)
+	}
+	if status, by := revStatus(t, f, q.refusal); status != "open" || by != "" {
+		t.Errorf("item after undo = %s by %q, want open", status, by)
+	}
+	if n := dbInt(t, f, `SELECT count(*) FROM audit_log WHERE action = 'review.undismiss' AND target_id = $1
+		AND actor = 'user:reviewer@example.com'`, strconv.FormatInt(q.refusal, 10)); n != 1 {
+		t.Errorf("%d undismiss audit rows, want 1", n)
+	}
+
+	t.Run("without htmx", func(t *testing.T) {
+		rec := f.signedIn.post(t, revPost(q.mood), url.Values{"action": {"dismiss"}})
+		want := "/review?undo=" + strconv.FormatInt(q.mood, 10)
+		if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != want {
+			t.Fatalf("dismiss = %d to %q, want 303 to %s", rec.Code, rec.Header().Get("Location"), want)
+		}
+		doc := parse(t, f.get(t, want))
+		if doc.Find(`#review-live [data-testid="review-undo"]`).Length() != 1 {
+			t.Error("the queue does not offer to undo the dismissal")
+		}
+	})
+
+	t.Run("dismissed filter", func(t *testing.T) {
+		doc := parse(t, f.get(t, "/review?status=dismissed"))
+		items := doc.Find(`[data-testid="review-item"]`)
+		if items.Length() != 1 || revItem(doc, q.mood).Length() != 1 {
+			t.Fatalf("dismissed list has %d items, want the dismissed mood", items.Length())
+		}
+		if by := decText(doc, "review-dismissed-by"); !strings.Contains(by, "reviewer@example.com") {
+			t.Errorf("dismissed by = %q", by)
+		}
+		if doc.Find(`[data-testid="review-form"]`).Length() != 0 {
+			t.Error("a dismissed item offers the actions of an open one")
+		}
+		restore := revItem(doc, q.mood).Find(`form[data-testid="review-undismiss-form"]`)
+		if restore.Find(`[data-testid="review-undismiss"][data-shortcut="u"]`).Length() != 1 {
+			t.Fatal("a dismissed item cannot be restored")
+		}
+		if v := doc.Find(`#review-status option[selected]`).AttrOr("value", ""); v != "dismissed" {
+			t.Errorf("selected status = %q", v)
+		}
+		frag := revHTMX(t, f, revPost(q.mood)+"/undismiss", url.Values{"filter_status": {"dismissed"}})
+		if frag.Find(`#review-items`).Length() != 0 || revItem(frag, q.mood).Length() != 0 {
+			t.Error("restoring from the dismissed list answers with the list; the item should just go")
+		}
+		if o := revOption(frag.Find(`form#review-filter`), "#review-status", "dismissed"); o != "Dismissed (0)" {
+			t.Errorf("status option after the restore = %q", o)
+		}
+		if status, _ := revStatus(t, f, q.mood); status != "open" {
+			t.Errorf("mood item = %s, want open", status)
+		}
+		if doc := parse(t, f.get(t, "/review?status=dismissed")); doc.Find(`[data-testid="review-empty"]`).Length() != 1 {
+			t.Error("the empty dismissed list says nothing")
+		}
+	})
+
+	t.Run("refusals", func(t *testing.T) {
+		rec := f.signedIn.post(t, revPost(q.nearDup)+"/undismiss", url.Values{}, "HX-Request", "true")
+		if rec.Code != http.StatusConflict || !strings.Contains(rec.Body.String(), "open already") {
+			t.Errorf("undismiss of an open item = %d %.200s, want 409 saying so", rec.Code, rec.Body)
+		}
+		viewer := f.login(t, "viewer")
+		if rec := viewer.post(t, revPost(q.nearDup)+"/undismiss", url.Values{}); rec.Code != http.StatusForbidden {
+			t.Errorf("viewer undismiss = %d, want 403", rec.Code)
+		}
+		if rec := f.get(t, "/review?status=closed"); rec.Code != http.StatusBadRequest {
+			t.Errorf("GET /review?status=closed = %d, want 400", rec.Code)
+		}
+	})
+}
+
+// TestReviewKeysMatchLabels: every action button's key is the first letter
+// of its label's action word (merge m, accept a, dismiss d), the keys are
+// listed on the page, and a decision refusal's accept says it reopens the
+// decision.
+func TestReviewKeysMatchLabels(t *testing.T) {
+	f := newFixture(t, false)
+	q := revSeed(t, f)
+	doc := parse(t, f.get(t, "/review"))
+	words := map[string]string{"m": "Merge", "a": "Accept", "d": "Dismiss"}
+	buttons := doc.Find(`[data-review-item] button[data-shortcut]`)
+	if buttons.Length() != 7 {
+		t.Errorf("%d action buttons, want 7", buttons.Length())
+	}
+	buttons.Each(func(_ int, s *goquery.Selection) {
+		key := s.AttrOr("data-shortcut", "")
+		label := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s.Text()), key))
+		if !strings.HasPrefix(label, words[key]) || s.AttrOr("aria-keyshortcuts", "") != key {
+			t.Errorf("button %q is on key %q, want its label to start with %q", label, key, words[key])
+		}
+		if strings.TrimSpace(s.Find("kbd").Text()) != key {
+			t.Errorf("button %q shows key %q", label, s.Find("kbd").Text())
+		}
+	})
+	if l := strings.TrimSpace(revItem(doc, q.refusal).Find(`[data-testid="review-accept"]`).Text()); !strings.HasPrefix(l, "Accept: reopen the decision") {
+		t.Errorf("refusal's accept = %q", l)
+	}
+	keys := strings.Join(strings.Fields(doc.Find(`[data-testid="review-shortcuts"]`).Text()), " ")
+	for _, want := range []string{"j next item", "k previous item", "m merge", "a accept", "d dismiss", "u undo the dismissal", "? this help"} {
+		if !strings.Contains(keys, want) {
+			t.Errorf("shortcuts = %q, want %q", keys, want)
+		}
+	}
+}

@@ -28,6 +28,8 @@ func (s *Console) Register(e *echo.Echo) {
 	e.GET("/login", s.loginShow)
 	e.POST("/login", s.loginSubmit)
 	e.POST("/logout", s.logout)
+	e.GET("/reset-password", s.resetShow)
+	e.POST("/reset-password", s.resetSubmit)
 	viewer := roleRoutes{e, s.require(auth.RoleViewer)}
 	reviewer := roleRoutes{e, s.require(auth.RoleReviewer)}
 	admin := roleRoutes{e, s.require(auth.RoleAdmin)}
@@ -38,7 +40,9 @@ func (s *Console) Register(e *echo.Echo) {
 	viewer.GET("/facts/:id", s.factShow)
 	reviewer.POST("/facts/bulk", s.factBulk)
 	reviewer.POST("/facts/:id", s.factSave)
+	reviewer.POST("/facts/:id/move", s.factMove)
 	viewer.GET("/obligations", s.obligationList)
+	reviewer.POST("/obligations/:id", s.obligationAction)
 
 	viewer.GET("/decisions", s.decisionList)
 	reviewer.GET("/decisions/new", s.decisionNew)
@@ -56,6 +60,7 @@ func (s *Console) Register(e *echo.Echo) {
 
 	viewer.GET("/review", s.reviewList)
 	reviewer.POST("/review/:id", s.reviewResolve)
+	reviewer.POST("/review/:id/undismiss", s.reviewUndismiss)
 
 	viewer.GET("/working", s.nodeList)
 	reviewer.POST("/working/markers", s.nodeMarkers)
@@ -65,6 +70,8 @@ func (s *Console) Register(e *echo.Echo) {
 	reviewer.POST("/consolidation/run", s.consolidationRun)
 	viewer.GET("/consolidation/runs/:id", s.runShow)
 	viewer.GET("/consolidation/rejections", s.rejectionList)
+	viewer.GET("/changes", s.changesList)
+	reviewer.POST("/changes/undo", s.changeUndo)
 
 	viewer.GET("/tombstones", s.tombstoneList)
 	reviewer.POST("/tombstones/:id/restore", s.tombstoneRestore)
@@ -75,10 +82,13 @@ func (s *Console) Register(e *echo.Echo) {
 
 	viewer.GET("/audit", s.auditList)
 	viewer.GET("/settings", s.settingsShow)
+	viewer.GET("/account", s.accountShow)
+	viewer.POST("/account/password", s.accountPassword)
 
 	admin.GET("/users", s.userList)
 	admin.POST("/users", s.userCreate)
 	admin.POST("/users/:id", s.userSave)
+	admin.POST("/users/:id/reset-password", s.userResetPassword)
 	admin.GET("/tokens", s.tokenList)
 	admin.POST("/tokens", s.tokenCreate)
 	admin.POST("/tokens/:id/revoke", s.tokenRevoke)
@@ -114,11 +124,13 @@ func nav(role auth.Role) []layouts.NavItem {
 		{Section: "entities", Label: "Entities", Href: "/entities"},
 		{Section: "working", Label: "Working memory", Href: "/working"},
 		{Section: "consolidation", Label: "Consolidation", Href: "/consolidation"},
+		{Section: "changes", Label: "What changed", Href: "/changes", Secondary: true},
 		{Section: "review", Label: "Review", Href: "/review"},
 		{Section: "tombstones", Label: "Tombstones", Href: "/tombstones", Secondary: true},
 		{Section: "policies", Label: "Decay policies", Href: "/policies", Secondary: true},
 		{Section: "audit", Label: "Audit log", Href: "/audit", Secondary: true},
 		{Section: "settings", Label: "Settings", Href: "/settings", Secondary: true},
+		{Section: "account", Label: "Your account", Href: "/account", Secondary: true},
 	}
 	if role.Allows(auth.RoleAdmin) {
 		items = append(items,

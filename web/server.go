@@ -78,6 +78,11 @@ type Console struct {
 	// flashSecret signs the flash messages set where no one is signed in
 	// (helpers.go); those of a session are signed with the session's secret.
 	flashSecret []byte
+
+	// publicURL is the configured public URL (Config.PublicURL), which the
+	// links the console hands out (password reset links) start with; empty
+	// when unknown.
+	publicURL string
 }
 
 // New builds the console.
@@ -108,6 +113,7 @@ func New(cfg Config) (*Console, error) {
 
 		requestTimeout: cfg.RequestTimeout,
 		flashSecret:    make([]byte, 32),
+		publicURL:      cfg.PublicURL,
 	}
 	if _, err := rand.Read(s.flashSecret); err != nil {
 		return nil, err

@@ -12,10 +12,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/pressly/goose/v3"
 
 	"github.com/tenurehq/tenure/backup"
+	"github.com/tenurehq/tenure/memory"
 	"github.com/tenurehq/tenure/migrations"
 )
 
@@ -51,8 +54,46 @@ func runBackup(ctx context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := auditBackup(ctx, db.pool, memory.System("cli"), file, n); err != nil {
+		return fmt.Errorf("backup: the backup was written to %s, but its audit row was not: %w", file, err)
+	}
 	fmt.Fprintf(env.stdout, "Backed up the database to %s: %s in %s\n", file, mib(n), time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// auditBackup writes the audit row of a backup of the database db is
+// connected to, by by, into it (backup.create): the file and its size. A
+// database without Tenure's audit log (not Tenure's, or not migrated) gets
+// none.
+func auditBackup(ctx context.Context, db auditDB, by memory.Actor, file string, size int64) error {
+	var name string
+	var hasAudit bool
+	if err := db.QueryRow(ctx, `SELECT current_database(), to_regclass('public.audit_log') IS NOT NULL`).Scan(&name, &hasAudit); err != nil {
+		return err
+	}
+	if !hasAudit {
+		return nil
+	}
+	return memory.WriteAuditTo(ctx, db, memory.AuditEntry{At: time.Now().UTC().Truncate(time.Microsecond),
+		Actor: by, Action: "backup.create", TargetType: "database", TargetID: name,
+		After: map[string]any{"file": absPath(file), "bytes": size}})
+}
+
+// auditDB is what an audit row is written through: a pool, a connection
+// or a transaction.
+type auditDB interface {
+	Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
+	Query(context.Context, string, ...any) (pgx.Rows, error)
+	QueryRow(context.Context, string, ...any) pgx.Row
+}
+
+// absPath is file as an absolute path, for the audit log, or as given when
+// it cannot be made one.
+func absPath(file string) string {
+	if abs, err := filepath.Abs(file); err == nil {
+		return abs
+	}
+	return file
 }
 
 // runRestore reads a backup into an empty database (or data folder), or,
@@ -62,11 +103,12 @@ func runRestore(ctx context.Context, env *environment, args []string) error {
 	fs := flag.NewFlagSet("restore", flag.ContinueOnError)
 	fs.SetOutput(env.stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: tenure restore FILE [--force]\n\nRestores a backup made by tenure backup into an empty database or data folder, all of it or\nnothing; any other archive is refused. A database that holds data is refused unless --force,\nwhich replaces it. Stop the server first.")
+		fmt.Fprintln(fs.Output(), "Usage: tenure restore FILE [--force]\n\nRestores a backup made by tenure backup into an empty database or data folder, all of it or\nnothing; any other archive is refused. A database that holds data is refused unless --force,\nwhich replaces it. Stop the server first: a database that a server (or any other client) is\nconnected to is refused, with --force too.")
 		fs.PrintDefaults()
 	}
 	cfg.register(fs, env.getenv)
-	force := fs.Bool("force", false, "replace what the database holds")
+	cfg.application = "tenure restore"
+	force := fs.Bool("force", false, "replace what the database holds (never while a server or other client is connected to it)")
 	if err := parseFlags(fs, args, 1); err != nil {
 		return err
 	}
@@ -88,19 +130,50 @@ func runRestore(ctx context.Context, env *environment, args []string) error {
 	logger := cfg.logger(env.stderr)
 	db, err := openDatabase(ctx, &cfg, env.getenv, logger)
 	if err != nil {
-		return err
+		return fmt.Errorf("restore: %w", err)
 	}
 	defer db.close()
+	url := db.url()
+	// The pool's connection would count as a client attached to the
+	// database, which Restore refuses: it is closed, and the migrations
+	// open their own while the restore runs.
+	db.pool.Close()
 	start := time.Now()
-	if err := backup.Restore(ctx, db.url(), file, *force, backup.Options{Getenv: env.getenv,
+	if err := backup.Restore(ctx, url, file, *force, backup.Options{Getenv: env.getenv,
 		Progress: progressLine(env.stderr, "restore", start),
-		Migrate: func(ctx context.Context, _ string, version int64) error {
-			return migrateTo(ctx, db.pool, logger, version)
+		Migrate: func(ctx context.Context, url string, version int64) error {
+			pcfg, err := poolConfig(url, logger)
+			if err != nil {
+				return err
+			}
+			pcfg.ConnConfig.RuntimeParams["application_name"] = cfg.application
+			pool, err := pgxpool.NewWithConfig(ctx, pcfg)
+			if err != nil {
+				return err
+			}
+			defer pool.Close()
+			return migrateTo(ctx, pool, logger, version)
+		},
+		BeforeCommit: func(ctx context.Context, tx pgx.Tx, version int64) error {
+			return auditRestore(ctx, tx, file, version, *force)
 		}}); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.stdout, "Restored %s in %s\n", file, time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// auditRestore writes the audit row of a restore (backup.restore, by the
+// command line) in its transaction, after the rows of the backup: the file,
+// the schema version restored, and whether --force replaced data.
+func auditRestore(ctx context.Context, tx pgx.Tx, file string, version int64, force bool) error {
+	var name string
+	if err := tx.QueryRow(ctx, `SELECT current_database()`).Scan(&name); err != nil {
+		return err
+	}
+	return memory.WriteAuditTo(ctx, tx, memory.AuditEntry{At: time.Now().UTC().Truncate(time.Microsecond),
+		Actor: memory.System("cli"), Action: "backup.restore", TargetType: "database", TargetID: name,
+		After: map[string]any{"file": absPath(file), "schema_version": version, "force": force}})
 }
 
 // migrateTo brings the database behind pool to version of Tenure's schema,
@@ -159,8 +232,22 @@ func scheduledBackup(ctx context.Context, url, dir string, keep int, now time.Ti
 		return "", err
 	}
 	file := filepath.Join(dir, backupPrefix+now.UTC().Format("20060102T150405Z")+backupSuffix)
-	if _, err := writeBackup(ctx, url, file, getenv, nil); err != nil {
+	n, err := writeBackup(ctx, url, file, getenv, nil)
+	if err != nil {
 		return "", err
+	}
+	// The audit row, by the backup job; the older backups are pruned
+	// whether or not it could be written.
+	auditErr := func() error {
+		conn, err := pgx.Connect(ctx, url)
+		if err != nil {
+			return err
+		}
+		defer conn.Close(context.WithoutCancel(ctx))
+		return auditBackup(ctx, conn, memory.System("backup"), file, n)
+	}()
+	if auditErr != nil {
+		auditErr = fmt.Errorf("backup: the backup was written to %s, but its audit row was not: %w", file, auditErr)
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -179,7 +266,7 @@ func scheduledBackup(ctx context.Context, url, dir string, keep int, now time.Ti
 		}
 		names = names[1:]
 	}
-	return file, nil
+	return file, auditErr
 }
 
 // isScheduledBackup reports whether name is that of a scheduled backup.

@@ -35,6 +35,10 @@ type baseConfig struct {
 	// server already uses; the other commands attach to that server, so they
 	// work while "tenure serve" runs.
 	exclusive bool
+	// application is the application_name of the pool's connections, which
+	// pg_stat_activity shows (a restore names the servers it refuses to
+	// restore under); empty means "tenure".
+	application string
 }
 
 func envOr(getenv func(string) string, key, def string) string {

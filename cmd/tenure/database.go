@@ -48,6 +48,9 @@ func openDatabase(ctx context.Context, cfg *baseConfig, getenv func(string) stri
 		db.close()
 		return nil, err
 	}
+	if cfg.application != "" {
+		pcfg.ConnConfig.RuntimeParams["application_name"] = cfg.application
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
 	if err != nil {
 		db.close()

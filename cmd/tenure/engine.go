@@ -159,7 +159,7 @@ func startJobs(ctx context.Context, db *database, store *memory.Store, reg *metr
 		leader.Close(ctx)
 		return nil, nil, err
 	}
-	sched, err := jobs.NewScheduler(jobs.Options{Logger: logger, Leader: leader, Metrics: reg}, engineJobs(store, sessions, cfg, db.url(), db.getenv)...)
+	sched, err := jobs.NewScheduler(jobs.Options{Logger: logger, Leader: leader, Metrics: reg, Recorder: jobs.NewHistory(db.pool)}, engineJobs(store, sessions, cfg, db.url(), db.getenv)...)
 	if err != nil {
 		leader.Close(ctx)
 		return nil, nil, err

@@ -52,9 +52,9 @@ func commands() []command {
 		{"import", "import facts, all or nothing: import FILE.jsonl, import --from nova --scope S URL, import --from mem0 --scope S FILE.json ([--dry-run] [--json])", runImport},
 		{"migrate", "apply migrations: migrate [up|status|down|down-to VERSION]", runMigrate},
 		{"backup", "write a consistent copy of the whole database to a file, while the server runs: backup FILE", runBackup},
-		{"restore", "restore a backup into an empty database or data folder: restore FILE [--force]", runRestore},
-		{"token", "create an API token for an agent: token create --scope S --name N [--role writer|reader] [--expires-days D]", runToken},
-		{"user", "manage console users: user create --email E --role R --password-stdin", runUser},
+		{"restore", "restore a backup into an empty database or data folder, with no server running on it: restore FILE [--force]", runRestore},
+		{"token", "manage agents' API tokens: token create --scope S --name N [--role writer|reader] [--expires-days D]; token list; token revoke (--name N --scope S | --id ID)", runToken},
+		{"user", "manage console users: user create --email E --role R --password-stdin; user list; user disable|enable --email E; user reset-password --email E [--base-url URL]", runUser},
 		{"version", "print the version", runVersion},
 	}
 }

@@ -33,7 +33,7 @@ type serveConfig struct {
 }
 
 func runServe(ctx context.Context, env *environment, args []string) error {
-	cfg := serveConfig{baseConfig: baseConfig{exclusive: true}}
+	cfg := serveConfig{baseConfig: baseConfig{exclusive: true, application: "tenure serve"}}
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(env.stderr)
 	cfg.register(fs, env.getenv)
@@ -128,7 +128,8 @@ func runServe(ctx context.Context, env *environment, args []string) error {
 	// with neither, nowhere.
 	wcfg := server.Config{Pool: db.pool, Logger: logger, Assets: assets,
 		Store: store, Jobs: sched, Extract: extractors, TrustedProxies: proxies, PublicURL: cfg.http.publicURL,
-		RequestTimeout: cfg.http.requestTimeout, Limits: cfg.http.limits, CORSOrigins: cfg.http.cors, MCPOrigins: cfg.http.mcp}
+		RequestTimeout: cfg.http.requestTimeout, Limits: cfg.http.limits, CORSOrigins: cfg.http.cors, MCPOrigins: cfg.http.mcp,
+		Registry: reg}
 	if metricsLn == nil && cfg.http.metricsToken != "" {
 		wcfg.Metrics, wcfg.MetricsToken = reg.Handler(), cfg.http.metricsToken
 	}

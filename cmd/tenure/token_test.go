@@ -84,7 +84,7 @@ func TestTokenCreateUsage(t *testing.T) {
 		want string
 	}{
 		{nil, "usage: tenure token create"},
-		{[]string{"revoke"}, "usage: tenure token create"},
+		{[]string{"frobnicate"}, "unknown subcommand \"frobnicate\": allowed are create, list, revoke"},
 		{[]string{"create", "--scope", "home"}, "--name is required"},
 		{[]string{"create", "--name", "x"}, "--scope is required"},
 		{[]string{"create", "--name", "x", "--scope", "Home!"}, "invalid scope"},

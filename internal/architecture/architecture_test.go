@@ -38,7 +38,7 @@ const testsSuffix = " (tests)"
 
 var rules = []rule{
 	{
-		why:    "one door to the database: only memory, auth (accounts, sessions, tokens) and jobs (its leader lock) run queries",
+		why:    "one door to the database: only memory, auth (accounts, sessions, tokens) and jobs (its leader lock and job status) run queries",
 		from:   []string{"..."},
 		to:     []string{"queries"},
 		except: []string{"memory", "auth", "jobs", "queries"},

@@ -1,12 +1,16 @@
 // Keyboard shortcuts for the review queue (/review). The page works without
-// this script: every item has its own buttons. The keys only move a
-// selection between items and press the selected item's buttons:
+// this script: every item has its own buttons, each labelled with its key.
+// The keys only move a selection between items and press buttons:
 //   j / k  next / previous item
-//   m a d  the item's button with data-shortcut="m", "a" or "d"
+//   m      merge (the selected item's button with data-shortcut="m")
+//   a      accept (data-shortcut="a")
+//   d      dismiss (data-shortcut="d"); the message that follows offers Undo
+//   u      undo the last dismissal (the message's Undo button), or in the
+//          list of dismissed items restore the selected one
 //   ?      focus the shortcuts panel
 //   Esc    leave a text field and return to its item
 // It also lets htmx swap in the 409 and 422 answers of an item's form, which
-// carry the item re-rendered with its errors.
+// carry the item re-rendered with its errors, and closes the message.
 (function () {
   "use strict";
 
@@ -84,6 +88,14 @@
           help.scrollIntoView({ block: "nearest" });
         }
         break;
+      case "u":
+        var undo = document.querySelector('#review-live [data-shortcut="u"]');
+        if (undo) {
+          undo.click();
+          break;
+        }
+      // falls through: in the list of dismissed items, u restores the
+      // selected item.
       case "m":
       case "a":
       case "d":
@@ -107,9 +119,21 @@
   // else) with HTML meant to replace the item: let htmx swap it in.
   document.body.addEventListener("htmx:beforeSwap", function (e) {
     var status = e.detail.xhr.status;
-    if ((status === 409 || status === 422) && list.contains(e.detail.target)) {
+    var undo = e.detail.elt.closest && e.detail.elt.closest("[data-review-undo]");
+    if ((status === 409 || status === 422 || status === 404) && (list.contains(e.detail.target) || undo)) {
       e.detail.shouldSwap = true;
       e.detail.isError = false;
+    }
+  });
+
+  // The message's close button empties the live region.
+  document.addEventListener("click", function (e) {
+    var close = e.target.closest && e.target.closest("[data-toast-close]");
+    if (close) {
+      var live = document.getElementById("review-live");
+      if (live) {
+        live.innerHTML = "";
+      }
     }
   });
 
@@ -117,11 +141,15 @@
   // (re-rendered with its errors) or, once it is gone, the next one. The
   // answered form may be gone from the page, so htmx reports the end of the
   // request on the list; the swap settles a moment later.
+  // After an undo, the item put back is the one to select.
   var pending = null;
   document.body.addEventListener("htmx:beforeRequest", function (e) {
     var item = e.detail.elt.closest && e.detail.elt.closest("[data-review-item]");
+    var undo = e.detail.elt.closest && e.detail.elt.closest("[data-review-undo]");
     if (item && list.contains(item)) {
       pending = item.id;
+    } else if (undo) {
+      pending = "review-item-" + undo.getAttribute("data-review-undo");
     }
   });
   document.body.addEventListener("htmx:afterRequest", function () {

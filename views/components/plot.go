@@ -46,18 +46,58 @@ const (
 // to 100%. label is the plot's accessible name (its <title> and aria-label),
 // e.g. "Confidence 64% now, forgotten in 12 days". Every text is escaped.
 func ConfidencePlot(points []PlotPoint, now time.Time, floor float64, label string) templ.Component {
+	return ConfidencePlotWith(points, now, floor, label, PlotOptions{})
+}
+
+// PlotOptions are what a confidence plot may show besides its curve.
+type PlotOptions struct {
+	// Break, when it lies inside the points' span, makes the time axis
+	// piecewise: to scale from the first point to Break over the left
+	// BreakShare of the width (0.7 when zero), then compressed, still
+	// linear, from Break to the last point over the rest. The compressed
+	// part is shaded and labelled, and the axis shows a break mark, so that
+	// a moment decades away (a forget date) is on the plot beside the days
+	// around now.
+	Break      time.Time
+	BreakShare float64
+	// Markers are moments drawn as dashed vertical lines with a label.
+	Markers []PlotMarker
+}
+
+// PlotMarker is one moment of a plot, such as the forget date or a deadline.
+type PlotMarker struct {
+	At    time.Time
+	Label string // e.g. "forgotten", "due"
+	// TestID names the marker's group (data-testid), e.g. "plot-forget".
+	TestID string
+	// Danger draws the marker in the floor's colour, as the moment a fact
+	// is forgotten; otherwise it follows the text colour.
+	Danger bool
+}
+
+// ConfidencePlotWith is ConfidencePlot with a piecewise time axis and
+// markers (see PlotOptions).
+func ConfidencePlotWith(points []PlotPoint, now time.Time, floor float64, label string, opts PlotOptions) templ.Component {
 	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
-		_, err := io.WriteString(w, confidenceSVG(points, now, floor, label))
+		_, err := io.WriteString(w, confidenceSVG(points, now, floor, label, opts))
 		return err
 	})
 }
 
+// defaultBreakShare is the share of the width the to-scale part of a
+// piecewise time axis takes.
+const defaultBreakShare = 0.7
+
 // plotFrame maps instants and confidences to SVG coordinates.
 type plotFrame struct {
 	from, to time.Time
+	// brk, when not zero, is where the axis turns from to scale to
+	// compressed, at the share brkShare of the width.
+	brk      time.Time
+	brkShare float64
 }
 
-func newPlotFrame(points []PlotPoint, now time.Time) plotFrame {
+func newPlotFrame(points []PlotPoint, now time.Time, opts PlotOptions) plotFrame {
 	if len(points) == 0 {
 		return plotFrame{from: now.Add(-30 * 24 * time.Hour), to: now.Add(30 * 24 * time.Hour)}
 	}
@@ -65,14 +105,31 @@ func newPlotFrame(points []PlotPoint, now time.Time) plotFrame {
 	if !f.to.After(f.from) {
 		f.to = f.from.Add(time.Hour)
 	}
+	if opts.Break.After(f.from) && opts.Break.Before(f.to) {
+		f.brk, f.brkShare = opts.Break, opts.BreakShare
+		if f.brkShare <= 0 || f.brkShare >= 1 {
+			f.brkShare = defaultBreakShare
+		}
+	}
 	return f
+}
+
+// seconds is b - a in seconds, without the saturation of time.Duration.
+func seconds(a, b time.Time) float64 {
+	return float64(b.Unix()-a.Unix()) + float64(b.Nanosecond()-a.Nanosecond())/1e9
 }
 
 // x is the horizontal position of t; instants outside the frame map outside
 // the plot area.
 func (f plotFrame) x(t time.Time) float64 {
-	span := f.to.Sub(f.from).Seconds()
-	return plotLeft + t.Sub(f.from).Seconds()/span*plotInnerW
+	if f.brk.IsZero() {
+		return plotLeft + seconds(f.from, t)/seconds(f.from, f.to)*plotInnerW
+	}
+	split := plotLeft + f.brkShare*plotInnerW
+	if !t.After(f.brk) {
+		return plotLeft + seconds(f.from, t)/seconds(f.from, f.brk)*(split-plotLeft)
+	}
+	return split + seconds(f.brk, t)/seconds(f.brk, f.to)*(plotLeft+plotInnerW-split)
 }
 
 // y is the vertical position of confidence v, clamped to [0, 1].
@@ -105,6 +162,9 @@ func num(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
 
 func pct(v float64) string { return strconv.Itoa(int(v*100+0.5)) + "%" }
 
+// yearLabels is a span long enough for dateLabel to name months and years.
+const yearLabels = 401 * 24 * time.Hour
+
 // dateLabel formats a tick's date for a plot spanning span.
 func dateLabel(t time.Time, span time.Duration) string {
 	t = t.UTC()
@@ -118,10 +178,49 @@ func dateLabel(t time.Time, span time.Duration) string {
 	}
 }
 
-func confidenceSVG(points []PlotPoint, now time.Time, floor float64, label string) string {
+// tick is one labelled date of the time axis.
+type tick struct {
+	at     time.Time
+	label  string
+	anchor string
+}
+
+// xTicks are the dates along the bottom: evenly spaced on a linear axis;
+// on a piecewise one, three in the to-scale part (its start, middle and the
+// break) and the end of the compressed part, in years.
+func (f plotFrame) xTicks() []tick {
+	var out []tick
+	if f.brk.IsZero() {
+		span := f.to.Sub(f.from)
+		// Short labels ("2 Jan") fit five ticks; longer ones get four.
+		n := 4
+		if len(dateLabel(f.from, span)) > 6 {
+			n = 3
+		}
+		for i := 0; i <= n; i++ {
+			t := f.from.Add(span * time.Duration(i) / time.Duration(n))
+			out = append(out, tick{at: t, label: dateLabel(t, span)})
+		}
+	} else {
+		// Months and years throughout: the to-scale part is a year or more.
+		span := f.brk.Sub(f.from)
+		for i := 0; i <= 2; i++ {
+			t := f.from.Add(span * time.Duration(i) / 2)
+			out = append(out, tick{at: t, label: dateLabel(t, max(span, yearLabels))})
+		}
+		out = append(out, tick{at: f.to, label: dateLabel(f.to, yearLabels)})
+	}
+	for i := range out {
+		out[i].anchor = "middle"
+	}
+	out[0].anchor, out[len(out)-1].anchor = "start", "end"
+	return out
+}
+
+func confidenceSVG(points []PlotPoint, now time.Time, floor float64, label string, opts PlotOptions) string {
 	points = slices.Clone(points)
 	slices.SortStableFunc(points, func(a, b PlotPoint) int { return a.At.Compare(b.At) })
-	fr := newPlotFrame(points, now)
+	fr := newPlotFrame(points, now, opts)
 	esc := html.EscapeString
 	var b strings.Builder
 	b.WriteString(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ` + strconv.Itoa(plotWidth) + ` ` +
@@ -143,28 +242,33 @@ func confidenceSVG(points []PlotPoint, now time.Time, floor float64, label strin
 	}
 	b.WriteString(`</g>`)
 
-	// Date ticks along the bottom.
-	span := fr.to.Sub(fr.from)
-	b.WriteString(`<g data-testid="plot-x-axis">`)
-	// Short labels ("2 Jan") fit five ticks; longer ones get four.
-	ticks := 4
-	if len(dateLabel(fr.from, span)) > 6 {
-		ticks = 3
-	}
-	for i := 0; i <= ticks; i++ {
-		t := fr.from.Add(span * time.Duration(i) / time.Duration(ticks))
-		x := num(fr.x(t))
-		anchor := "middle"
-		switch i {
-		case 0:
-			anchor = "start"
-		case ticks:
-			anchor = "end"
+	// The compressed part of a piecewise time axis: shaded, labelled, and
+	// a break mark across the axis where it starts.
+	if !fr.brk.IsZero() {
+		x0, x1 := fr.x(fr.brk), float64(plotLeft+plotInnerW)
+		b.WriteString(`<g data-testid="plot-break">`)
+		b.WriteString(`<rect x="` + num(x0) + `" y="` + num(plotTop) + `" width="` + num(x1-x0) + `" height="` + num(plotInnerH) +
+			`" fill="currentColor" fill-opacity="0.06"/>`)
+		b.WriteString(`<line x1="` + num(x0) + `" x2="` + num(x0) + `" y1="` + num(plotTop) + `" y2="` + num(plotTop+plotInnerH) +
+			`" stroke="currentColor" stroke-opacity="0.35" stroke-dasharray="2 3"/>`)
+		base := float64(plotTop + plotInnerH)
+		for _, dx := range []float64{-3, 2} {
+			b.WriteString(`<line x1="` + num(x0+dx-2) + `" x2="` + num(x0+dx+2) + `" y1="` + num(base+5) + `" y2="` +
+				num(base-5) + `" stroke="currentColor" stroke-width="1.5"/>`)
 		}
+		b.WriteString(`<text x="` + num((x0+x1)/2) + `" y="` + num(plotTop+13) + `" text-anchor="middle" font-size="10" fill-opacity="0.8">` +
+			`compressed</text>`)
+		b.WriteString(`</g>`)
+	}
+
+	// Date ticks along the bottom.
+	b.WriteString(`<g data-testid="plot-x-axis">`)
+	for _, tk := range fr.xTicks() {
+		x := num(fr.x(tk.at))
 		b.WriteString(`<line x1="` + x + `" x2="` + x + `" y1="` + num(plotTop+plotInnerH) + `" y2="` +
 			num(plotTop+plotInnerH+5) + `" stroke="currentColor" stroke-opacity="0.5"/>`)
-		b.WriteString(`<text x="` + x + `" y="` + num(plotTop+plotInnerH+19) + `" text-anchor="` + anchor + `">` +
-			`<tspan>` + esc(dateLabel(t, span)) + `</tspan></text>`)
+		b.WriteString(`<text x="` + x + `" y="` + num(plotTop+plotInnerH+19) + `" text-anchor="` + tk.anchor + `">` +
+			`<tspan>` + esc(tk.label) + `</tspan></text>`)
 	}
 	b.WriteString(`</g>`)
 
@@ -195,6 +299,31 @@ func confidenceSVG(points []PlotPoint, now time.Time, floor float64, label strin
 		// Labelled at the left, where the curve is usually well above it.
 		b.WriteString(`<text x="` + num(plotLeft+6) + `" y="` + num(fr.y(floor)-5) +
 			`" text-anchor="start">floor ` + pct(floor) + `</text>`)
+	}
+
+	// The markers that lie within the plotted span.
+	for _, m := range opts.Markers {
+		if len(points) == 0 || !fr.contains(m.At) {
+			continue
+		}
+		x := fr.x(m.At)
+		color := "currentColor"
+		if m.Danger {
+			color = plotFloorColor
+		}
+		anchor, tx := "end", x-4
+		if x < plotLeft+plotInnerW/2 {
+			anchor, tx = "start", x+4
+		}
+		b.WriteString(`<g data-testid="` + esc(m.TestID) + `">`)
+		b.WriteString(`<line x1="` + num(x) + `" x2="` + num(x) + `" y1="` + num(plotTop) + `" y2="` + num(plotTop+plotInnerH) +
+			`" stroke="` + color + `" stroke-width="1.5" stroke-dasharray="4 3"/>`)
+		if m.Danger {
+			b.WriteString(`<circle cx="` + num(x) + `" cy="` + num(fr.y(floor)) + `" r="4" fill="` + plotFloorColor + `"/>`)
+		}
+		b.WriteString(`<text x="` + num(tx) + `" y="` + num(plotTop+plotInnerH-6) + `" text-anchor="` + anchor +
+			`" font-weight="600">` + esc(m.Label) + `</text>`)
+		b.WriteString(`</g>`)
 	}
 
 	// Now, when it lies within the plotted span.

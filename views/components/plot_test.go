@@ -34,7 +34,13 @@ func parseSVG(t *testing.T, points []PlotPoint, now time.Time, floor float64, la
 	if err := ConfidencePlot(points, now, floor, label).Render(context.Background(), &buf); err != nil {
 		t.Fatal(err)
 	}
-	out := buf.String()
+	return parseSVGString(t, buf.String())
+}
+
+// parseSVGString parses a rendered plot as XML, failing on anything that is
+// not well-formed.
+func parseSVGString(t *testing.T, out string) (string, []element) {
+	t.Helper()
 	dec := xml.NewDecoder(strings.NewReader(out))
 	dec.Strict = true
 	var (
@@ -294,4 +300,63 @@ func TestConfidencePlotDateTicks(t *testing.T) {
 			t.Errorf("span %s: x labels = %q, want %d from %q to %q", tt.span, got, tt.n, tt.first, tt.last)
 		}
 	}
+}
+
+// TestConfidencePlotPiecewiseAxis: with a break, the to-scale part spans the
+// left 70% of the width and the compressed part the rest, shaded and
+// labelled, with a break mark; the last date reaches the last point.
+func TestConfidencePlotPiecewiseAxis(t *testing.T) {
+	from := plotNow.Add(-30 * day)
+	brk := from.Add(365 * day)
+	end := from.Add(32 * 365 * day)
+	pts := []PlotPoint{{At: from, Value: 0.95}, {At: plotNow, Value: 0.94}, {At: brk, Value: 0.9}, {At: end, Value: 0.1}}
+	forget := PlotMarker{At: end, Label: "forgotten", TestID: "plot-forget", Danger: true}
+	_, els := parseSVGWith(t, pts, plotNow, 0.1, "label", PlotOptions{Break: brk, Markers: []PlotMarker{forget}})
+	got := pathPoints(t, find(els, "path", "plot-curve")[0].attrs["d"])
+	split := plotLeft + defaultBreakShare*plotInnerW
+	wantX := []float64{plotLeft, plotLeft + 30.0/365*(split-plotLeft), split, plotLeft + plotInnerW}
+	for i := range pts {
+		if !near(got[i][0], wantX[i]) {
+			t.Errorf("point %d drawn at x %v, want %v", i, got[i][0], wantX[i])
+		}
+	}
+	if band := find(els, "rect", "plot-break"); len(band) != 1 || !near(attrFloat(t, band[0], "x"), split) {
+		t.Errorf("compressed band = %v, want one starting at %v", band, split)
+	}
+	if txt := find(els, "text", "plot-break"); len(txt) != 1 || txt[0].text != "compressed" {
+		t.Errorf("compressed label = %v", txt)
+	}
+	dates := find(els, "text", "plot-x-axis")
+	if len(dates) != 4 || dates[len(dates)-1].text != end.Format("Jan 2006") {
+		t.Errorf("x labels = %v, want 4 ending with %s", dates, end.Format("Jan 2006"))
+	}
+	marker := find(els, "line", "plot-forget")
+	if len(marker) != 1 || !near(attrFloat(t, marker[0], "x1"), plotLeft+plotInnerW) {
+		t.Errorf("forget marker = %v, want it at the right edge", marker)
+	}
+	if label := find(els, "text", "plot-forget"); len(label) != 1 || label[0].text != "forgotten" || label[0].attrs["text-anchor"] != "end" {
+		t.Errorf("forget label = %v", label)
+	}
+	if dot := find(els, "circle", "plot-forget"); len(dot) != 1 || !near(attrFloat(t, dot[0], "cy"), plotTop+0.9*plotInnerH) {
+		t.Errorf("forget dot = %v, want it on the floor", dot)
+	}
+	if n := len(find(els, "line", "plot-now")); n != 1 {
+		t.Errorf("%d now lines, want 1", n)
+	}
+
+	t.Run("break outside the span is ignored", func(t *testing.T) {
+		_, els := parseSVGWith(t, decaying(), plotNow, 0.1, "label", PlotOptions{Break: plotNow.Add(400 * day)})
+		if n := len(find(els, "rect", "plot-break")); n != 0 {
+			t.Errorf("%d compressed bands, want none", n)
+		}
+	})
+}
+
+func parseSVGWith(t *testing.T, points []PlotPoint, now time.Time, floor float64, label string, opts PlotOptions) (string, []element) {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := ConfidencePlotWith(points, now, floor, label, opts).Render(context.Background(), &buf); err != nil {
+		t.Fatal(err)
+	}
+	return parseSVGString(t, buf.String())
 }
