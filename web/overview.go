@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/tenurehq/tenure/auth"
 	"github.com/tenurehq/tenure/memory"
 	"github.com/tenurehq/tenure/views/pages"
 )
@@ -45,7 +46,7 @@ func (s *Console) overviewShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	view := pages.OverviewPage{Now: now, Matrix: overviewMatrix(o.Axes),
+	view := pages.OverviewPage{Now: now, CanSettle: signedInAs(c, auth.RoleReviewer), Matrix: overviewMatrix(o.Axes),
 		MoreForgetting: o.MoreForgetting, MoreUpcoming: o.MoreUpcoming, MoreOverdue: o.MoreOverdue,
 		SetAsideWaiting: o.SetAside.Waiting, SetAsideHeld: o.SetAside.Held, ForgettingCount: int64(len(o.Forgetting))}
 	// The panel lists the first few; the figure counts them all, which is

@@ -297,3 +297,43 @@ func TestOverviewNeedsSignIn(t *testing.T) {
 		t.Errorf("GET / signed out = %d %s, want a redirect to sign in", rec.Code, rec.Header().Get("Location"))
 	}
 }
+
+// TestOverviewSettlesObligations: the overview's obligation lists offer the
+// obligations page's actions (Done, Let go; Keep on an overdue one), which
+// come back to the overview; a viewer gets none.
+func TestOverviewSettlesObligations(t *testing.T) {
+	f := newFixture(t, true)
+	doc := parse(t, f.get(t, "/"))
+	row := doc.Find(`[data-testid="obligation-overdue-row"]`).First()
+	id, err := strconv.ParseInt(row.AttrOr("data-fact-id", ""), 10, 64)
+	if err != nil {
+		t.Fatalf("no overdue obligation on the overview: %v", err)
+	}
+	form := row.Find(`[data-testid="overview-obligation-actions"]`)
+	if form.AttrOr("action", "") != "/obligations/"+strconv.FormatInt(id, 10) ||
+		form.Find(`input[name="return"]`).AttrOr("value", "") != "/" ||
+		form.Find(`button[value="done"]`).Length() != 1 || form.Find(`button[value="let_go"]`).Length() != 1 ||
+		form.Find(`button[value="keep"]`).Length() != 1 {
+		t.Fatalf("the overdue row's actions are wrong: %s", ovwHTML(form))
+	}
+	if n := doc.Find(`[data-testid="obligation-upcoming-row"] button[value="keep"]`).Length(); n != 0 {
+		t.Errorf("%d upcoming obligations offer Keep, which is for overdue ones", n)
+	}
+	loc, flash := followFlash(t, f.signedIn, f.signedIn.post(t, "/obligations/"+strconv.FormatInt(id, 10),
+		url.Values{"action": {"done"}, "return": {"/"}}))
+	if loc != "/" || !strings.Contains(flash, "archived as done") {
+		t.Errorf("done from the overview led to %q with %q", loc, flash)
+	}
+	if n := dbInt(t, f, `SELECT count(*) FROM entity_facts WHERE id = $1 AND status = 'archived' AND archive_reason = 'done'`, id); n != 1 {
+		t.Error("the obligation was not archived as done")
+	}
+	viewer := f.login(t, "viewer")
+	if n := parse(t, viewer.get(t, "/")).Find(`[data-testid="overview-obligation-actions"]`).Length(); n != 0 {
+		t.Errorf("a viewer is offered %d obligation actions", n)
+	}
+}
+
+func ovwHTML(s *goquery.Selection) string {
+	h, _ := goquery.OuterHtml(s)
+	return h
+}
