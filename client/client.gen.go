@@ -1626,7 +1626,7 @@ type ImportReport struct {
 	// Facts Facts written (in a dry run: that would be), decisions included.
 	Facts int `json:"facts"`
 
-	// Forgotten Facts already past their forget date when they were imported (counted from their confirmed_at, as any fact decays): each is written archived with the reason "forgotten before it was imported: its forget_at had passed", after taking part in supersession as what it was when observed, so that nothing the import brings in is archived afterwards without a word. They are kept and restorable. A dry run counts them too.
+	// Forgotten Facts already past their forget date when they were imported (counted from their confirmed_at, as any fact decays): each is written archived with the reason "forgotten before it was imported: its forget_at had passed" (but an overdue obligation, which is held active until a person settles it, as decay holds it), after taking part in supersession as what it was when observed, so that nothing the import brings in is archived afterwards without a word. They are kept and restorable. A dry run counts them too.
 	Forgotten int `json:"forgotten"`
 
 	// ForgottenLines The first 1,000 of those facts, by line.

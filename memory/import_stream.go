@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/tenurehq/tenure/queries"
+	"github.com/tenurehq/tenure/replica"
 )
 
 // An import streams. Each line is read, checked in Go and, when good,
@@ -90,6 +91,7 @@ func (s *Store) Import(ctx context.Context, actor Actor, lines []ImportLine, opt
 // error of the sequence (a file that cannot be read) or a cancelled ctx
 // stops the import, and nothing is written.
 func (s *Store) ImportStream(ctx context.Context, actor Actor, lines iter.Seq2[ImportLine, error], opts ImportOptions) (ImportReport, error) {
+	defer replica.NoteWrite(ctx) // reads.go
 	report := ImportReport{DryRun: opts.DryRun, ByMapping: map[string]int{}, ForgottenLines: []ImportForgotten{}}
 	limit := opts.MaxProblems
 	if limit <= 0 {
@@ -280,13 +282,16 @@ func (s *Store) ImportStream(ctx context.Context, actor Actor, lines iter.Seq2[I
 const ForgottenReason = "forgotten before it was imported: its forget_at had passed"
 
 // archiveForgottenSQL archives the facts an import wrote that are active
-// and past their forget_at, and returns each with its line.
+// and past their forget_at (but overdue obligations, which decay holds until
+// a person settles them), and returns each with its line.
 const archiveForgottenSQL = `
 WITH due AS (
     SELECT r.line, r.fact_id
     FROM import_rows r
     JOIN entity_facts f ON f.id = r.fact_id
     WHERE f.status = 'active' AND f.forget_at <= $1::timestamptz
+      -- An overdue obligation is held, as decay holds it (ArchiveDueFacts).
+      AND NOT (f.category = 'obligation' AND f.deadline IS NOT NULL AND f.deadline <= $1::timestamptz)
 )
 UPDATE entity_facts f
 SET status = 'archived', archived_at = $1::timestamptz, archive_reason = $2::text,
