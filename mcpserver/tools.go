@@ -18,6 +18,7 @@ import (
 	"github.com/tenurehq/tenure/extract"
 	"github.com/tenurehq/tenure/internal/httpx"
 	"github.com/tenurehq/tenure/memory"
+	"github.com/tenurehq/tenure/replica"
 	"github.com/tenurehq/tenure/wire"
 )
 
@@ -213,6 +214,11 @@ func addTool[In, Out any](t *tools, s *mcp.Server, tool *mcp.Tool, writes bool,
 		}
 		if writes && c.Reader() {
 			return nil, zero, t.toolError(tool.Name, c, errReader(c, tool.Name))
+		}
+		if writes {
+			// What a write checks before writing is read where it writes,
+			// not on a standby (memory/reads.go).
+			replica.UsePrimary(ctx)
 		}
 		if err := checkArguments(req, in); err != nil {
 			return nil, zero, t.toolError(tool.Name, c, err)

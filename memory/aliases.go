@@ -111,7 +111,12 @@ func (s *Store) ListEntities(ctx context.Context, f EntityFilter) ([]EntitySumma
 	if n := utf8.RuneCountInString(query); n > maxEntityName {
 		return nil, Invalidf("query", "the query is %d characters long: at most %d are allowed", n, maxEntityName)
 	}
-	rows, err := s.q.ListScopeEntities(ctx, queries.ListScopeEntitiesParams{Scope: scope, Query: query, MaxRows: limit})
+	var rows []queries.ListScopeEntitiesRow
+	err = s.read(ctx, func(db *queries.Queries) error {
+		var err error
+		rows, err = db.ListScopeEntities(ctx, queries.ListScopeEntitiesParams{Scope: scope, Query: query, MaxRows: limit})
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("list entities: %w", err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/tenurehq/tenure/queries"
+	"github.com/tenurehq/tenure/replica"
 )
 
 // defaultWorkers is Options.ConsolidateWorkers when unset; MaxWorkers is
@@ -260,6 +261,7 @@ type ConsolidateProgress struct {
 // no row is promoted twice and none is lost. Only one run exists at a time
 // across all processes; another caller gets ErrRunInProgress.
 func (s *Store) Consolidate(ctx context.Context, opts ConsolidateOptions) (Run, error) {
+	defer replica.NoteWrite(ctx) // reads.go
 	if opts.Trigger == "" {
 		opts.Trigger = TriggerManual
 	}

@@ -11,8 +11,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/tenurehq/tenure/queries"
 )
 
@@ -214,9 +212,8 @@ func (s *Store) ContextBrief(ctx context.Context, o BriefOptions) (Brief, error)
 	p := queries.BriefParams{Scope: o.Scope, Entity: entity, Now: now,
 		DueBefore: now.Add(obligationHorizon), MoodCutoff: now.Add(-moodFresh)}
 	var b Brief
-	err = pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+	err = s.readSnapshot(ctx, func(q *queries.Queries) error {
 		var err error
-		q := s.q.WithTx(tx)
 		lockedDecisions := func() (int, error) {
 			n, err := q.CountLockedDecisions(ctx, queries.CountLockedDecisionsParams{Scope: o.Scope, Entity: entity})
 			return int(n), err
@@ -331,8 +328,8 @@ func newBriefItem(r *queries.BriefRow, now time.Time) BriefItem {
 func (s *Store) briefChanges(ctx context.Context, o BriefOptions, entity *string, now time.Time, maxRows int32) (Brief, error) {
 	var c briefCandidates
 	since := o.Since.UTC()
-	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		q := s.q.WithTx(tx)
+	err := s.readSnapshot(ctx, func(q *queries.Queries) error {
+		c = briefCandidates{} // afresh when the read runs again elsewhere
 		ds, err := q.BriefChangedDecisions(ctx, queries.BriefChangedDecisionsParams{Scope: o.Scope, Since: since, Entity: entity, MaxRows: maxRows})
 		if err != nil {
 			return fmt.Errorf("decisions: %w", err)

@@ -382,16 +382,20 @@ func (s *Store) RecordDecision(ctx context.Context, actor Actor, in NewDecision)
 
 // GetDecision returns the decision with id.
 func (s *Store) GetDecision(ctx context.Context, id int64) (Decision, error) {
-	row, err := s.q.DecisionByID(ctx, id)
+	var d []Decision
+	err := s.read(ctx, func(db *queries.Queries) error {
+		row, err := db.DecisionByID(ctx, id)
+		if err != nil {
+			return err
+		}
+		d = []Decision{newDecision(row)}
+		return s.withSupersededBy(ctx, db, d)
+	})
 	if isNoRows(err) {
 		return Decision{}, NotFoundf("no decision with id %d", id)
 	}
 	if err != nil {
 		return Decision{}, fmt.Errorf("get decision %d: %w", id, err)
-	}
-	d := []Decision{newDecision(row)}
-	if err := s.withSupersededBy(ctx, s.q, d); err != nil {
-		return Decision{}, err
 	}
 	return d[0], nil
 }
@@ -475,52 +479,56 @@ func (s *Store) ListDecisions(ctx context.Context, f DecisionFilter) ([]Decision
 		return []Decision{}, nil
 	}
 	pageSize, _ := parsePageSize(f.Limit, defaultDecisions, maxDecisionsPage)
-	var entityIDs []int64
-	if entity != "" {
-		ids, err := s.q.EntityIDsNamed(ctx, queries.EntityIDsNamedParams{Name: entity, Scope: scope})
+	var out []Decision
+	err := s.read(ctx, func(db *queries.Queries) error {
+		out = []Decision{}
+		var entityIDs []int64
+		if entity != "" {
+			ids, err := db.EntityIDsNamed(ctx, queries.EntityIDsNamedParams{Name: entity, Scope: scope})
+			if err != nil {
+				return fmt.Errorf("list decisions: entity %q: %w", entity, err)
+			}
+			if len(ids) == 0 {
+				return nil
+			}
+			entityIDs = ids
+		}
+		ids, err := walkThenSearch(pageSize,
+			func(rows int32) ([]listWalk, error) {
+				walked, err := db.DecisionIDsWalk(ctx, queries.DecisionIDsWalkParams{
+					WalkRows: rows, EntityIds: entityIDs, Pattern: pattern, OnlySuperseded: onlySuperseded,
+					NotSuperseded: notSuperseded, Scope: scope, Locked: locked, Reopened: reopened, BeforeID: f.BeforeID, PageSize: pageSize})
+				out := make([]listWalk, len(walked))
+				for i, r := range walked {
+					out[i] = listWalk(r)
+				}
+				return out, err
+			},
+			func(before int64, rows int32) ([]int64, error) {
+				if onlySuperseded {
+					return db.DecisionIDsSearchSuperseded(ctx, queries.DecisionIDsSearchSupersededParams{
+						Scope: scope, EntityIds: entityIDs, Locked: locked, Pattern: pattern, BeforeID: before, PageSize: rows})
+				}
+				return db.DecisionIDsSearch(ctx, queries.DecisionIDsSearchParams{
+					Scope: scope, EntityIds: entityIDs, Locked: locked, Reopened: reopened, Pattern: pattern,
+					NotSuperseded: notSuperseded, BeforeID: before, PageSize: rows})
+			})
 		if err != nil {
-			return nil, fmt.Errorf("list decisions: entity %q: %w", entity, err)
+			return fmt.Errorf("list decisions: %w", err)
 		}
-		if len(ids) == 0 {
-			return []Decision{}, nil
+		if len(ids) > 0 {
+			rows, err := db.ListDecisionsByIDs(ctx, ids)
+			if err != nil {
+				return fmt.Errorf("list decisions: %w", err)
+			}
+			out = make([]Decision, len(rows))
+			for i, r := range rows {
+				out[i] = newDecision(decisionRow(r))
+			}
 		}
-		entityIDs = ids
-	}
-	ids, err := walkThenSearch(pageSize,
-		func(rows int32) ([]listWalk, error) {
-			walked, err := s.q.DecisionIDsWalk(ctx, queries.DecisionIDsWalkParams{
-				WalkRows: rows, EntityIds: entityIDs, Pattern: pattern, OnlySuperseded: onlySuperseded,
-				NotSuperseded: notSuperseded, Scope: scope, Locked: locked, Reopened: reopened, BeforeID: f.BeforeID, PageSize: pageSize})
-			out := make([]listWalk, len(walked))
-			for i, r := range walked {
-				out[i] = listWalk(r)
-			}
-			return out, err
-		},
-		func(before int64, rows int32) ([]int64, error) {
-			if onlySuperseded {
-				return s.q.DecisionIDsSearchSuperseded(ctx, queries.DecisionIDsSearchSupersededParams{
-					Scope: scope, EntityIds: entityIDs, Locked: locked, Pattern: pattern, BeforeID: before, PageSize: rows})
-			}
-			return s.q.DecisionIDsSearch(ctx, queries.DecisionIDsSearchParams{
-				Scope: scope, EntityIds: entityIDs, Locked: locked, Reopened: reopened, Pattern: pattern,
-				NotSuperseded: notSuperseded, BeforeID: before, PageSize: rows})
-		})
+		return s.withSupersededBy(ctx, db, out)
+	})
 	if err != nil {
-		return nil, fmt.Errorf("list decisions: %w", err)
-	}
-	out := []Decision{}
-	if len(ids) > 0 {
-		rows, err := s.q.ListDecisionsByIDs(ctx, ids)
-		if err != nil {
-			return nil, fmt.Errorf("list decisions: %w", err)
-		}
-		out = make([]Decision, len(rows))
-		for i, r := range rows {
-			out[i] = newDecision(decisionRow(r))
-		}
-	}
-	if err := s.withSupersededBy(ctx, s.q, out); err != nil {
 		return nil, err
 	}
 	return out, nil

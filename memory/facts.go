@@ -427,7 +427,12 @@ func pointerTo[T any](v T) *T { return &v }
 
 // GetFact returns the fact with id.
 func (s *Store) GetFact(ctx context.Context, id int64) (Fact, error) {
-	row, err := s.q.FactByID(ctx, queries.FactByIDParams{Now: s.Now(), ID: id})
+	var row queries.FactByIDRow
+	err := s.read(ctx, func(db *queries.Queries) error {
+		var err error
+		row, err = db.FactByID(ctx, queries.FactByIDParams{Now: s.Now(), ID: id})
+		return err
+	})
 	if isNoRows(err) {
 		return Fact{}, NotFoundf("no fact with id %d", id)
 	}

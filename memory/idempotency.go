@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/tenurehq/tenure/queries"
+	"github.com/tenurehq/tenure/replica"
 )
 
 // Idempotency keys let an agent retry a write without writing twice. A
@@ -191,6 +192,10 @@ func (s *Store) ClaimIdempotencyKey(ctx context.Context, r IdempotentRequest) (*
 		default:
 			c.Outcome = ClaimReplay
 			c.Answer = IdempotentAnswer{Status: int(*row.Status), Body: row.Body, At: row.CreatedAt}
+			// The answer reports a write made earlier: what follows
+			// reads it from the primary, and the caller learns a
+			// position past it (reads.go).
+			replica.NoteWrite(ctx)
 			if len(row.Headers) > 0 {
 				if err := json.Unmarshal(row.Headers, &c.Answer.Headers); err != nil {
 					return nil, fmt.Errorf("read idempotency key's headers: %w", err)

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/tenurehq/tenure/queries"
+	"github.com/tenurehq/tenure/replica"
 )
 
 // An import streams. Each line is read, checked in Go and, when good,
@@ -90,6 +91,7 @@ func (s *Store) Import(ctx context.Context, actor Actor, lines []ImportLine, opt
 // error of the sequence (a file that cannot be read) or a cancelled ctx
 // stops the import, and nothing is written.
 func (s *Store) ImportStream(ctx context.Context, actor Actor, lines iter.Seq2[ImportLine, error], opts ImportOptions) (ImportReport, error) {
+	defer replica.NoteWrite(ctx) // reads.go
 	report := ImportReport{DryRun: opts.DryRun, ByMapping: map[string]int{}, ForgottenLines: []ImportForgotten{}}
 	limit := opts.MaxProblems
 	if limit <= 0 {

@@ -521,7 +521,12 @@ func deref[T any](p *T) T {
 
 // GetNodes returns the rows with ids that exist, in id order.
 func (s *Store) GetNodes(ctx context.Context, ids []int64) ([]Node, error) {
-	rows, err := s.q.GetNodesByID(ctx, ids)
+	var rows []queries.MemoryNode
+	err := s.read(ctx, func(db *queries.Queries) error {
+		var err error
+		rows, err = db.GetNodesByID(ctx, ids)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("get nodes: %w", err)
 	}

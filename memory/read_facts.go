@@ -138,6 +138,17 @@ func (s *Store) ListFacts(ctx context.Context, f FactFilter) (FactPage, error) {
 	if err := f.Validate(); err != nil {
 		return FactPage{}, err
 	}
+	var page FactPage
+	err := s.read(ctx, func(db *queries.Queries) error {
+		var err error
+		page, err = s.listFacts(ctx, db, f)
+		return err
+	})
+	return page, err
+}
+
+// listFacts is ListFacts of a valid f with queries db.
+func (s *Store) listFacts(ctx context.Context, db *queries.Queries, f FactFilter) (FactPage, error) {
 	limit := f.Limit
 	if limit == 0 {
 		limit = defaultFactsLimit
@@ -167,7 +178,7 @@ func (s *Store) ListFacts(ctx context.Context, f FactFilter) (FactPage, error) {
 	}
 	var entityIDs []int64
 	if f.Entity != "" {
-		ids, err := s.q.EntityIDsNamed(ctx, queries.EntityIDsNamedParams{Name: f.Entity, Scope: scope})
+		ids, err := db.EntityIDsNamed(ctx, queries.EntityIDsNamedParams{Name: f.Entity, Scope: scope})
 		if err != nil {
 			return FactPage{}, fmt.Errorf("list facts: entity %q: %w", f.Entity, err)
 		}
@@ -185,14 +196,14 @@ func (s *Store) ListFacts(ctx context.Context, f FactFilter) (FactPage, error) {
 	var err error
 	if entityIDs != nil {
 		var rows []queries.FactIDsWalkEntitiesRow
-		rows, err = s.q.FactIDsWalkEntities(ctx, queries.FactIDsWalkEntitiesParams{
+		rows, err = db.FactIDsWalkEntities(ctx, queries.FactIDsWalkEntitiesParams{
 			EntityIds: entityIDs, Scope: scope, Durability: durability, Category: category, Status: status,
 			BeforeID: f.BeforeID, WalkRows: walk, Query: query, PageSize: want})
 		for _, r := range rows {
 			walked = append(walked, queries.FactIDsWalkRow(r))
 		}
 	} else {
-		walked, err = s.q.FactIDsWalk(ctx, queries.FactIDsWalkParams{
+		walked, err = db.FactIDsWalk(ctx, queries.FactIDsWalkParams{
 			Scope: scope, Durability: durability, Category: category, Status: status,
 			BeforeID: f.BeforeID, WalkRows: walk, Query: query, PageSize: want})
 	}
@@ -213,7 +224,7 @@ func (s *Store) ListFacts(ctx context.Context, f FactFilter) (FactPage, error) {
 	// search: the rest of the page below the walk, found through the
 	// indexes of the filters, whose cost follows the number of matches.
 	if int32(len(ids)) < want && walkEnd != 0 {
-		more, err := s.q.FactIDsSearch(ctx, queries.FactIDsSearchParams{
+		more, err := db.FactIDsSearch(ctx, queries.FactIDsSearchParams{
 			Scope: scope, EntityIds: entityIDs, Durability: durability, Category: category, Status: status,
 			Query: query, BeforeID: walkEnd, PageSize: want - int32(len(ids))})
 		if err != nil {
@@ -227,7 +238,7 @@ func (s *Store) ListFacts(ctx context.Context, f FactFilter) (FactPage, error) {
 		if at.IsZero() {
 			at = s.Now()
 		}
-		if rows, err = s.q.ListFactsByIDs(ctx, queries.ListFactsByIDsParams{Now: at, Ids: ids}); err != nil {
+		if rows, err = db.ListFactsByIDs(ctx, queries.ListFactsByIDsParams{Now: at, Ids: ids}); err != nil {
 			return FactPage{}, fmt.Errorf("list facts: %w", err)
 		}
 	}

@@ -84,31 +84,33 @@ func (s *Store) ListNodes(ctx context.Context, f NodeFilter) ([]Node, error) {
 		pending = pointerTo(int32(0))
 	}
 	setAside := state == NodesSetAside
-	ids, err := walkThenSearch(pageSize,
-		func(rows int32) ([]listWalk, error) {
-			walked, err := s.q.NodeIDsWalk(ctx, queries.NodeIDsWalkParams{WalkRows: rows, Marker: marker, Pending: pending,
-				SetAside: setAside, Scope: scope, BeforeID: f.BeforeID, PageSize: pageSize})
-			out := make([]listWalk, len(walked))
-			for i, r := range walked {
-				out[i] = listWalk(r)
-			}
-			return out, err
-		},
-		func(before int64, rows int32) ([]int64, error) {
-			if setAside {
-				return s.q.NodeIDsSearchSetAside(ctx, queries.NodeIDsSearchSetAsideParams{Scope: scope, Marker: marker,
-					Pending: pending, BeforeID: before, PageSize: rows})
-			}
-			return s.q.NodeIDsSearch(ctx, queries.NodeIDsSearchParams{Scope: scope, Marker: marker, Pending: pending,
-				BeforeID: before, PageSize: rows})
-		})
-	if err != nil {
-		return nil, fmt.Errorf("list nodes: %w", err)
-	}
-	if len(ids) == 0 {
-		return []Node{}, nil
-	}
-	rows, err := s.q.ListNodesByIDs(ctx, ids)
+	var rows []queries.MemoryNode
+	err := s.read(ctx, func(db *queries.Queries) error {
+		rows = nil
+		ids, err := walkThenSearch(pageSize,
+			func(rows int32) ([]listWalk, error) {
+				walked, err := db.NodeIDsWalk(ctx, queries.NodeIDsWalkParams{WalkRows: rows, Marker: marker, Pending: pending,
+					SetAside: setAside, Scope: scope, BeforeID: f.BeforeID, PageSize: pageSize})
+				out := make([]listWalk, len(walked))
+				for i, r := range walked {
+					out[i] = listWalk(r)
+				}
+				return out, err
+			},
+			func(before int64, rows int32) ([]int64, error) {
+				if setAside {
+					return db.NodeIDsSearchSetAside(ctx, queries.NodeIDsSearchSetAsideParams{Scope: scope, Marker: marker,
+						Pending: pending, BeforeID: before, PageSize: rows})
+				}
+				return db.NodeIDsSearch(ctx, queries.NodeIDsSearchParams{Scope: scope, Marker: marker, Pending: pending,
+					BeforeID: before, PageSize: rows})
+			})
+		if err != nil || len(ids) == 0 {
+			return err
+		}
+		rows, err = db.ListNodesByIDs(ctx, ids)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("list nodes: %w", err)
 	}

@@ -149,9 +149,20 @@ func (s *Store) Recall(ctx context.Context, q RecallQuery) ([]RecallResult, erro
 	if err != nil {
 		return nil, err
 	}
+	var out []RecallResult
+	err = s.read(ctx, func(db *queries.Queries) error {
+		var err error
+		out, err = s.recall(ctx, db, p)
+		return err
+	})
+	return out, err
+}
+
+// recall answers p with queries db.
+func (s *Store) recall(ctx context.Context, db *queries.Queries, p recallParams) ([]RecallResult, error) {
 	if p.entity != nil {
 		// One entity however it is spelled (entities.go).
-		name, err := canonicalEntity(ctx, s.q, p.scope, *p.entity)
+		name, err := canonicalEntity(ctx, db, p.scope, *p.entity)
 		if err != nil {
 			return nil, fmt.Errorf("recall: %w", err)
 		}
@@ -159,9 +170,9 @@ func (s *Store) Recall(ctx context.Context, q RecallQuery) ([]RecallResult, erro
 	}
 	now := s.Now()
 	if p.query == "" {
-		return s.recallByConfidence(ctx, p, now)
+		return s.recallByConfidence(ctx, db, p, now)
 	}
-	out, err := s.recallQuestion(ctx, p, now)
+	out, err := s.recallQuestion(ctx, db, p, now)
 	if err != nil {
 		var me *Error
 		if errors.As(err, &me) {
@@ -173,8 +184,8 @@ func (s *Store) Recall(ctx context.Context, q RecallQuery) ([]RecallResult, erro
 }
 
 // recallByConfidence answers a recall without words to rank by.
-func (s *Store) recallByConfidence(ctx context.Context, p recallParams, now time.Time) ([]RecallResult, error) {
-	rows, err := s.q.RecallByConfidence(ctx, queries.RecallByConfidenceParams{
+func (s *Store) recallByConfidence(ctx context.Context, db *queries.Queries, p recallParams, now time.Time) ([]RecallResult, error) {
+	rows, err := db.RecallByConfidence(ctx, queries.RecallByConfidenceParams{
 		Now: now, Scope: p.scope, Entity: p.entity, Category: p.category,
 		Durability: p.durability, Since: p.since, Until: p.until, MaxRows: p.limit,
 	})
@@ -242,9 +253,9 @@ const recallPending = 200
 const recallFoldAt = 256
 
 // recallQuestion ranks p.query.
-func (s *Store) recallQuestion(ctx context.Context, p recallParams, now time.Time) ([]RecallResult, error) {
+func (s *Store) recallQuestion(ctx context.Context, db *queries.Queries, p recallParams, now time.Time) ([]RecallResult, error) {
 	qs := parseQuestion(p.query)
-	w, err := s.q.RecallWords(ctx, queries.RecallWordsParams{
+	w, err := db.RecallWords(ctx, queries.RecallWordsParams{
 		Scope: p.scope, Words: qs.words, Phrases: qs.phrases, Negations: qs.negations,
 	})
 	if err != nil {
@@ -260,10 +271,10 @@ func (s *Store) recallQuestion(ctx context.Context, p recallParams, now time.Tim
 			return nil, Invalidf("query", "the query %q only says what a fact must not hold: add a word to look for", p.query)
 		}
 		// Only stop words ("what is it?"): nothing to rank by but confidence.
-		return s.recallByConfidence(ctx, p, now)
+		return s.recallByConfidence(ctx, db, p, now)
 	}
 	r := newRanking(w.Lexemes, w.LexemeFacts, w.Facts, w.LexemesTotal)
-	if err := s.expandQuestion(ctx, p.scope, qs, &w, r); err != nil {
+	if err := s.expandQuestion(ctx, db, p.scope, qs, &w, r); err != nil {
 		return nil, err
 	}
 	params := queries.RecallCandidatesParams{
@@ -276,7 +287,7 @@ func (s *Store) recallQuestion(ctx context.Context, p recallParams, now time.Tim
 	essential, rest := r.split(recallCandidates)
 	if len(essential) > 0 {
 		params.Match = orQuery(essential)
-		rows, err := s.q.RecallCandidates(ctx, params)
+		rows, err := db.RecallCandidates(ctx, params)
 		if err != nil {
 			return nil, err
 		}
@@ -285,7 +296,7 @@ func (s *Store) recallQuestion(ctx context.Context, p recallParams, now time.Tim
 		}
 	}
 	if len(rest) > 0 && !r.settled(int(p.limit), rest) {
-		rows, err := s.q.RecallNewestCandidates(ctx, recallNewest(params, orQuery(r.common(rest)), recallRecent, recallCandidates))
+		rows, err := db.RecallNewestCandidates(ctx, recallNewest(params, orQuery(r.common(rest)), recallRecent, recallCandidates))
 		if err != nil {
 			return nil, err
 		}
@@ -306,7 +317,7 @@ func (s *Store) recallQuestion(ctx context.Context, p recallParams, now time.Tim
 		for i, t := range r.terms {
 			words[i] = tsqueryOperand(t.lexeme)
 		}
-		rows, err := s.q.RecallPending(ctx, queries.RecallPendingParams{
+		rows, err := db.RecallPending(ctx, queries.RecallPendingParams{
 			Lexemes: w.Lexemes, Words: words, Scope: p.scope, Required: params.Required, Now: now,
 			Entity: p.entity, Since: p.since, Until: p.until, PerWord: int32(max(recallPending/len(words), 20)),
 		})
@@ -346,7 +357,7 @@ func (s *Store) recallQuestion(ctx context.Context, p recallParams, now time.Tim
 				ids = append(ids, c.id)
 			}
 		}
-		rows, err := s.q.RecallFacts(ctx, queries.RecallFactsParams{Now: now, Ids: ids})
+		rows, err := db.RecallFacts(ctx, queries.RecallFactsParams{Now: now, Ids: ids})
 		if err != nil {
 			return nil, err
 		}

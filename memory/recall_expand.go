@@ -82,7 +82,7 @@ var relatedTable = sync.OnceValue(func() map[string]relatedEntry {
 // expandQuestion adds to r, and to w.Lexemes (which the candidates' search
 // vectors are cut to), the terms that the question's words expand to in
 // scope. It sends one statement, and none when no word can expand.
-func (s *Store) expandQuestion(ctx context.Context, scope string, qs question, w *queries.RecallWordsRow, r *ranking) error {
+func (s *Store) expandQuestion(ctx context.Context, db *queries.Queries, scope string, qs question, w *queries.RecallWordsRow, r *ranking) error {
 	table := relatedTable()
 	var related, misspelled []string
 	for i, l := range w.Lexemes {
@@ -98,7 +98,7 @@ func (s *Store) expandQuestion(ctx context.Context, scope string, qs question, w
 	if len(related) == 0 && len(misspelled) == 0 {
 		return nil
 	}
-	rows, err := s.q.RecallExpansion(ctx, queries.RecallExpansionParams{
+	rows, err := db.RecallExpansion(ctx, queries.RecallExpansionParams{
 		Scope: scope, Related: related, Misspelled: misspelled, Phrases: qs.phrases,
 		MinSimilarity: nearSimilarity, PerWord: nearWords,
 	})

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/tenurehq/tenure/queries"
+	"github.com/tenurehq/tenure/replica"
 )
 
 // Store is the memory engine over one PostgreSQL database. Every method that
@@ -23,7 +24,9 @@ type Store struct {
 	now     func() time.Time
 	metrics Metrics
 	workers int // Options.ConsolidateWorkers
-
+	// reads routes the reads of recall, the brief and the lists to hot
+	// standbys (reads.go); nil reads everything from pool.
+	reads *replica.Router
 }
 
 // Options configure a Store.
@@ -36,6 +39,12 @@ type Options struct {
 	// ConsolidateWorkers is how many transactions a consolidation run's
 	// promote phase runs at once (ConsolidateOptions.Workers); 0 means 2.
 	ConsolidateWorkers int
+	// Reads, when set, routes recall, the context brief and the lists the
+	// API and the console show to the hot standbys it keeps in rotation,
+	// under a context made by replica.WithMinLSN (the server makes one for
+	// each request); see reads.go. Its primary must be the Store's pool.
+	// Nil reads everything from the pool.
+	Reads *replica.Router
 }
 
 // Metrics is what the engine counts. The jobs and web packages back it with
@@ -70,7 +79,7 @@ func NewStore(pool *pgxpool.Pool, opts Options) *Store {
 		opts.ConsolidateWorkers = defaultWorkers
 	}
 	return &Store{pool: pool, q: queries.New(pool), logger: opts.Logger, now: opts.Now, metrics: opts.Metrics,
-		workers: opts.ConsolidateWorkers}
+		workers: opts.ConsolidateWorkers, reads: opts.Reads}
 }
 
 // Now returns the store's current time, truncated to microseconds as
@@ -80,8 +89,11 @@ func (s *Store) Now() time.Time { return s.now().UTC().Truncate(time.Microsecond
 // Pool returns the store's connection pool.
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 
-// tx runs fn in one transaction; it commits when fn returns nil.
+// tx runs fn in one transaction; it commits when fn returns nil. The
+// write is then noted in ctx (replica.NoteWrite), so that the reads that
+// follow under it go to the primary.
 func (s *Store) tx(ctx context.Context, fn func(q *queries.Queries, tx pgx.Tx) error) error {
+	defer replica.NoteWrite(ctx)
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		return fn(s.q.WithTx(tx), tx)
 	})

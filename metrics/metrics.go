@@ -34,6 +34,9 @@ type Registry struct {
 	jobTime  *prometheus.HistogramVec
 	requests *prometheus.CounterVec
 	reqTime  *prometheus.HistogramVec
+	// reads and readRetries count the routed reads (replica.go); they are
+	// registered with the standbys' collector.
+	reads, readRetries *prometheus.CounterVec
 }
 
 // RequestBuckets are the bounds, in seconds, of the HTTP request duration
@@ -72,6 +75,14 @@ func New() *Registry {
 			Help:    "Time from a request's arrival to its answer, by route template, method and status code.",
 			Buckets: RequestBuckets,
 		}, []string{"route", "method", "code"}),
+		reads: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "tenure_replica_reads_total",
+			Help: "Reads routed between the primary and the hot standbys (--read-database-url) in this process, by where they ran (target primary or standby); a read retried elsewhere counts once more.",
+		}, []string{"target"}),
+		readRetries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "tenure_replica_read_retries_total",
+			Help: "Routed reads run again because a standby failed under them (it went down, or cancelled the read to replay WAL), by where the retry ran (target primary or standby).",
+		}, []string{"target"}),
 	}
 	r.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		r.rejected, r.archived, r.promoted, r.jobTime, r.requests, r.reqTime)

@@ -47,6 +47,13 @@
 // after a write goes to the primary until a check has seen a standby
 // replay it, within about Interval.
 //
+// A context carries what the reads made under it must see: WithMinLSN
+// gives the position (a reader such as memory.Store routes only the reads
+// made under such a context), UsePrimary sends them to the primary from
+// then on, and NoteWrite, called once a write has committed under it, does
+// too and counts the write (Writes), so that whoever made the context can
+// take CurrentLSN after the writes and keep it for the caller.
+//
 // # Failures
 //
 // A standby leaves rotation at once when its check fails (it does not

@@ -42,6 +42,11 @@ type Options struct {
 	// Logger receives a message when a standby leaves or rejoins rotation;
 	// default slog.Default().
 	Logger *slog.Logger
+	// OnRead, when set, is told where each run of a Read's function goes:
+	// the standby's name, or "" for the primary, and whether the run is a
+	// retry after a standby failed under the read. It is called before the
+	// run, and must be quick (a metric's counter).
+	OnRead func(standby string, retry bool)
 }
 
 // Standby is a hot standby of the primary, as given to New.
@@ -249,8 +254,10 @@ func (r *Router) Read(ctx context.Context, minLSN LSN, fn func(db *pgxpool.Pool)
 	for {
 		s := r.pick(minLSN, tried)
 		if s == nil {
+			r.observe("", len(tried) > 0)
 			return fn(r.primary)
 		}
+		r.observe(s.name, len(tried) > 0)
 		err := fn(s.pool)
 		if err == nil || ctx.Err() != nil || !r.fail(s, err) {
 			return err
@@ -258,6 +265,16 @@ func (r *Router) Read(ctx context.Context, minLSN LSN, fn func(db *pgxpool.Pool)
 		tried = append(tried, s)
 	}
 }
+
+// observe tells Options.OnRead of a run of a Read's function.
+func (r *Router) observe(standby string, retry bool) {
+	if r.opts.OnRead != nil {
+		r.opts.OnRead(standby, retry)
+	}
+}
+
+// Options returns the Router's options, defaults filled in.
+func (r *Router) Options() Options { return r.opts }
 
 // Fail reports that a read on pool failed with err, and returns whether the
 // read should be retried (through Pick or Read, which will not pick this
@@ -362,13 +379,45 @@ func classify(err error) errorKind {
 // commit record, so a later Pick(lsn) returns only servers that see the
 // write. It is the insert position rather than pg_current_wal_lsn() (the
 // written one) because with synchronous_commit off a commit returns before
-// its record is written.
+// its record is written. At the start of a page the insert position points
+// past the page's header, where nothing was written yet; the position
+// returned is then the page's start, the end of the last record, which is
+// as far as a standby that holds every record has replayed.
 func (r *Router) CurrentLSN(ctx context.Context) (LSN, error) {
 	var lsn LSN
-	if err := r.primary.QueryRow(ctx, "SELECT pg_current_wal_insert_lsn()").Scan(&lsn); err != nil {
+	var block, segment int64
+	err := r.primary.QueryRow(ctx, "SELECT pg_current_wal_insert_lsn(), current_setting('wal_block_size')::bigint, "+
+		"pg_size_bytes(current_setting('wal_segment_size'))").Scan(&lsn, &block, &segment)
+	if err != nil {
 		return 0, fmt.Errorf("replica: current WAL position: %w", err)
 	}
-	return lsn, nil
+	return recordEnd(lsn, block, segment), nil
+}
+
+// Sizes of the header at the start of each WAL page: the long one at the
+// start of a segment (SizeOfXLogLongPHD), the short one on the other pages
+// (SizeOfXLogShortPHD).
+const (
+	longPageHeader  = 40
+	shortPageHeader = 24
+)
+
+// recordEnd returns the end of the last WAL record before the insert
+// position lsn, given the WAL's page (block) and segment sizes: lsn itself,
+// unless it is just past the header of a page (pg_current_wal_insert_lsn
+// points past the header of a page nothing was written on yet), and then
+// the page's start.
+func recordEnd(lsn LSN, block, segment int64) LSN {
+	if block <= 0 || segment <= 0 {
+		return lsn
+	}
+	switch inSegment := uint64(lsn) % uint64(segment); {
+	case inSegment == longPageHeader:
+		return lsn - longPageHeader
+	case inSegment >= uint64(block) && uint64(lsn)%uint64(block) == shortPageHeader:
+		return lsn - shortPageHeader
+	}
+	return lsn
 }
 
 // loop runs check now and then every Interval until ctx ends.

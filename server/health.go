@@ -10,9 +10,39 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// healthz says the process is up; it touches nothing else.
+// healthz says the process is up; it touches nothing else. With standbys
+// (Config.Reads) it also lists each as the read router's checks last saw
+// it: a standby's failure takes it out of rotation, never makes the
+// process unhealthy, so the status stays ok.
 func (s *Server) healthz(c echo.Context) error {
-	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
+	if s.reads == nil {
+		return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
+	}
+	st := s.reads.Status()
+	standbys := make([]standbyHealth, len(st.Standbys))
+	for i, sb := range st.Standbys {
+		standbys[i] = standbyHealth{Name: sb.Name, Healthy: sb.Healthy, InRotation: sb.InRotation,
+			ReplayLSN: sb.ReplayLSN.String(), LastError: sb.LastError}
+		if sb.LagKnown {
+			lag := sb.Lag.Seconds()
+			standbys[i].LagSeconds = &lag
+		}
+		if !sb.LastCheck.IsZero() {
+			standbys[i].LastCheck = &st.Standbys[i].LastCheck
+		}
+	}
+	return c.JSON(http.StatusOK, map[string]any{"status": "ok", "standbys": standbys})
+}
+
+// standbyHealth is a standby in /healthz.
+type standbyHealth struct {
+	Name       string     `json:"name"`
+	Healthy    bool       `json:"healthy"`
+	InRotation bool       `json:"in_rotation"`
+	LagSeconds *float64   `json:"lag_seconds"` // null while unknown
+	ReplayLSN  string     `json:"replay_lsn"`
+	LastCheck  *time.Time `json:"last_check,omitempty"`
+	LastError  string     `json:"last_error,omitempty"`
 }
 
 // readyz says the process can serve: the database answers a query.

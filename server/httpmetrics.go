@@ -17,7 +17,7 @@ const unmatchedRoute = "unmatched"
 
 // collectMetrics gives the registry what it reads at every scrape: the
 // pool's statistics, the jobs' record and consolidation's, all in the
-// database the server uses.
+// database the server uses, and the standbys' state.
 func collectMetrics(reg *metrics.Registry, cfg Config) error {
 	if err := reg.CollectPool(cfg.Pool); err != nil {
 		return fmt.Errorf("server: metrics: %w", err)
@@ -27,6 +27,11 @@ func collectMetrics(reg *metrics.Registry, cfg Config) error {
 	}
 	if err := reg.CollectConsolidation(cfg.Store); err != nil {
 		return fmt.Errorf("server: metrics: %w", err)
+	}
+	if cfg.Reads != nil {
+		if err := reg.CollectStandbys(cfg.Reads); err != nil {
+			return fmt.Errorf("server: metrics: %w", err)
+		}
 	}
 	return nil
 }

@@ -30,7 +30,7 @@ type families map[string]*dto.MetricFamily
 
 // scrapeMetrics fetches /metrics from the running server, with its token,
 // and parses it with Prometheus's own text parser.
-func scrapeMetrics(t *testing.T, url string) families {
+func scrapeMetrics(t testing.TB, url string) families {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodGet, url+"/metrics", nil)
 	if err != nil {

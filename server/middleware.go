@@ -13,7 +13,8 @@ import (
 // HEAD on GET routes, the request metrics (when the server has a registry),
 // recovery from a handler's panic, the request log and the security
 // headers; then, for /api and /mcp, CORS, the Origin check of
-// /mcp and the rate limits.
+// /mcp and the rate limits; last, with standbys, read-your-writes
+// (readafter.go).
 func (s *Server) middleware(e *echo.Echo) {
 	e.Pre(headAsGet)
 	e.Use(restoreHead)
@@ -70,14 +71,17 @@ func (s *Server) middleware(e *echo.Echo) {
 	// refused Origin costs no request of a rate limit (cors.go, limits.go).
 	if !s.apiOrigins.empty() {
 		e.Use(cors("api", s.apiOrigins, "Retry-After", echo.HeaderWWWAuthenticate, echo.HeaderLocation, echo.HeaderAllow,
-			"Idempotent-Replayed"))
+			"Idempotent-Replayed", ReadAfterHeader))
 	}
 	e.Use(checkMCPOrigin(s.mcpOrigins))
 	if !s.mcpOrigins.empty() {
-		e.Use(cors("mcp", s.mcpOrigins, "Retry-After", echo.HeaderWWWAuthenticate, "Mcp-Session-Id"))
+		e.Use(cors("mcp", s.mcpOrigins, "Retry-After", echo.HeaderWWWAuthenticate, "Mcp-Session-Id", ReadAfterHeader))
 	}
 	if s.limiter != nil {
 		e.Use(s.limiter.middleware)
+	}
+	if s.readAfter != nil {
+		e.Use(s.readAfter.middleware)
 	}
 }
 

@@ -27,6 +27,7 @@ import (
 	"github.com/tenurehq/tenure/mcpserver"
 	"github.com/tenurehq/tenure/memory"
 	"github.com/tenurehq/tenure/metrics"
+	"github.com/tenurehq/tenure/replica"
 	"github.com/tenurehq/tenure/static"
 	"github.com/tenurehq/tenure/web"
 )
@@ -88,6 +89,12 @@ type Config struct {
 	// MCPOrigins are the web origins whose requests /mcp accepts besides
 	// those without an Origin header; every other Origin is refused 403.
 	MCPOrigins []string
+	// Reads, when set, routes reads to hot standbys: the Store's (New
+	// builds the Store with it when Store is nil; a Store given must have
+	// been built with it), with read-your-writes for each API token and
+	// console session (readafter.go), the standbys' state in /healthz and,
+	// with a Registry, in the metrics. Its primary must be Pool.
+	Reads *replica.Router
 }
 
 // DefaultRequestTimeout is the bound of a request when Config sets none.
@@ -105,6 +112,10 @@ type Server struct {
 	// rate limits (nil: none).
 	apiOrigins, mcpOrigins origins
 	limiter                *limiter
+	// reads routes reads to standbys and readAfter keeps each caller's
+	// last write for it; both nil without standbys.
+	reads     *replica.Router
+	readAfter *readAfter
 }
 
 // New builds the server and registers every route.
@@ -119,7 +130,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.RequestTimeout = DefaultRequestTimeout
 	}
 	if cfg.Store == nil && cfg.Pool != nil {
-		cfg.Store = memory.NewStore(cfg.Pool, memory.Options{Logger: cfg.Logger, Now: cfg.Now})
+		cfg.Store = memory.NewStore(cfg.Pool, memory.Options{Logger: cfg.Logger, Now: cfg.Now, Reads: cfg.Reads})
 	}
 	console, err := web.New(web.Config{
 		Pool: cfg.Pool, Logger: cfg.Logger, Assets: cfg.Assets, Now: cfg.Now, PublicURL: cfg.PublicURL,
@@ -137,6 +148,12 @@ func New(cfg Config) (*Server, error) {
 	e.IPExtractor = ipExtractor(cfg.TrustedProxies)
 	s := &Server{echo: e, pool: cfg.Pool, logger: cfg.Logger, console: console, registry: cfg.Registry,
 		limiter: newLimiter(cfg.Limits, auth.NewTokens(cfg.Pool, cfg.Now), cfg.RequestTimeout, cfg.Now)}
+	if cfg.Reads != nil {
+		if cfg.Reads.Primary() != cfg.Pool {
+			return nil, errors.New("server: the read router's primary is not the server's Pool")
+		}
+		s.reads, s.readAfter = cfg.Reads, newReadAfter(cfg.Reads, cfg.Logger)
+	}
 	if s.apiOrigins, err = newOrigins(cfg.CORSOrigins, true); err != nil {
 		return nil, fmt.Errorf("server: CORS origins: %w", err)
 	}

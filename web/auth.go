@@ -20,7 +20,10 @@ import (
 )
 
 const (
-	sessionCookie = "tenure_session"
+	// SessionCookie is the name of the cookie that carries a console
+	// session; the server keys its read-your-writes record by it.
+	SessionCookie = "tenure_session"
+	sessionCookie = SessionCookie
 	// loginCSRFCookie carries the double-submit token of the sign-in form,
 	// which has no session yet to hold one.
 	loginCSRFCookie = "tenure_login_csrf"

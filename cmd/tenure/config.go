@@ -16,6 +16,7 @@ import (
 
 	"github.com/tenurehq/tenure/extract"
 	"github.com/tenurehq/tenure/internal/logdedup"
+	"github.com/tenurehq/tenure/replica"
 	"github.com/tenurehq/tenure/server"
 )
 
@@ -387,4 +388,88 @@ func parseTrustedProxies(s string) ([]*net.IPNet, error) {
 		out = append(out, &net.IPNet{IP: ip, Mask: net.CIDRMask(bits, bits)})
 	}
 	return out, nil
+}
+
+// readConfig is where serve sends the reads of recall, the brief and the
+// lists: hot standbys of the database, given by URL or, on the private
+// cluster, one started beside it (--standby).
+type readConfig struct {
+	urls    urlList
+	maxLag  time.Duration
+	standby bool
+}
+
+// Bounds of --read-max-lag: at least twice the router's check interval.
+const (
+	minReadMaxLag = 2 * replica.DefaultInterval
+	maxReadMaxLag = time.Hour
+)
+
+func (c *readConfig) register(fs *flag.FlagSet, getenv func(string) string) {
+	c.urls = urlList{values: splitList(getenv("TENURE_READ_DATABASE_URLS"))}
+	fs.Var(&c.urls, "read-database-url",
+		"PostgreSQL `URL` of a hot standby of the database to send reads to (recall, the brief, the lists); repeat it for several "+
+			"(env TENURE_READ_DATABASE_URLS, comma-separated)")
+	fs.DurationVar(&c.maxLag, "read-max-lag", durationEnv(getenv, "TENURE_READ_MAX_LAG", replica.DefaultMaxLag),
+		"a standby further behind the primary than this gets no reads until it catches up, from 1s to 1h (env TENURE_READ_MAX_LAG)")
+	fs.BoolVar(&c.standby, "standby", envOr(getenv, "TENURE_STANDBY", "") == "1",
+		"with the private cluster, start a hot standby of it in a folder beside the data folder and send reads to it (env TENURE_STANDBY=1)")
+}
+
+// validate checks the read URLs and the lag limit against the database's
+// configuration.
+func (c *readConfig) validate(base *baseConfig) error {
+	if c.maxLag < minReadMaxLag || c.maxLag > maxReadMaxLag {
+		return usagef("invalid read-max-lag (TENURE_READ_MAX_LAG): use a duration from %s to %s, such as 5s", minReadMaxLag, maxReadMaxLag)
+	}
+	for i, u := range c.urls.values {
+		if _, err := pgxpool.ParseConfig(u); err != nil {
+			return usagef("invalid read-database-url #%d (TENURE_READ_DATABASE_URLS): %v (expected postgres://user:password@host:port/database of a hot standby)",
+				i+1, redactURLError(err))
+		}
+		if base.databaseURL != "" && u == base.databaseURL {
+			return usagef("invalid read-database-url #%d (TENURE_READ_DATABASE_URLS): it is DATABASE_URL itself; give the URLs of hot standbys of that database", i+1)
+		}
+	}
+	if c.standby && base.databaseURL != "" {
+		return usagef("--standby (TENURE_STANDBY) starts a standby of the private cluster, and DATABASE_URL is set: " +
+			"start standbys of that PostgreSQL with its own tools and give their URLs with --read-database-url")
+	}
+	return nil
+}
+
+// urlList is a repeatable flag. Its first use replaces the values taken
+// from the environment.
+type urlList struct {
+	values []string
+	set    bool
+}
+
+func (l *urlList) String() string {
+	if l == nil {
+		return ""
+	}
+	return fmt.Sprintf("%d URLs", len(l.values))
+}
+
+func (l *urlList) Set(v string) error {
+	if !l.set {
+		l.values, l.set = nil, true
+	}
+	if v = strings.TrimSpace(v); v == "" {
+		return fmt.Errorf("empty URL")
+	}
+	l.values = append(l.values, v)
+	return nil
+}
+
+// splitList splits a comma-separated list, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
 }

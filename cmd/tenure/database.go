@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/tenurehq/tenure/pglocal"
+	"github.com/tenurehq/tenure/replica"
 )
 
 // database is the open connection pool and, when Tenure runs on its own
@@ -167,5 +169,102 @@ func (w *serverWarnings) notice(_ *pgconn.PgConn, n *pgconn.Notice) {
 	if first {
 		w.logger.Warn("postgres warned (logged once; the server's log has every one)",
 			"sqlstate", n.Code, "message", n.Message)
+	}
+}
+
+// reads is where serve sends reads: a router over the primary's pool and a
+// pool to each hot standby, and the private cluster's standby when serve
+// started one (--standby).
+type reads struct {
+	router  *replica.Router
+	pools   []*pgxpool.Pool
+	standby *pglocal.Cluster
+	logger  *slog.Logger
+}
+
+// standbyDir is the folder of the private cluster's standby: beside the
+// data folder, under its name with -standby.
+func standbyDir(dataDir string) string {
+	dataDir = filepath.Clean(dataDir)
+	return filepath.Join(filepath.Dir(dataDir), filepath.Base(dataDir)+"-standby")
+}
+
+// openReads starts the private cluster's standby when cfg asks for it,
+// connects to every standby and starts the router over them and db's
+// pool; nil when there is no standby. onRead is the router's OnRead.
+func openReads(ctx context.Context, cfg readConfig, db *database, application string, onRead func(string, bool),
+	getenv func(string) string, logger *slog.Logger) (*reads, error) {
+	urls := cfg.urls.values
+	if len(urls) == 0 && !cfg.standby {
+		return nil, nil
+	}
+	r := &reads{logger: logger}
+	if cfg.standby {
+		dir := standbyDir(db.cluster.DataDir())
+		logger.Info("serve.standby", "data_dir", dir)
+		s, err := db.cluster.StartStandby(ctx, pglocal.StandbyOptions{DataDir: dir, Logger: logger, Getenv: getenv,
+			Settings: privateClusterSettings()})
+		if err != nil {
+			return nil, fmt.Errorf("serve --standby: %w (a standby left stopped too long cannot catch up: remove %s to clone the primary afresh)", err, dir)
+		}
+		r.standby = s
+		urls = append(urls, s.URL())
+	}
+	var standbys []replica.Standby
+	for i, url := range urls {
+		pcfg, err := poolConfig(url, logger)
+		if err != nil {
+			r.close()
+			return nil, fmt.Errorf("read database #%d: %w", i+1, err)
+		}
+		if application != "" {
+			pcfg.ConnConfig.RuntimeParams["application_name"] = application
+		}
+		// A standby that does not answer is taken out of rotation: reads
+		// wait for it no longer than the router's check does.
+		if pcfg.ConnConfig.ConnectTimeout == 0 {
+			pcfg.ConnConfig.ConnectTimeout = replica.DefaultCheckTimeout
+		}
+		// The pool connects lazily: a standby that is down when serve
+		// starts enters rotation once it answers.
+		pool, err := pgxpool.NewWithConfig(ctx, pcfg)
+		if err != nil {
+			r.close()
+			return nil, fmt.Errorf("read database #%d: %w", i+1, err)
+		}
+		r.pools = append(r.pools, pool)
+		standbys = append(standbys, replica.Standby{Pool: pool})
+		if err := pool.Ping(ctx); err != nil {
+			logger.Warn("serve.read_database_unreachable: reads go to the primary until it answers", "read_database", i+1,
+				"host", pcfg.ConnConfig.Host, "port", pcfg.ConnConfig.Port, "err", err)
+		}
+	}
+	router, err := replica.New(db.pool, standbys, replica.Options{MaxLag: cfg.maxLag, Logger: logger, OnRead: onRead})
+	if err != nil {
+		r.close()
+		return nil, err
+	}
+	r.router = router
+	return r, nil
+}
+
+// close stops the router, closes the standbys' pools, then stops the
+// private cluster's standby.
+func (r *reads) close() {
+	if r == nil {
+		return
+	}
+	if r.router != nil {
+		r.router.Close()
+	}
+	for _, p := range r.pools {
+		p.Close()
+	}
+	if r.standby != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := r.standby.Stop(ctx); err != nil {
+			r.logger.Error("pglocal.stop_standby", "err", err)
+		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/tenurehq/tenure/extract"
 	"github.com/tenurehq/tenure/memory"
 	"github.com/tenurehq/tenure/metrics"
+	"github.com/tenurehq/tenure/replica"
 	"github.com/tenurehq/tenure/server"
 	"github.com/tenurehq/tenure/static"
 	"github.com/tenurehq/tenure/web"
@@ -25,11 +26,12 @@ import (
 
 type serveConfig struct {
 	baseConfig
-	jobs jobConfig
-	llm  llmConfig
-	http httpConfig
-	addr string
-	demo bool
+	jobs  jobConfig
+	llm   llmConfig
+	http  httpConfig
+	reads readConfig
+	addr  string
+	demo  bool
 }
 
 func runServe(ctx context.Context, env *environment, args []string) error {
@@ -44,10 +46,14 @@ func runServe(ctx context.Context, env *environment, args []string) error {
 	cfg.jobs.register(fs, env.getenv)
 	cfg.llm.register(fs, env.getenv)
 	cfg.http.register(fs, env.getenv)
+	cfg.reads.register(fs, env.getenv)
 	if err := parseFlags(fs, args, 0); err != nil {
 		return err
 	}
 	if err := cfg.validate(); err != nil {
+		return err
+	}
+	if err := cfg.reads.validate(&cfg.baseConfig); err != nil {
 		return err
 	}
 	if err := cfg.jobs.validate(); err != nil {
@@ -109,7 +115,20 @@ func runServe(ctx context.Context, env *environment, args []string) error {
 	}
 
 	reg := metrics.New()
-	store := memory.NewStore(db.pool, memory.Options{Logger: logger, Metrics: reg, ConsolidateWorkers: cfg.jobs.workers})
+	// Reads go to hot standbys when there are any; deferred calls run
+	// last-in first-out, so the router, the standbys' pools and the
+	// private standby stop before the primary's pool and cluster.
+	rd, err := openReads(ctx, cfg.reads, db, cfg.application, reg.ObserveRead, env.getenv, logger)
+	if err != nil {
+		return err
+	}
+	defer rd.close()
+	var router *replica.Router
+	if rd != nil {
+		router = rd.router
+		logger.Info("serve.reads", "standbys", len(rd.pools), "max_lag", cfg.reads.maxLag.String(), "local_standby", rd.standby != nil)
+	}
+	store := memory.NewStore(db.pool, memory.Options{Logger: logger, Metrics: reg, ConsolidateWorkers: cfg.jobs.workers, Reads: router})
 	stopJobs := func() {}
 	var sched web.Jobs
 	if !cfg.jobs.noJobs {
@@ -129,7 +148,7 @@ func runServe(ctx context.Context, env *environment, args []string) error {
 	wcfg := server.Config{Pool: db.pool, Logger: logger, Assets: assets,
 		Store: store, Jobs: sched, Extract: extractors, TrustedProxies: proxies, PublicURL: cfg.http.publicURL,
 		RequestTimeout: cfg.http.requestTimeout, Limits: cfg.http.limits, CORSOrigins: cfg.http.cors, MCPOrigins: cfg.http.mcp,
-		Registry: reg}
+		Registry: reg, Reads: router}
 	if metricsLn == nil && cfg.http.metricsToken != "" {
 		wcfg.Metrics, wcfg.MetricsToken = reg.Handler(), cfg.http.metricsToken
 	}
