@@ -47,7 +47,7 @@ func (s *Server) middleware(e *echo.Echo) {
 				level = slog.LevelWarn
 			}
 			attrs := []slog.Attr{
-				slog.String("method", v.Method), slog.String("uri", v.URI),
+				slog.String("method", v.Method), slog.String("uri", redactURI(v.URI)),
 				slog.String("route", v.RoutePath), slog.Int("status", v.Status),
 				slog.Duration("latency", v.Latency), slog.String("remote_ip", v.RemoteIP),
 			}
@@ -126,3 +126,20 @@ func (b bodyless) Write(p []byte) (int, error) { return len(p), nil }
 
 // Unwrap lets http.ResponseController reach the underlying writer.
 func (b bodyless) Unwrap() http.ResponseWriter { return b.ResponseWriter }
+
+// redactURI is uri with the value of its token query parameter (a password
+// reset or setup link's one-time secret) replaced, so that a link not yet
+// used cannot be read back from the request log.
+func redactURI(uri string) string {
+	path, query, ok := strings.Cut(uri, "?")
+	if !ok || !strings.Contains(query, "token=") {
+		return uri
+	}
+	parts := strings.Split(query, "&")
+	for i, p := range parts {
+		if name, _, ok := strings.Cut(p, "="); ok && name == "token" {
+			parts[i] = "token=REDACTED"
+		}
+	}
+	return path + "?" + strings.Join(parts, "&")
+}
