@@ -379,11 +379,32 @@ func (s *Store) Consolidate(ctx context.Context, opts ConsolidateOptions) (Run, 
 	// run); the index cleanup of archived facts' entries is left to
 	// autovacuum, and a vacuum already running makes this one give way.
 	if promotedFacts(run) > 0 {
-		if _, err := s.pool.Exec(ctx, `VACUUM (INDEX_CLEANUP OFF, SKIP_LOCKED) entity_facts`); err != nil {
+		if err := s.vacuumFacts(ctx); err != nil {
 			r.log.Warn("consolidation.vacuum_facts", "error", err.Error())
 		}
 	}
 	return run, nil
+}
+
+// vacuumFacts marks the pages of entity_facts all-visible, giving way to a
+// vacuum already running (SKIP_LOCKED). Giving way is expected, so its
+// "skipping vacuum" warning is not sent to this connection
+// (client_min_messages), where it would read as a fault.
+func (s *Store) vacuumFacts(ctx context.Context) error {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `SET client_min_messages = error`); err != nil {
+		return err
+	}
+	_, err = conn.Exec(ctx, `VACUUM (INDEX_CLEANUP OFF, SKIP_LOCKED) entity_facts`)
+	if _, rerr := conn.Exec(context.WithoutCancel(ctx), `RESET client_min_messages`); rerr != nil {
+		// A connection that kept the setting is not given back.
+		conn.Hijack().Close(context.WithoutCancel(ctx))
+	}
+	return err
 }
 
 // promotedFacts is how many facts run wrote in all its phases.
