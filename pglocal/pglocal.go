@@ -291,8 +291,7 @@ func (c *Cluster) terminate() {
 	select {
 	case <-c.proc.done:
 	case <-t.C:
-		killProcessGroup(c.proc.cmd)
-		<-c.proc.done
+		killServer(c.proc)
 	}
 }
 

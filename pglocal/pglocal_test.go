@@ -535,7 +535,7 @@ func TestRestartAfterKill(t *testing.T) {
 	c := startCluster(t, opts)
 	execSQL(t, c.URL(), "CREATE TABLE memories (body text); INSERT INTO memories VALUES ('durable')")
 
-	killProcessGroup(c.proc.cmd)
+	killServer(c.proc)
 	<-c.Done()
 	if _, err := os.Stat(filepath.Join(dataDir, "postmaster.pid")); err != nil {
 		t.Fatalf("postmaster.pid after kill: %v, want a stale file left behind", err)

@@ -204,24 +204,33 @@ func (c *Cluster) Kill() error {
 	if c.stopped {
 		return nil
 	}
-	// Listed while the postmaster lives: once it is dead its children
-	// belong to another parent.
-	children := childProcesses(c.proc.cmd.Process.Pid)
-	killProcessGroup(c.proc.cmd)
-	for _, p := range children {
-		_ = p.Kill()
-	}
-	<-c.proc.done
-	deadline := time.Now().Add(killGrace)
-	for _, p := range children {
-		for processRunning(p.Pid) && time.Now().Before(deadline) {
-			time.Sleep(5 * time.Millisecond)
-		}
-		_ = p.Release()
-	}
+	killServer(c.proc)
 	c.stopped = true
 	c.logger.Info("postgres killed", "data_dir", c.dataDir, "port", c.port)
 	return nil
+}
+
+// killServer SIGKILLs the postmaster of p and every child of it, and
+// returns once they are gone (the children within killGrace). PostgreSQL
+// puts each child in a session of its own, so the postmaster's process
+// group does not reach them: one left running holds the shared memory a
+// restart on the same data folder must take.
+func killServer(p *process) {
+	// Listed while the postmaster lives: once it is dead its children
+	// belong to another parent.
+	children := childProcesses(p.cmd.Process.Pid)
+	killProcessGroup(p.cmd)
+	for _, child := range children {
+		_ = child.Kill()
+	}
+	<-p.done
+	deadline := time.Now().Add(killGrace)
+	for _, child := range children {
+		for processRunning(child.Pid) && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		_ = child.Release()
+	}
 }
 
 // childProcesses returns the child processes of pid, found through /proc;
