@@ -118,7 +118,7 @@ func (t *tools) correct(ctx context.Context, c TokenInfo, in correctInput) (*mcp
 	if in.Content == nil && in.Key == nil && in.Category == nil && in.Durability == nil {
 		return nil, wire.Fact{}, memory.Invalidf("", "nothing to correct: give the fact's new content, key, category or durability")
 	}
-	if err := requireReason(in.Reason); err != nil {
+	if err := memory.RequireReason(in.Reason); err != nil {
 		return nil, wire.Fact{}, err
 	}
 	// The arguments' bounds first, then whether the fact is there.
@@ -135,7 +135,7 @@ func (t *tools) correct(ctx context.Context, c TokenInfo, in correctInput) (*mcp
 		}
 		ch.Durability = &d
 	}
-	cur, err := t.scopedFact(ctx, c, in.FactID)
+	cur, err := t.store.ScopedFact(ctx, c.Scope, in.FactID, "fact_id")
 	if err != nil {
 		return nil, wire.Fact{}, err
 	}
@@ -197,30 +197,6 @@ func (t *tools) forget(ctx context.Context, c TokenInfo, in forgetInput) (*mcp.C
 	}
 	return textResult(fmt.Sprintf("Forgot fact %d (%s) %q: archived with your reason; a reviewer can restore it.",
 		f.ID, factLabel(f), oneLine(f.Content))), wire.NewFact(f), nil
-}
-
-// requireReason refuses a correction or an archive without a reason: the
-// audit log and the reviewer read it.
-func requireReason(reason string) error {
-	if strings.TrimSpace(reason) == "" {
-		return memory.Invalidf("reason", "a reason is required: say why the fact is wrong or no longer holds; reviewers read it in the audit log")
-	}
-	return nil
-}
-
-// scopedFact returns the fact with id if it lies in the token's scope; a
-// fact of another scope is as unknown as a missing one, in the same words.
-func (t *tools) scopedFact(ctx context.Context, c TokenInfo, id int64) (memory.Fact, error) {
-	if id <= 0 {
-		return memory.Fact{}, memory.Invalidf("fact_id", "%d is out of range: give the id of a fact, 1 or more, as recall returns it", id)
-	}
-	notFound := &memory.Error{Code: memory.CodeNotFound, Field: "fact_id", Message: fmt.Sprintf(
-		"no fact with id %d in scope %s: give the id of a fact of your scope, as recall returns it", id, c.Scope)}
-	f, err := t.store.GetFact(ctx, id)
-	if memory.ErrorCode(err) == memory.CodeNotFound || (err == nil && f.Scope != c.Scope) {
-		return memory.Fact{}, notFound
-	}
-	return f, err
 }
 
 // factError names the engine's fields as the tools do: the fact's id is

@@ -16,17 +16,10 @@ import (
 // automated write on its key. A fact of another scope is as unknown as a
 // missing one. Errors name the fact as field.
 func (s *Store) ForgetFact(ctx context.Context, actor Actor, scope string, id int64, reason, field string) (Fact, bool, error) {
-	if strings.TrimSpace(reason) == "" {
-		return Fact{}, false, Invalidf("reason", "a reason is required: say why the fact no longer holds; reviewers read it in the audit log")
+	if err := RequireReason(reason); err != nil {
+		return Fact{}, false, err
 	}
-	if id <= 0 {
-		return Fact{}, false, Invalidf(field, "%d is out of range: give the id of a fact, 1 or more, as recall returns it", id)
-	}
-	f, err := s.GetFact(ctx, id)
-	if ErrorCode(err) == CodeNotFound || (err == nil && f.Scope != scope) {
-		return Fact{}, false, &Error{Code: CodeNotFound, Field: field, Message: fmt.Sprintf(
-			"no fact with id %d in scope %s: give the id of a fact of your scope, as recall returns it", id, scope)}
-	}
+	f, err := s.ScopedFact(ctx, scope, id, field)
 	if err != nil {
 		return Fact{}, false, err
 	}
@@ -57,4 +50,28 @@ func (s *Store) ForgetFact(ctx context.Context, actor Actor, scope string, id in
 	}
 	f, err = s.GetFact(ctx, f.ID)
 	return f, err == nil, err
+}
+
+// RequireReason refuses an agent's correction or archive without a reason:
+// the audit log and the reviewer read it.
+func RequireReason(reason string) error {
+	if strings.TrimSpace(reason) == "" {
+		return Invalidf("reason", "a reason is required: say why the fact is wrong or no longer holds; reviewers read it in the audit log")
+	}
+	return nil
+}
+
+// ScopedFact returns the fact with id if it lies in scope: a fact of
+// another scope is as unknown as a missing one, in the same words. Errors
+// name the id as field.
+func (s *Store) ScopedFact(ctx context.Context, scope string, id int64, field string) (Fact, error) {
+	if id <= 0 {
+		return Fact{}, Invalidf(field, "%d is out of range: give the id of a fact, 1 or more, as recall returns it", id)
+	}
+	f, err := s.GetFact(ctx, id)
+	if ErrorCode(err) == CodeNotFound || (err == nil && f.Scope != scope) {
+		return Fact{}, &Error{Code: CodeNotFound, Field: field, Message: fmt.Sprintf(
+			"no fact with id %d in scope %s: give the id of a fact of your scope, as recall returns it", id, scope)}
+	}
+	return f, err
 }
