@@ -112,7 +112,7 @@ func (s *Store) ListEntities(ctx context.Context, f EntityFilter) ([]EntitySumma
 		return nil, Invalidf("query", "the query is %d characters long: at most %d are allowed", n, maxEntityName)
 	}
 	var rows []queries.ListScopeEntitiesRow
-	err = s.read(ctx, func(db *queries.Queries) error {
+	err = s.read(ctx, func(ctx context.Context, db *queries.Queries) error {
 		var err error
 		rows, err = db.ListScopeEntities(ctx, queries.ListScopeEntitiesParams{Scope: scope, Query: query, MaxRows: limit})
 		return err

@@ -212,7 +212,7 @@ func (s *Store) ContextBrief(ctx context.Context, o BriefOptions) (Brief, error)
 	p := queries.BriefParams{Scope: o.Scope, Entity: entity, Now: now,
 		DueBefore: now.Add(obligationHorizon), MoodCutoff: now.Add(-moodFresh)}
 	var b Brief
-	err = s.readSnapshot(ctx, func(q *queries.Queries) error {
+	err = s.readSnapshot(ctx, func(ctx context.Context, q *queries.Queries) error {
 		var err error
 		lockedDecisions := func() (int, error) {
 			n, err := q.CountLockedDecisions(ctx, queries.CountLockedDecisionsParams{Scope: o.Scope, Entity: entity})
@@ -328,7 +328,7 @@ func newBriefItem(r *queries.BriefRow, now time.Time) BriefItem {
 func (s *Store) briefChanges(ctx context.Context, o BriefOptions, entity *string, now time.Time, maxRows int32) (Brief, error) {
 	var c briefCandidates
 	since := o.Since.UTC()
-	err := s.readSnapshot(ctx, func(q *queries.Queries) error {
+	err := s.readSnapshot(ctx, func(ctx context.Context, q *queries.Queries) error {
 		c = briefCandidates{} // afresh when the read runs again elsewhere
 		ds, err := q.BriefChangedDecisions(ctx, queries.BriefChangedDecisionsParams{Scope: o.Scope, Since: since, Entity: entity, MaxRows: maxRows})
 		if err != nil {

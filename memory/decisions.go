@@ -383,7 +383,7 @@ func (s *Store) RecordDecision(ctx context.Context, actor Actor, in NewDecision)
 // GetDecision returns the decision with id.
 func (s *Store) GetDecision(ctx context.Context, id int64) (Decision, error) {
 	var d []Decision
-	err := s.read(ctx, func(db *queries.Queries) error {
+	err := s.read(ctx, func(ctx context.Context, db *queries.Queries) error {
 		row, err := db.DecisionByID(ctx, id)
 		if err != nil {
 			return err
@@ -480,7 +480,7 @@ func (s *Store) ListDecisions(ctx context.Context, f DecisionFilter) ([]Decision
 	}
 	pageSize, _ := parsePageSize(f.Limit, defaultDecisions, maxDecisionsPage)
 	var out []Decision
-	err := s.read(ctx, func(db *queries.Queries) error {
+	err := s.read(ctx, func(ctx context.Context, db *queries.Queries) error {
 		out = []Decision{}
 		var entityIDs []int64
 		if entity != "" {

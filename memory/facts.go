@@ -428,7 +428,7 @@ func pointerTo[T any](v T) *T { return &v }
 // GetFact returns the fact with id.
 func (s *Store) GetFact(ctx context.Context, id int64) (Fact, error) {
 	var row queries.FactByIDRow
-	err := s.read(ctx, func(db *queries.Queries) error {
+	err := s.read(ctx, func(ctx context.Context, db *queries.Queries) error {
 		var err error
 		row, err = db.FactByID(ctx, queries.FactByIDParams{Now: s.Now(), ID: id})
 		return err

@@ -522,7 +522,7 @@ func deref[T any](p *T) T {
 // GetNodes returns the rows with ids that exist, in id order.
 func (s *Store) GetNodes(ctx context.Context, ids []int64) ([]Node, error) {
 	var rows []queries.MemoryNode
-	err := s.read(ctx, func(db *queries.Queries) error {
+	err := s.read(ctx, func(ctx context.Context, db *queries.Queries) error {
 		var err error
 		rows, err = db.GetNodesByID(ctx, ids)
 		return err

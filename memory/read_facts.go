@@ -139,7 +139,7 @@ func (s *Store) ListFacts(ctx context.Context, f FactFilter) (FactPage, error) {
 		return FactPage{}, err
 	}
 	var page FactPage
-	err := s.read(ctx, func(db *queries.Queries) error {
+	err := s.read(ctx, func(ctx context.Context, db *queries.Queries) error {
 		var err error
 		page, err = s.listFacts(ctx, db, f)
 		return err

@@ -85,7 +85,7 @@ func (s *Store) ListNodes(ctx context.Context, f NodeFilter) ([]Node, error) {
 	}
 	setAside := state == NodesSetAside
 	var rows []queries.MemoryNode
-	err := s.read(ctx, func(db *queries.Queries) error {
+	err := s.read(ctx, func(ctx context.Context, db *queries.Queries) error {
 		rows = nil
 		ids, err := walkThenSearch(pageSize,
 			func(rows int32) ([]listWalk, error) {

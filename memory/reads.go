@@ -29,26 +29,28 @@ import (
 // read runs fn, a read, with queries on the server to read from: a standby
 // the Router picks for ctx, or the primary. fn may run more than once and
 // must not write.
-func (s *Store) read(ctx context.Context, fn func(q *queries.Queries) error) error {
-	return s.readPool(ctx, func(db *pgxpool.Pool) error { return fn(queries.New(db)) })
+func (s *Store) read(ctx context.Context, fn func(ctx context.Context, q *queries.Queries) error) error {
+	return s.readPool(ctx, func(ctx context.Context, db *pgxpool.Pool) error { return fn(ctx, queries.New(db)) })
 }
 
 // readSnapshot is read with every query of fn in one read-only
 // transaction at REPEATABLE READ, which a standby serves too: all of fn
 // sees one snapshot.
-func (s *Store) readSnapshot(ctx context.Context, fn func(q *queries.Queries) error) error {
-	return s.readPool(ctx, func(db *pgxpool.Pool) error {
+func (s *Store) readSnapshot(ctx context.Context, fn func(ctx context.Context, q *queries.Queries) error) error {
+	return s.readPool(ctx, func(ctx context.Context, db *pgxpool.Pool) error {
 		return pgx.BeginTxFunc(ctx, db, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-			return fn(s.q.WithTx(tx))
+			return fn(ctx, s.q.WithTx(tx))
 		})
 	})
 }
 
-// readPool runs fn on the pool to read from (see read).
-func (s *Store) readPool(ctx context.Context, fn func(db *pgxpool.Pool) error) error {
+// readPool runs fn on the pool to read from (see read). fn's queries use
+// the context it is given, which ends early when its standby stops
+// answering (replica.Router.Read).
+func (s *Store) readPool(ctx context.Context, fn func(ctx context.Context, db *pgxpool.Pool) error) error {
 	minLSN, routed := replica.MinLSN(ctx)
 	if s.reads == nil || !routed {
-		return fn(s.pool)
+		return fn(ctx, s.pool)
 	}
 	return s.reads.Read(ctx, minLSN, fn)
 }

@@ -150,7 +150,7 @@ func (s *Store) Recall(ctx context.Context, q RecallQuery) ([]RecallResult, erro
 		return nil, err
 	}
 	var out []RecallResult
-	err = s.read(ctx, func(db *queries.Queries) error {
+	err = s.read(ctx, func(ctx context.Context, db *queries.Queries) error {
 		var err error
 		out, err = s.recall(ctx, db, p)
 		return err

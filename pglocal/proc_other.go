@@ -42,3 +42,10 @@ func killProcessGroup(cmd *exec.Cmd) { _ = cmd.Process.Kill() }
 
 // processAlive cannot tell on this platform; attaching is not offered.
 func processAlive(int) bool { return false }
+
+// Freezing a server needs job-control signals, which this system lacks:
+// Cluster.Freeze and Thaw fail (Process.Signal refuses them).
+const (
+	sigStop = syscall.Signal(19)
+	sigCont = syscall.Signal(18)
+)

@@ -210,6 +210,34 @@ func (c *Cluster) Kill() error {
 	return nil
 }
 
+// Freeze stops the server and every child of it (SIGSTOP) without closing
+// a connection, as a machine that hangs: queries and new connections wait
+// until Thaw. Like Kill it is meant for tests of failure handling, and
+// refuses an attached or stopped cluster.
+func (c *Cluster) Freeze() error { return c.signalAll(sigStop) }
+
+// Thaw lets a frozen server run again (SIGCONT).
+func (c *Cluster) Thaw() error { return c.signalAll(sigCont) }
+
+// signalAll sends sig to the postmaster and each of its children.
+func (c *Cluster) signalAll(sig syscall.Signal) error {
+	c.stopMu.Lock()
+	defer c.stopMu.Unlock()
+	if c.attached || c.stopped {
+		return errors.New("pglocal: the cluster's server is not one this process started and runs")
+	}
+	pid := c.proc.cmd.Process.Pid
+	children := childProcesses(pid)
+	if err := c.proc.cmd.Process.Signal(sig); err != nil {
+		return fmt.Errorf("pglocal: signal the server: %w", err)
+	}
+	for _, child := range children {
+		_ = child.Signal(sig)
+		_ = child.Release()
+	}
+	return nil
+}
+
 // killServer SIGKILLs the postmaster of p and every child of it, and
 // returns once they are gone (the children within killGrace). PostgreSQL
 // puts each child in a session of its own, so the postmaster's process

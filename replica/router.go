@@ -118,6 +118,36 @@ type standby struct {
 	// lagging is true when the last check found the standby further than
 	// MaxLag behind; it only serves to log the change.
 	lagging bool
+	// down is closed when the standby stops being healthy (a check failed,
+	// or a read on it did), which ends the reads running on it; a new one
+	// is made when it is healthy again.
+	down chan struct{}
+}
+
+// errLeftRotation ends a read on a standby that left rotation while the
+// read ran.
+var errLeftRotation = errors.New("replica: the standby left rotation during the read")
+
+// setHealthy records whether s is healthy; s.mu must be held. Going down
+// closes s.down, ending the reads on s.
+func (s *standby) setHealthy(healthy bool) {
+	if healthy == s.healthy {
+		return
+	}
+	s.healthy = healthy
+	if healthy {
+		s.down = make(chan struct{})
+	} else {
+		close(s.down)
+	}
+}
+
+// downSignal returns the channel closed when s goes down, closed already if
+// it is down.
+func (s *standby) downSignal() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.down
 }
 
 // New returns a Router over primary and standbys and starts checking them
@@ -160,7 +190,10 @@ func New(primary *pgxpool.Pool, standbys []Standby, opts Options) (*Router, erro
 			return nil, fmt.Errorf("replica: standby %d repeats the pool of standby %s", i, r.byPool[sb.Pool].name)
 		}
 		cc := sb.Pool.Config().ConnConfig
-		s := &standby{name: sb.Name, addr: net.JoinHostPort(cc.Host, strconv.Itoa(int(cc.Port))), pool: sb.Pool}
+		s := &standby{name: sb.Name, addr: net.JoinHostPort(cc.Host, strconv.Itoa(int(cc.Port))), pool: sb.Pool,
+			down: make(chan struct{})}
+		close(s.down) // down until its first check
+
 		if s.name == "" {
 			s.name = s.addr
 		}
@@ -243,27 +276,58 @@ func (s *standby) serves(now time.Time, minLSN LSN, maxLag time.Duration) bool {
 	return s.healthy && s.replay >= minLSN && known && lag <= maxLag
 }
 
-// Read runs fn, a read, on the pool Pick(minLSN) chooses. When fn fails on
-// a standby with an error that is the standby's (see Fail), fn runs again
-// on another pick (another standby or, in the end, the primary), so that
-// a standby's failure never reaches the caller. fn may therefore run more
-// than once, and must not write. The error of the last run is returned,
-// and errors of the query itself (bad SQL, no rows) are returned at once.
-func (r *Router) Read(ctx context.Context, minLSN LSN, fn func(db *pgxpool.Pool) error) error {
+// Read runs fn, a read, on the pool Pick(minLSN) chooses, with a context
+// derived from ctx that fn must use for its queries. When fn fails on a
+// standby with an error that is the standby's (see Fail), fn runs again on
+// another pick (another standby or, in the end, the primary), so that a
+// standby's failure never reaches the caller. A run on a standby also ends
+// when the standby leaves rotation because it stopped answering (its check
+// timed out, or another read on it failed), so a standby that hangs with
+// its connections open holds a read for about Interval + CheckTimeout, not
+// until the caller's deadline; the read then runs elsewhere. (A standby
+// that falls behind but answers lets the reads on it finish: what they read
+// was caught up enough when they began.) fn may therefore run more than
+// once, and must not write. The error of the last run is returned, and
+// errors of the query itself (bad SQL, no rows) are returned at once.
+func (r *Router) Read(ctx context.Context, minLSN LSN, fn func(ctx context.Context, db *pgxpool.Pool) error) error {
 	var tried []*standby
 	for {
 		s := r.pick(minLSN, tried)
 		if s == nil {
 			r.observe("", len(tried) > 0)
-			return fn(r.primary)
+			return fn(ctx, r.primary)
 		}
 		r.observe(s.name, len(tried) > 0)
-		err := fn(s.pool)
-		if err == nil || ctx.Err() != nil || !r.fail(s, err) {
+		err, left := r.attempt(ctx, s, fn)
+		if err == nil || ctx.Err() != nil || !(left || r.fail(s, err)) {
 			return err
 		}
 		tried = append(tried, s)
 	}
+}
+
+// attempt runs fn on standby s under a context that ends when s goes down;
+// left reports that it did end so.
+func (r *Router) attempt(ctx context.Context, s *standby, fn func(ctx context.Context, db *pgxpool.Pool) error) (err error, left bool) {
+	actx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	down := s.downSignal()
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		select {
+		case <-down:
+			cancel(errLeftRotation)
+		case <-stop:
+		case <-actx.Done():
+		}
+	}()
+	err = fn(actx, s.pool)
+	if err != nil && errors.Is(context.Cause(actx), errLeftRotation) {
+		r.opts.Logger.Debug("replica: read ended as its standby left rotation, retrying elsewhere", "standby", s.name, "err", err)
+		return err, true
+	}
+	return err, false
 }
 
 // observe tells Options.OnRead of a run of a Read's function.
@@ -307,7 +371,7 @@ func (r *Router) fail(s *standby, err error) bool {
 	case standbyDown:
 		s.mu.Lock()
 		was := s.healthy
-		s.healthy = false
+		s.setHealthy(false)
 		s.lastErr = err
 		s.failedAt = time.Now()
 		s.mu.Unlock()
@@ -521,7 +585,8 @@ func (r *Router) checkStandby(ctx context.Context, s *standby) {
 	s.lastCheck = start
 	if err != nil {
 		was := s.healthy
-		s.healthy, s.lastErr = false, err
+		s.setHealthy(false)
+		s.lastErr = err
 		s.mu.Unlock()
 		if was {
 			r.opts.Logger.Warn("replica: standby leaves rotation: its check failed", "standby", s.name, "err", err)
@@ -534,7 +599,8 @@ func (r *Router) checkStandby(ctx context.Context, s *standby) {
 		return
 	}
 	was, wasLagging := s.healthy, s.lagging
-	s.healthy, s.lastErr, s.replay = true, nil, *replay
+	s.setHealthy(true)
+	s.lastErr, s.replay = nil, *replay
 	if freshAt.After(s.freshAt) {
 		s.freshAt = freshAt
 	}

@@ -155,9 +155,9 @@ func readBody(t *testing.T, r *Router, minLSN LSN, table, body string) (bool, *p
 	t.Helper()
 	var found bool
 	var served *pgxpool.Pool
-	err := r.Read(t.Context(), minLSN, func(db *pgxpool.Pool) error {
+	err := r.Read(t.Context(), minLSN, func(ctx context.Context, db *pgxpool.Pool) error {
 		served = db
-		return db.QueryRow(t.Context(), "SELECT EXISTS (SELECT 1 FROM "+table+" WHERE body = $1)", body).Scan(&found)
+		return db.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM "+table+" WHERE body = $1)", body).Scan(&found)
 	})
 	if err != nil {
 		t.Fatalf("Read = %v", err)
@@ -435,9 +435,9 @@ func TestStandbyKilledMidTraffic(t *testing.T) {
 		standbyErrs []string
 		retries     atomic.Int64
 	)
-	count := func(db *pgxpool.Pool) error {
+	count := func(ctx context.Context, db *pgxpool.Pool) error {
 		var n int
-		err := db.QueryRow(context.Background(), "SELECT count(*) FROM traffic").Scan(&n)
+		err := db.QueryRow(ctx, "SELECT count(*) FROM traffic").Scan(&n)
 		if err == nil && n != 100 {
 			err = fmt.Errorf("count = %d, want 100", n)
 		}
@@ -476,7 +476,7 @@ func TestStandbyKilledMidTraffic(t *testing.T) {
 		for ctx.Err() == nil {
 			for {
 				pool := r.Pick(0)
-				err := count(pool)
+				err := count(context.Background(), pool)
 				if err != nil && r.Fail(pool, err) {
 					retries.Add(1)
 					continue
@@ -557,9 +557,9 @@ func TestReplayConflictRetriesOnPrimary(t *testing.T) {
 	var attempts []string
 	result := make(chan error, 1)
 	go func() {
-		result <- r.Read(t.Context(), lsn, func(db *pgxpool.Pool) error {
+		result <- r.Read(t.Context(), lsn, func(ctx context.Context, db *pgxpool.Pool) error {
 			var n int
-			err := db.QueryRow(t.Context(), "SELECT count(*) FROM conflict, pg_sleep(CASE WHEN pg_is_in_recovery() THEN 30 ELSE 0 END)").Scan(&n)
+			err := db.QueryRow(ctx, "SELECT count(*) FROM conflict, pg_sleep(CASE WHEN pg_is_in_recovery() THEN 30 ELSE 0 END)").Scan(&n)
 			where := "primary"
 			if db == pools[0] {
 				where = "standby"
@@ -590,6 +590,65 @@ func TestReplayConflictRetriesOnPrimary(t *testing.T) {
 	if st := r.Status().Standbys[0]; !st.Healthy || !st.InRotation {
 		t.Errorf("after a replay conflict the standby is %+v, want it healthy and in rotation", st)
 	}
+}
+
+// TestFrozenStandbyGivesUpItsReads: a standby that hangs with its
+// connections open (every process stopped) holds a read only until its
+// check fails; the read then runs on the primary and succeeds, long before
+// the caller's deadline.
+func TestFrozenStandbyGivesUpItsReads(t *testing.T) {
+	s := newStandby(t, nil)
+	r, p, pools := testRouter(t, time.Minute, s)
+	exec(t, p, "DROP TABLE IF EXISTS frozen; CREATE TABLE frozen (body text)")
+	lsn := write(t, r, "frozen", "x")
+	waitFor(t, r, "the standby past the table", func() bool { return r.Pick(lsn) == pools[0] })
+
+	var attempts []string
+	var mu sync.Mutex
+	running := make(chan struct{}, 1)
+	result := make(chan error, 1)
+	// Without the bound, the standby's read would wait for this deadline.
+	ctx, cancel := context.WithTimeout(t.Context(), 40*time.Second)
+	defer cancel()
+	go func() {
+		result <- r.Read(ctx, lsn, func(ctx context.Context, db *pgxpool.Pool) error {
+			where := "primary"
+			if db == pools[0] {
+				where = "standby"
+				running <- struct{}{}
+			}
+			var n int
+			err := db.QueryRow(ctx, "SELECT count(*) FROM frozen, pg_sleep(CASE WHEN pg_is_in_recovery() THEN 60 ELSE 0 END)").Scan(&n)
+			mu.Lock()
+			attempts = append(attempts, fmt.Sprintf("%s: %v", where, err))
+			mu.Unlock()
+			return err
+		})
+	}()
+	<-running
+	if err := s.Freeze(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Thaw() })
+	err := <-result
+	if err != nil {
+		t.Fatalf("Read = %v, want the primary's answer", err)
+	}
+	if ctx.Err() != nil {
+		t.Fatal("the read waited for the caller's deadline")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(attempts) != 2 || !strings.HasPrefix(attempts[0], "standby: ") || attempts[1] != "primary: <nil>" {
+		t.Fatalf("attempts = %q, want the standby's run ended, then the primary", attempts)
+	}
+	if st := r.Status().Standbys[0]; st.Healthy || st.InRotation {
+		t.Errorf("a frozen standby is %+v, want it out of rotation", st)
+	}
+	if err := s.Thaw(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, r, "the thawed standby back in rotation", func() bool { return inRotation(r, 0) })
 }
 
 // TestFail: only a standby's own failures are worth a retry, and only lost
