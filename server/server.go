@@ -134,7 +134,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	console, err := web.New(web.Config{
 		Pool: cfg.Pool, Logger: cfg.Logger, Assets: cfg.Assets, Now: cfg.Now, PublicURL: cfg.PublicURL,
-		Store: cfg.Store, Jobs: cfg.Jobs, Extract: cfg.Extract, RequestTimeout: cfg.RequestTimeout,
+		Store: cfg.Store, Jobs: cfg.Jobs, Extract: cfg.Extract, RequestTimeout: cfg.RequestTimeout, Reads: cfg.Reads,
 	})
 	if err != nil {
 		return nil, err

@@ -82,6 +82,7 @@ func (s *Console) Register(e *echo.Echo) {
 
 	viewer.GET("/audit", s.auditList)
 	viewer.GET("/settings", s.settingsShow)
+	viewer.GET("/health", s.healthShow)
 	viewer.GET("/account", s.accountShow)
 	viewer.POST("/account/password", s.accountPassword)
 
@@ -130,6 +131,7 @@ func nav(role auth.Role) []layouts.NavItem {
 		{Section: "policies", Label: "Decay policies", Href: "/policies", Secondary: true},
 		{Section: "audit", Label: "Audit log", Href: "/audit", Secondary: true},
 		{Section: "settings", Label: "Settings", Href: "/settings", Secondary: true},
+		{Section: "health", Label: "Health", Href: "/health", Secondary: true},
 		{Section: "account", Label: "Your account", Href: "/account", Secondary: true},
 	}
 	if role.Allows(auth.RoleAdmin) {

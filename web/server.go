@@ -18,6 +18,7 @@ import (
 	"github.com/tenurehq/tenure/internal/httpx"
 	"github.com/tenurehq/tenure/jobs"
 	"github.com/tenurehq/tenure/memory"
+	"github.com/tenurehq/tenure/replica"
 	"github.com/tenurehq/tenure/static"
 )
 
@@ -40,6 +41,9 @@ type Config struct {
 	// MCP offer and the settings page shows; nil offers the rule-based
 	// classifier only.
 	Extract *extract.Set
+	// Reads routes reads to hot standbys; the health page shows their
+	// state. Nil when there are none.
+	Reads *replica.Router
 	// RequestTimeout bounds each request of the console, the API and MCP
 	// calls: past it the request's context expires and the answer is 503
 	// (the database is not answering). Zero means DefaultRequestTimeout; a
@@ -73,6 +77,7 @@ type Console struct {
 	store       *memory.Store
 	jobs        Jobs
 	extract     *extract.Set
+	reads       *replica.Router
 	// requestTimeout bounds each request (Config.RequestTimeout); <= 0: none.
 	requestTimeout time.Duration
 	// flashSecret signs the flash messages set where no one is signed in
@@ -110,6 +115,7 @@ func New(cfg Config) (*Console, error) {
 		store:       cfg.Store,
 		jobs:        cfg.Jobs,
 		extract:     cfg.Extract,
+		reads:       cfg.Reads,
 
 		requestTimeout: cfg.RequestTimeout,
 		flashSecret:    make([]byte, 32),
