@@ -629,8 +629,10 @@ func TestFrozenStandbyGivesUpItsReads(t *testing.T) {
 	if err := s.Freeze(); err != nil {
 		t.Fatal(err)
 	}
+	frozen := time.Now()
 	t.Cleanup(func() { _ = s.Thaw() })
 	err := <-result
+	t.Logf("the read left the frozen standby and was answered by the primary %v after the freeze", time.Since(frozen).Round(time.Millisecond))
 	if err != nil {
 		t.Fatalf("Read = %v, want the primary's answer", err)
 	}
