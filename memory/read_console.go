@@ -55,7 +55,8 @@ var (
 )
 
 // ListObligations returns the active obligations matching f: overdue,
-// upcoming and without a deadline, each section bounded by f.Limit.
+// upcoming and without a deadline, each section bounded by f.Limit, read
+// in one snapshot, on a standby when the context routes reads (reads.go).
 func (s *Store) ListObligations(ctx context.Context, f ObligationFilter) (Obligations, error) {
 	var scope *string
 	if f.Scope != "" {
@@ -75,8 +76,8 @@ func (s *Store) ListObligations(ctx context.Context, f ObligationFilter) (Obliga
 	if at.IsZero() {
 		at = s.Now()
 	}
-	due := func(from, before time.Time) ([]Obligation, error) {
-		rows, err := s.q.ListObligationsDue(ctx, queries.ListObligationsDueParams{
+	due := func(ctx context.Context, q *queries.Queries, from, before time.Time) ([]Obligation, error) {
+		rows, err := q.ListObligationsDue(ctx, queries.ListObligationsDueParams{
 			Now: at, DueFrom: from, DueBefore: before, Scope: scope, MaxRows: limit,
 		})
 		if err != nil {
@@ -94,26 +95,32 @@ func (s *Store) ListObligations(ctx context.Context, f ObligationFilter) (Obliga
 		return out, nil
 	}
 	var out Obligations
-	var err error
-	if out.Overdue, err = due(obligationsBeginning, at); err != nil {
-		return Obligations{}, err
-	}
-	if out.Upcoming, err = due(at, obligationsEnd); err != nil {
-		return Obligations{}, err
-	}
-	rows, err := s.q.ListObligationsWithoutDeadline(ctx, queries.ListObligationsWithoutDeadlineParams{
-		Now: at, Scope: scope, MaxRows: limit,
+	err := s.readSnapshot(ctx, func(ctx context.Context, q *queries.Queries) error {
+		var err error
+		if out.Overdue, err = due(ctx, q, obligationsBeginning, at); err != nil {
+			return err
+		}
+		if out.Upcoming, err = due(ctx, q, at, obligationsEnd); err != nil {
+			return err
+		}
+		rows, err := q.ListObligationsWithoutDeadline(ctx, queries.ListObligationsWithoutDeadlineParams{
+			Now: at, Scope: scope, MaxRows: limit,
+		})
+		if err != nil {
+			return fmt.Errorf("list obligations without deadline: %w", err)
+		}
+		out.NoDeadline = make([]Obligation, len(rows))
+		for i, r := range rows {
+			out.NoDeadline[i] = Obligation{
+				ID: r.ID, Scope: r.Scope, Entity: r.EntityName, Key: r.Key, Content: r.Content,
+				Durability: Durability(r.Durability), Confidence: r.Confidence,
+				EffectiveConfidence: r.EffectiveConfidence, ConfirmedAt: r.ConfirmedAt, ForgetAt: r.ForgetAt,
+			}
+		}
+		return nil
 	})
 	if err != nil {
-		return Obligations{}, fmt.Errorf("list obligations without deadline: %w", err)
-	}
-	out.NoDeadline = make([]Obligation, len(rows))
-	for i, r := range rows {
-		out.NoDeadline[i] = Obligation{
-			ID: r.ID, Scope: r.Scope, Entity: r.EntityName, Key: r.Key, Content: r.Content,
-			Durability: Durability(r.Durability), Confidence: r.Confidence,
-			EffectiveConfidence: r.EffectiveConfidence, ConfirmedAt: r.ConfirmedAt, ForgetAt: r.ForgetAt,
-		}
+		return Obligations{}, err
 	}
 	return out, nil
 }

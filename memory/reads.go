@@ -12,19 +12,20 @@ import (
 
 // Reads on hot standbys. With Options.Reads set, the reads the agents and
 // the console make most (Recall, ContextBrief, ListFacts, GetFact,
-// ListDecisions, GetDecision, ListEntities, ListNodes, GetNodes) run
-// through the Router: on a standby in rotation that has replayed the
-// position the context asks for (replica.WithMinLSN), or on the primary.
-// A read that fails because of its standby runs again elsewhere, so the
-// caller never sees a standby's failure. Only reads under a context made by
-// replica.WithMinLSN are routed; once a write was made under it
-// (Store.tx notes each: replica.NoteWrite), the reads that follow go to the
-// primary. Every other read, and every read inside a write, uses the pool.
+// ListDecisions, GetDecision, ListEntities, ListNodes, GetNodes,
+// ListObligations) run through the Router: on a standby in rotation that
+// has replayed the position the context asks for (replica.WithMinLSN), or
+// on the primary. A read that fails because of its standby runs again
+// elsewhere, so the caller never sees a standby's failure. Only reads under
+// a context made by replica.WithMinLSN are routed; once a write was made
+// under it (Store.tx notes each: replica.NoteWrite), the reads that follow
+// go to the primary. Every other read, and every read inside a write, uses
+// the pool.
 //
-// The other reads stay on the primary: the review queue, the audit log, the
-// changes, the consolidation runs and the jobs are read by a few people
-// and often right after a job or a reviewer wrote them; the idempotency
-// keys and the counts behind writes decide what a write does.
+// The other reads stay on the primary: the overview, the review queue, the
+// audit log, the changes, the consolidation runs and the jobs are read by a
+// few people and often right after a job or a reviewer wrote them; the
+// idempotency keys and the counts behind writes decide what a write does.
 
 // read runs fn, a read, with queries on the server to read from: a standby
 // the Router picks for ctx, or the primary. fn may run more than once and
