@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -225,5 +226,55 @@ func TestDecayUsesForgetAtIndex(t *testing.T) {
 	text := explain(t, e.pool, queries.ArchiveDueFactsSQL(), start, nil, decayBatch)
 	if !strings.Contains(text, "entity_facts_forget_at_idx") || strings.Contains(text, "Seq Scan on entity_facts") {
 		t.Errorf("decay plan does not read the forget_at index:\n%s", text)
+	}
+}
+
+// TestRecallFindsHeldObligations: an obligation past its deadline and its
+// forget date is held by decay until a person settles it, and recall finds
+// it, by words and without, as the brief shows it; an obligation whose
+// expiry passed before its deadline is forgotten, and recall leaves it out.
+func TestRecallFindsHeldObligations(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	day := 24 * time.Hour
+	due := start.Add(day)
+	held := e.insertFact(t, "short_term", "obligation", 0.8, &due)
+	later := start.Add(90 * day)
+	expired := e.insertFact(t, "short_term", "obligation", 0.8, &later)
+	if _, err := e.pool.Exec(ctx, `UPDATE entity_facts SET expires_at = $2 WHERE id = $1`, expired, start.Add(2*day)); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(60 * day)
+	for _, id := range []int64{held, expired} {
+		var past bool
+		if err := e.pool.QueryRow(ctx, `SELECT forget_at <= $2 FROM entity_facts WHERE id = $1`, id, e.clock.Now()).Scan(&past); err != nil || !past {
+			t.Fatalf("fact %d: forget date passed = %t (%v); the test needs it passed", id, past, err)
+		}
+	}
+	recalled := func(q RecallQuery) []int64 {
+		t.Helper()
+		res, err := e.store.Recall(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []int64
+		for _, r := range res {
+			ids = append(ids, r.Fact.ID)
+		}
+		return ids
+	}
+	for _, q := range []RecallQuery{{Scope: "d", Query: "obligation"}, {Scope: "d"}} {
+		if got := recalled(q); !slices.Equal(got, []int64{held}) {
+			t.Errorf("Recall(%q) = %v, want the held obligation %d alone", q.Query, got, held)
+		}
+	}
+	if _, err := e.store.Decay(ctx, System("decay")); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.status(t, held); got != "active" {
+		t.Fatalf("the overdue obligation is %s after decay, want held active", got)
+	}
+	if got := recalled(RecallQuery{Scope: "d", Query: "obligation"}); !slices.Equal(got, []int64{held}) {
+		t.Errorf("Recall after decay = %v, want the held obligation %d", got, held)
 	}
 }

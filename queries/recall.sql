@@ -2,7 +2,9 @@
 -- memory. Every query here reads one scope and leaves out archived facts and
 -- facts whose forget_at has passed (decay archives those at its next tick, so
 -- they are already forgotten; this also keeps every fact's effective
--- confidence at or above its policy's floor).
+-- confidence at or above its policy's floor), except obligations past their
+-- deadline: decay holds those until a person settles them, and they are
+-- recalled as the brief shows them.
 
 -- name: RecallWords :one
 -- RecallWords reads what recall needs to rank a question: the distinct
@@ -62,7 +64,8 @@ WHERE f.scope = @scope::text
   AND f.status = 'active'
   AND f.search @@ (@match::text)::tsquery
   AND (sqlc.narg('required')::text IS NULL OR f.search @@ (sqlc.narg('required')::text)::tsquery)
-  AND (f.forget_at IS NULL OR f.forget_at > @now::timestamptz)
+  AND (f.forget_at IS NULL OR f.forget_at > @now::timestamptz
+       OR (f.category = 'obligation' AND f.deadline <= @now::timestamptz))
   AND (sqlc.narg('entity')::text IS NULL OR f.entity_id = (
       SELECT x.id FROM entities x WHERE x.scope = @scope::text AND x.name = sqlc.narg('entity')::text))
   AND (sqlc.narg('category')::text IS NULL OR f.category = sqlc.narg('category')::text)
@@ -91,7 +94,9 @@ FROM (
 ) f
 WHERE f.search @@ (@match::text)::tsquery
   AND (sqlc.narg('required')::text IS NULL OR f.search @@ (sqlc.narg('required')::text)::tsquery)
-  AND (f.forget_at IS NULL OR f.forget_at > @now::timestamptz)
+  AND (f.forget_at IS NULL OR f.forget_at > @now::timestamptz
+       OR (f.category = 'obligation' AND EXISTS (
+           SELECT 1 FROM entity_facts h WHERE h.scope = @scope::text AND h.id = f.id AND h.deadline <= @now::timestamptz)))
   AND (sqlc.narg('entity')::text IS NULL OR f.entity_id = (
       SELECT x.id FROM entities x WHERE x.scope = @scope::text AND x.name = sqlc.narg('entity')::text))
   AND (sqlc.narg('category')::text IS NULL OR f.category = sqlc.narg('category')::text)
@@ -187,7 +192,9 @@ WITH ranked AS (
     FROM entity_facts f
     WHERE f.scope = @scope::text
       AND f.status = 'active'
-      AND (f.forget_at IS NULL OR f.forget_at > @now::timestamptz)
+      AND (f.forget_at IS NULL OR f.forget_at > @now::timestamptz
+           OR (f.category = 'obligation' AND EXISTS (
+               SELECT 1 FROM entity_facts h WHERE h.scope = @scope::text AND h.id = f.id AND h.deadline <= @now::timestamptz)))
       AND (sqlc.narg('entity')::text IS NULL OR f.entity_id = (
           SELECT x.id FROM entities x WHERE x.scope = @scope::text AND x.name = sqlc.narg('entity')::text))
       AND (sqlc.narg('category')::text IS NULL OR f.category = sqlc.narg('category')::text)

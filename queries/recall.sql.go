@@ -43,7 +43,9 @@ WITH ranked AS (
     FROM entity_facts f
     WHERE f.scope = $2::text
       AND f.status = 'active'
-      AND (f.forget_at IS NULL OR f.forget_at > $1::timestamptz)
+      AND (f.forget_at IS NULL OR f.forget_at > $1::timestamptz
+           OR (f.category = 'obligation' AND EXISTS (
+               SELECT 1 FROM entity_facts h WHERE h.scope = $2::text AND h.id = f.id AND h.deadline <= $1::timestamptz)))
       AND ($3::text IS NULL OR f.entity_id = (
           SELECT x.id FROM entities x WHERE x.scope = $2::text AND x.name = $3::text))
       AND ($4::text IS NULL OR f.category = $4::text)
@@ -182,7 +184,8 @@ WHERE f.scope = $3::text
   AND f.status = 'active'
   AND f.search @@ ($4::text)::tsquery
   AND ($5::text IS NULL OR f.search @@ ($5::text)::tsquery)
-  AND (f.forget_at IS NULL OR f.forget_at > $1::timestamptz)
+  AND (f.forget_at IS NULL OR f.forget_at > $1::timestamptz
+       OR (f.category = 'obligation' AND f.deadline <= $1::timestamptz))
   AND ($6::text IS NULL OR f.entity_id = (
       SELECT x.id FROM entities x WHERE x.scope = $3::text AND x.name = $6::text))
   AND ($7::text IS NULL OR f.category = $7::text)
@@ -364,7 +367,9 @@ FROM (
 ) f
 WHERE f.search @@ ($5::text)::tsquery
   AND ($6::text IS NULL OR f.search @@ ($6::text)::tsquery)
-  AND (f.forget_at IS NULL OR f.forget_at > $1::timestamptz)
+  AND (f.forget_at IS NULL OR f.forget_at > $1::timestamptz
+       OR (f.category = 'obligation' AND EXISTS (
+           SELECT 1 FROM entity_facts h WHERE h.scope = $3::text AND h.id = f.id AND h.deadline <= $1::timestamptz)))
   AND ($7::text IS NULL OR f.entity_id = (
       SELECT x.id FROM entities x WHERE x.scope = $3::text AND x.name = $7::text))
   AND ($8::text IS NULL OR f.category = $8::text)
@@ -604,7 +609,9 @@ type RecallWordsRow struct {
 // memory. Every query here reads one scope and leaves out archived facts and
 // facts whose forget_at has passed (decay archives those at its next tick, so
 // they are already forgotten; this also keeps every fact's effective
-// confidence at or above its policy's floor).
+// confidence at or above its policy's floor), except obligations past their
+// deadline: decay holds those until a person settles them, and they are
+// recalled as the brief shows them.
 // RecallWords reads what recall needs to rank a question: the distinct
 // lexemes of its free words, how many live facts of the scope hold each
 // (BM25's document frequency, from recall_terms), how many live facts the
