@@ -35,7 +35,11 @@ import (
 // caller's credential (the bearer token, or the session cookie), which is
 // one per token or session and needs no lookup; only callers the engine
 // wrote for are recorded. An entry is dropped after MaxLag + Interval of
-// the router: by then any standby in rotation has replayed the write.
+// the router: by then any standby in rotation has replayed the write. The
+// record holds at most maxCallers entries: past that, a write raises a
+// floor every caller's reads must see until the ttl passes, so that no
+// caller ever misses its write, at the price of reads that could have gone
+// to a standby going to the primary for a moment.
 // Behind a load balancer over several Tenure processes, a client keeps
 // read-your-writes by sending back the last Tenure-Read-After it received.
 
@@ -49,6 +53,9 @@ const ReadAfterHeader = "Tenure-Read-After"
 // write.
 const currentLSNTimeout = 2 * time.Second
 
+// maxCallers bounds the callers recorded (about 100 bytes each).
+const maxCallers = 100_000
+
 // readAfter keeps the last write position of each caller.
 type readAfter struct {
 	router *replica.Router
@@ -58,6 +65,11 @@ type readAfter struct {
 	mu    sync.Mutex
 	last  map[[sha256.Size]byte]lastWrite
 	swept time.Time
+	// floor is the last write of a caller that found the record full:
+	// every caller's reads see it within the ttl.
+	floor lastWrite
+	// limit is the most callers recorded; maxCallers but in tests.
+	limit int
 }
 
 // lastWrite is a caller's last write position and when it was recorded.
@@ -68,7 +80,8 @@ type lastWrite struct {
 
 func newReadAfter(router *replica.Router, logger *slog.Logger) *readAfter {
 	o := router.Options()
-	return &readAfter{router: router, ttl: o.MaxLag + o.Interval, logger: logger, last: map[[sha256.Size]byte]lastWrite{}}
+	return &readAfter{router: router, ttl: o.MaxLag + o.Interval, logger: logger, last: map[[sha256.Size]byte]lastWrite{},
+		limit: maxCallers}
 }
 
 // middleware runs each request under the caller's minimum position and
@@ -142,16 +155,20 @@ func (ra *readAfter) current(ctx context.Context) replica.LSN {
 	return lsn
 }
 
-// lookup returns the caller's last write position, 0 when none was
-// recorded within the ttl.
+// lookup returns the caller's last write position, or the floor when it is
+// later; 0 when neither was recorded within the ttl.
 func (ra *readAfter) lookup(key [sha256.Size]byte) replica.LSN {
+	now := time.Now()
 	ra.mu.Lock()
 	defer ra.mu.Unlock()
-	w, ok := ra.last[key]
-	if !ok || time.Since(w.at) > ra.ttl {
-		return 0
+	var lsn replica.LSN
+	if w, ok := ra.last[key]; ok && now.Sub(w.at) <= ra.ttl {
+		lsn = w.lsn
 	}
-	return w.lsn
+	if now.Sub(ra.floor.at) <= ra.ttl {
+		lsn = max(lsn, ra.floor.lsn)
+	}
+	return lsn
 }
 
 // record keeps lsn as the caller's last write position (or the later one
@@ -168,8 +185,16 @@ func (ra *readAfter) record(key [sha256.Size]byte, lsn replica.LSN) {
 		}
 		ra.swept = now
 	}
-	if w, ok := ra.last[key]; ok && now.Sub(w.at) <= ra.ttl {
+	w, ok := ra.last[key]
+	if ok && now.Sub(w.at) <= ra.ttl {
 		lsn = max(lsn, w.lsn)
+	}
+	if !ok && len(ra.last) >= ra.limit {
+		if now.Sub(ra.floor.at) <= ra.ttl {
+			lsn = max(lsn, ra.floor.lsn)
+		}
+		ra.floor = lastWrite{lsn: lsn, at: now}
+		return
 	}
 	ra.last[key] = lastWrite{lsn: lsn, at: now}
 }
