@@ -549,11 +549,15 @@ func (r *runner) auditDecided(ctx context.Context, q *queries.Queries, d queries
 }
 
 // CountForgettingSoon counts the active facts decay archives by until
-// (those already due included).
-func (s *Store) CountForgettingSoon(ctx context.Context, until time.Time) (int64, error) {
-	n, err := s.q.CountForgettingSoon(ctx, until)
+// (those already due included), up to most: more reports that there are
+// more than most (n is then most).
+func (s *Store) CountForgettingSoon(ctx context.Context, until time.Time, most int64) (n int64, more bool, err error) {
+	n, err = s.q.CountForgettingSoon(ctx, queries.CountForgettingSoonParams{Until: until, MaxCount: most})
 	if err != nil {
-		return 0, fmt.Errorf("count facts forgetting soon: %w", err)
+		return 0, false, fmt.Errorf("count facts forgetting soon: %w", err)
 	}
-	return n, nil
+	if n > most {
+		return most, true, nil
+	}
+	return n, false, nil
 }

@@ -241,15 +241,22 @@ func TestMergeListedAndUndone(t *testing.T) {
 }
 
 // TestForgettingSoonIsCounted: the count is every active fact due within
-// the window, not a capped list.
+// the window up to the bound asked for, and says when there are more.
 func TestForgettingSoonIsCounted(t *testing.T) {
 	e := newEnv(t)
 	for range 12 {
 		e.insertFact(t, "ephemeral", "mood", 0.5, nil)
 	}
 	e.insertFact(t, "permanent", "identity", 0.9, nil)
-	n, err := e.store.CountForgettingSoon(context.Background(), start.Add(7*24*time.Hour))
-	if err != nil || n != 12 {
-		t.Errorf("CountForgettingSoon = %d, %v; want 12", n, err)
+	week := start.Add(7 * 24 * time.Hour)
+	for _, tt := range []struct {
+		most     int64
+		want     int64
+		wantMore bool
+	}{{100, 12, false}, {12, 12, false}, {11, 11, true}, {5, 5, true}} {
+		n, more, err := e.store.CountForgettingSoon(context.Background(), week, tt.most)
+		if err != nil || n != tt.want || more != tt.wantMore {
+			t.Errorf("CountForgettingSoon(most %d) = %d, more %t, %v; want %d, more %t", tt.most, n, more, err, tt.want, tt.wantMore)
+		}
 	}
 }

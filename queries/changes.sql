@@ -93,13 +93,18 @@ WHERE f.id = @id AND f.status = 'active'
 RETURNING f.id, f.scope, f.extraction_count, f.version;
 
 -- name: CountForgettingSoon :one
--- CountForgettingSoon counts the facts OverviewForgettingSoon lists, all of
--- them: the active facts whose forget_at falls before until (those already
--- due that decay has not archived yet included), less the obligations decay
--- holds once overdue. It reads the range of entity_facts_forget_at_idx
--- (active facts only) up to until, so it costs the facts due in the window,
--- not the size of the table.
+-- CountForgettingSoon counts the facts OverviewForgettingSoon lists, up to
+-- max_count + 1: the active facts whose forget_at falls before until (those
+-- already due that decay has not archived yet included), less the
+-- obligations decay holds once overdue. It reads the range of
+-- entity_facts_forget_at_idx (active facts only) up to until and stops
+-- after max_count + 1, so its cost is bounded however many facts a large
+-- store forgets in the window (hundreds of thousands at 5,000,000 facts).
 SELECT count(*)::bigint
-FROM entity_facts f
-WHERE f.status = 'active' AND f.forget_at IS NOT NULL AND f.forget_at <= @until::timestamptz
-  AND NOT (f.category = 'obligation' AND f.deadline IS NOT NULL AND f.deadline <= f.forget_at);
+FROM (
+    SELECT 1
+    FROM entity_facts f
+    WHERE f.status = 'active' AND f.forget_at IS NOT NULL AND f.forget_at <= @until::timestamptz
+      AND NOT (f.category = 'obligation' AND f.deadline IS NOT NULL AND f.deadline <= f.forget_at)
+    LIMIT sqlc.arg('max_count')::bigint + 1
+) counted;

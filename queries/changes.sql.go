@@ -13,19 +13,29 @@ import (
 
 const countForgettingSoon = `-- name: CountForgettingSoon :one
 SELECT count(*)::bigint
-FROM entity_facts f
-WHERE f.status = 'active' AND f.forget_at IS NOT NULL AND f.forget_at <= $1::timestamptz
-  AND NOT (f.category = 'obligation' AND f.deadline IS NOT NULL AND f.deadline <= f.forget_at)
+FROM (
+    SELECT 1
+    FROM entity_facts f
+    WHERE f.status = 'active' AND f.forget_at IS NOT NULL AND f.forget_at <= $1::timestamptz
+      AND NOT (f.category = 'obligation' AND f.deadline IS NOT NULL AND f.deadline <= f.forget_at)
+    LIMIT $2::bigint + 1
+) counted
 `
 
-// CountForgettingSoon counts the facts OverviewForgettingSoon lists, all of
-// them: the active facts whose forget_at falls before until (those already
-// due that decay has not archived yet included), less the obligations decay
-// holds once overdue. It reads the range of entity_facts_forget_at_idx
-// (active facts only) up to until, so it costs the facts due in the window,
-// not the size of the table.
-func (q *Queries) CountForgettingSoon(ctx context.Context, until time.Time) (int64, error) {
-	row := q.db.QueryRow(ctx, countForgettingSoon, until)
+type CountForgettingSoonParams struct {
+	Until    time.Time
+	MaxCount int64
+}
+
+// CountForgettingSoon counts the facts OverviewForgettingSoon lists, up to
+// max_count + 1: the active facts whose forget_at falls before until (those
+// already due that decay has not archived yet included), less the
+// obligations decay holds once overdue. It reads the range of
+// entity_facts_forget_at_idx (active facts only) up to until and stops
+// after max_count + 1, so its cost is bounded however many facts a large
+// store forgets in the window (hundreds of thousands at 5,000,000 facts).
+func (q *Queries) CountForgettingSoon(ctx context.Context, arg CountForgettingSoonParams) (int64, error) {
+	row := q.db.QueryRow(ctx, countForgettingSoon, arg.Until, arg.MaxCount)
 	var column_1 int64
 	err := row.Scan(&column_1)
 	return column_1, err
