@@ -24,7 +24,7 @@ const (
 	// the 5,000,000-fact bench seed), and counting them all took 0.8 to
 	// 2.8 s; up to 10,000 took 21 ms, up to 1,000 a tenth of that.
 	overviewForgettingMost = 1_000
-	overviewRuns             = 5
+	overviewRuns           = 5
 )
 
 // overviewMarkers and overviewReviewKinds are listed even when their count
