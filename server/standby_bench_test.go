@@ -15,10 +15,12 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/tenurehq/tenure/auth"
 	"github.com/tenurehq/tenure/bench"
 	"github.com/tenurehq/tenure/internal/pgtest"
 	"github.com/tenurehq/tenure/pglocal"
 	"github.com/tenurehq/tenure/replica"
+	"github.com/tenurehq/tenure/web"
 )
 
 // The benchmarks of reads on standbys run the whole server over the test
@@ -120,6 +122,61 @@ func BenchmarkStandbyRecall(b *testing.B) {
 			f := benchServer(b, standbys, 100_000)
 			load(b, 16, func(c *http.Client, i int) error { return f.get(c, recallPath(i)) })
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "recalls/s")
+			if standbys > 0 {
+				primary, standby := f.reads(b)
+				b.ReportMetric(100*standby/(primary+standby), "%on-standbys")
+			}
+		})
+	}
+}
+
+// consolePages are the console lists the console benchmark asks for in
+// turn: the facts list by each durability, by a category, by text, and the
+// decisions list, all across scopes, as a reviewer browses.
+var consolePages = []string{
+	"/facts?durability=permanent", "/facts?durability=long_term", "/facts?durability=short_term",
+	"/facts?category=observation", "/facts?q=postgres", "/decisions", "/facts?scope=" + bench.Scope(0),
+}
+
+// BenchmarkStandbyConsole is console throughput from 16 clients signed in
+// as one viewer, over the lists of consolePages, on 100,000 facts, with
+// the primary alone and with two standbys taking the reads.
+func BenchmarkStandbyConsole(b *testing.B) {
+	for _, standbys := range []int{0, 2} {
+		b.Run(fmt.Sprintf("standbys=%d", standbys), func(b *testing.B) {
+			f := benchServer(b, standbys, 100_000)
+			ctx := context.Background()
+			if _, err := auth.SeedUser(ctx, f.primary, auth.NewUser{Email: "viewer@example.com", Role: "viewer",
+				Password: "a long enough secret"}); err != nil {
+				b.Fatal(err)
+			}
+			sessions, err := auth.NewSessions(f.primary, time.Now)
+			if err != nil {
+				b.Fatal(err)
+			}
+			cookie, _, err := sessions.Login(ctx, "viewer@example.com", "a long enough secret", "bench", "127.0.0.1")
+			if err != nil {
+				b.Fatal(err)
+			}
+			load(b, 16, func(c *http.Client, i int) error {
+				path := consolePages[i%len(consolePages)]
+				req, err := http.NewRequest(http.MethodGet, f.url+path, nil)
+				if err != nil {
+					return err
+				}
+				req.AddCookie(&http.Cookie{Name: web.SessionCookie, Value: cookie})
+				res, err := c.Do(req)
+				if err != nil {
+					return err
+				}
+				defer res.Body.Close()
+				body, _ := io.ReadAll(res.Body)
+				if res.StatusCode != http.StatusOK {
+					return fmt.Errorf("GET %s = %d %.200s", path, res.StatusCode, body)
+				}
+				return nil
+			})
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "pages/s")
 			if standbys > 0 {
 				primary, standby := f.reads(b)
 				b.ReportMetric(100*standby/(primary+standby), "%on-standbys")
