@@ -39,6 +39,22 @@ func TestSeedCounts(t *testing.T) {
 		t.Errorf("database holds facts=%d active=%d due=%d decisions=%d nodes=%d (durable %d, transient %d, expired %d), %d durabilities, %d categories; Seed reported %+v",
 			facts, active, due, decisions, nodes, durable, transient, expired, durs, cats, c)
 	}
+	// The seed leaves recall's document frequencies folded, as a running
+	// store's decay tick keeps them, and their sums equal to the facts'.
+	var unfolded, mismatched int
+	if err := pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM recall_terms WHERE NOT folded),
+		(SELECT count(*) FROM (
+			SELECT f.scope, l.lexeme, count(*) AS n FROM entity_facts f, unnest(tsvector_to_array(f.search)) l(lexeme)
+			WHERE f.status = 'active' GROUP BY 1, 2
+			UNION ALL -- each scope's row of totals
+			SELECT scope, '', count(*) FROM entity_facts WHERE status = 'active' GROUP BY 1) live
+		 FULL JOIN recall_terms t USING (scope, lexeme)
+		 WHERE live.n IS DISTINCT FROM t.facts)`).Scan(&unfolded, &mismatched); err != nil {
+		t.Fatal(err)
+	}
+	if unfolded != 0 || mismatched != 0 {
+		t.Errorf("after the seed, recall_terms holds %d unfolded rows and %d lexemes whose count is not the live facts'", unfolded, mismatched)
+	}
 }
 
 // TestSmall runs every workload at 10,000 facts: a smoke test of the

@@ -304,6 +304,13 @@ FROM entity_facts WHERE category = 'decision' AND key <> '' AND scope LIKE 'benc
 		return c, fmt.Errorf("seed: nodes: %w", err)
 	}
 	progress("analyze", 0, -1)
+	// Each COPY statement appended its lexemes' counts to recall_terms
+	// unfolded, as any writer does; the decay tick folds them. Folded here,
+	// the seeded store is as a running one keeps it, and the first decay tick
+	// measured is a tick, not the fold of the whole seed.
+	if err := memory.NewStore(pool, memory.Options{Now: func() time.Time { return now }}).FoldRecallTerms(ctx); err != nil {
+		return c, fmt.Errorf("seed: fold recall terms: %w", err)
+	}
 	if _, err := pool.Exec(ctx, "ANALYZE"); err != nil {
 		return c, fmt.Errorf("seed: analyze: %w", err)
 	}
