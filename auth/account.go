@@ -89,7 +89,7 @@ func (a *Admin) ChangePassword(ctx context.Context, sess Session, sessionToken s
 	}
 	if err := VerifyPasswordContext(ctx, cur.PasswordHash, in.Current); err != nil {
 		if errors.Is(err, ErrPasswordMismatch) {
-			return 0, errWrongPassword()
+			return 0, errWrongPassword
 		}
 		return 0, fmt.Errorf("auth: change password: %w", err)
 	}
@@ -118,6 +118,11 @@ func (a *Admin) ChangePassword(ctx context.Context, sess Session, sessionToken s
 		if err := q.SetUserPassword(ctx, queries.SetUserPasswordParams{PasswordHash: hash, At: now, ID: u.ID}); err != nil {
 			return err
 		}
+		// A reset link issued before is no longer wanted: whoever holds it
+		// could otherwise set the password for a day more.
+		if err := q.DeleteUnusedPasswordResets(ctx, u.ID); err != nil {
+			return err
+		}
 		n, err := q.DeleteOtherUserSessions(ctx, queries.DeleteOtherUserSessionsParams{UserID: u.ID, Keep: hashToken(sessionToken)})
 		if err != nil {
 			return err
@@ -133,17 +138,12 @@ func (a *Admin) ChangePassword(ctx context.Context, sess Session, sessionToken s
 	return ended, nil
 }
 
-func errWrongPassword() *memory.Error {
-	return adminErr(memory.CodeInvalid, "current", "the current password is wrong")
-}
+// errWrongPassword refuses a wrong current password.
+var errWrongPassword = &memory.Error{Code: memory.CodeInvalid, Field: "current", Message: "the current password is wrong"}
 
 // IsWrongPassword reports whether err is ChangePassword's refusal of a
 // wrong current password.
-func IsWrongPassword(err error) bool {
-	var me *memory.Error
-	return errors.As(err, &me) && me.Code == memory.CodeInvalid && me.Field == "current" &&
-		me.Message == errWrongPassword().Message
-}
+func IsWrongPassword(err error) bool { return errors.Is(err, errWrongPassword) }
 
 // PasswordReset is a password reset link just issued: Token is shown once
 // (in the link) and stored only as its SHA-256.
@@ -157,8 +157,15 @@ type PasswordReset struct {
 // id, valid for PasswordResetTTL, audited (auth.password_reset_issued) as
 // done by by in the same transaction; the token itself is never stored nor
 // audited. The user's earlier unused links stop working. A disabled user is
-// a conflict (memory.CodeConflict): enable them first.
+// a conflict (memory.CodeConflict): enable them first. So is a link for
+// oneself: a person changes their own password with the current one
+// (ChangePassword), so that a session left open is not enough to take the
+// account.
 func (a *Admin) IssuePasswordReset(ctx context.Context, by Session, id int64) (PasswordReset, error) {
+	if by.UserID > 0 && by.UserID == id {
+		return PasswordReset{}, adminErr(memory.CodeConflict, "reset",
+			"you cannot issue a reset link for yourself: change your password on Your account, with the current one")
+	}
 	token, err := RandomSecret(32)
 	if err != nil {
 		return PasswordReset{}, err
@@ -225,7 +232,8 @@ func (a *Admin) PasswordResetFor(ctx context.Context, token string) (User, time.
 // password or confirm, and the link still works. A disabled user is a
 // conflict (memory.CodeConflict).
 func (a *Admin) UsePasswordReset(ctx context.Context, token, password, confirm, ip string) (User, error) {
-	if _, _, err := a.PasswordResetFor(ctx, token); err != nil {
+	linked, _, err := a.PasswordResetFor(ctx, token)
+	if err != nil {
 		return User{}, err
 	}
 	if err := checkNewPassword(password, confirm); err != nil {
@@ -239,14 +247,20 @@ func (a *Admin) UsePasswordReset(ctx context.Context, token, password, confirm, 
 	err = pgx.BeginFunc(ctx, a.db, func(tx pgx.Tx) error {
 		q := a.q.WithTx(tx)
 		now := a.clock()
-		reset, err := q.UsePasswordReset(ctx, queries.UsePasswordResetParams{TokenHash: hashToken(token), Now: now})
+		// The user's row first, then the link's, in the order
+		// IssuePasswordReset takes them, so that the two never wait for
+		// each other.
+		u, err := q.GetUserForUpdate(ctx, linked.ID)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return errResetLink // used by someone else just now, or expired meanwhile
+			return errResetLink // the user was deleted, and the link with them
 		}
 		if err != nil {
 			return err
 		}
-		u, err := q.GetUserForUpdate(ctx, reset.UserID)
+		reset, err := q.UsePasswordReset(ctx, queries.UsePasswordResetParams{TokenHash: hashToken(token), Now: now})
+		if errors.Is(err, pgx.ErrNoRows) || (err == nil && reset.UserID != u.ID) {
+			return errResetLink // used by someone else just now, or expired meanwhile
+		}
 		if err != nil {
 			return err
 		}

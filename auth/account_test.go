@@ -267,3 +267,59 @@ func TestPasswordReset(t *testing.T) {
 		t.Errorf("UserByEmail(unknown) = %v, want not found", err)
 	}
 }
+
+// TestResetLinksEnd: a reset link stops working when the person changes
+// their password themselves, and when the account is disabled (enabling it
+// again does not bring the link back); nobody issues a link for themselves.
+func TestResetLinksEnd(t *testing.T) {
+	ctx := context.Background()
+	fx := newAdminFixture(t)
+	admin := fx.admin
+	s, err := NewSessions(fx.pool, func() time.Time { return fx.now })
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := admin.CreateUser(ctx, fx.boss, NewUser{Email: "ann@example.com", Role: "viewer", Password: testPassword, Confirm: testPassword})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	link, err := admin.IssuePasswordReset(ctx, fx.boss, u.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, sess, err := s.Login(ctx, "ann@example.com", testPassword, "ua", "ip")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const next = "an even longer secret"
+	if _, err := admin.ChangePassword(ctx, sess, token, PasswordChange{Current: testPassword, New: next, Confirm: next}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.UsePasswordReset(ctx, link.Token, "taken over by link", "taken over by link", "ip"); !errors.Is(err, ErrResetLink) {
+		t.Errorf("a link issued before the person changed their password = %v, want ErrResetLink", err)
+	}
+
+	link, err = admin.IssuePasswordReset(ctx, fx.boss, u.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.SetDisabled(ctx, fx.boss, u.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.SetDisabled(ctx, fx.boss, u.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.UsePasswordReset(ctx, link.Token, "taken over by link", "taken over by link", "ip"); !errors.Is(err, ErrResetLink) {
+		t.Errorf("a link issued before the account was disabled, after it is enabled = %v, want ErrResetLink", err)
+	}
+	if _, _, err := s.Login(ctx, "ann@example.com", next, "ua", "ip"); err != nil {
+		t.Errorf("sign-in with the password the person chose = %v", err)
+	}
+
+	_, err = admin.IssuePasswordReset(ctx, fx.boss, fx.boss.UserID)
+	wantAdminError(t, err, memory.CodeConflict, "reset", "for yourself")
+	if n := fx.count(t, `SELECT count(*) FROM password_resets WHERE user_id = $1`, fx.boss.UserID); n != 0 {
+		t.Errorf("%d reset links for the admin who asked for one of their own, want none", n)
+	}
+}

@@ -312,6 +312,11 @@ func (a *Admin) SetDisabled(ctx context.Context, by Session, id int64, disabled 
 			if err := q.DeleteUserSessions(ctx, id); err != nil {
 				return err
 			}
+			// A reset link issued before must not work again once the
+			// account is enabled.
+			if err := q.DeleteUnusedPasswordResets(ctx, id); err != nil {
+				return err
+			}
 		}
 		out = userFromRow(row)
 		return a.audit(ctx, q, by, action, "user", id, nil,
