@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -154,8 +155,10 @@ func deref(t *time.Time) time.Time {
 	return *t
 }
 
-// clip cuts s to at most n bytes, on a rune boundary, marking the cut.
+// clip makes s text PostgreSQL takes (valid UTF-8, no NUL) and cuts it to
+// at most n bytes, on a rune boundary, marking the cut.
 func clip(s string, n int) string {
+	s = strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
 	if len(s) <= n {
 		return s
 	}

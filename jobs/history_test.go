@@ -156,6 +156,9 @@ func TestHistoryOutOfOrder(t *testing.T) {
 		!j.LastSuccess.Equal(late.Finished) {
 		t.Errorf("summary = %+v, want 2 runs, 1 failure, the later run's start, end and success", j)
 	}
+	if j.LastError != "" || j.LastDuration != time.Second {
+		t.Errorf("latest error %q and duration %v, want the later run's (none, 1s), not the earlier run recorded after it", j.LastError, j.LastDuration)
+	}
 }
 
 // TestHistoryClipsErrors: a long error is recorded cut, on a character.
@@ -169,5 +172,12 @@ func TestHistoryClipsErrors(t *testing.T) {
 	got := summaries(t, h)["j"].LastError
 	if len(got) > maxErrorBytes || !utf8.ValidString(got) || !strings.HasSuffix(got, "…") {
 		t.Errorf("recorded error is %d bytes (valid UTF-8 %v), want at most %d, cut on a character and marked", len(got), utf8.ValidString(got), maxErrorBytes)
+	}
+	// Bytes PostgreSQL's text refuses (invalid UTF-8, NUL) do not lose the run.
+	if err := h.Finished(ctx, Run{Job: "k", Interval: time.Minute, Started: epoch, Finished: epoch, Err: errors.New("bad \xff byte and \x00 nul")}); err != nil {
+		t.Fatalf("Finished(an error with invalid bytes) = %v", err)
+	}
+	if k := summaries(t, h)["k"]; k.Runs != 1 || k.Failures != 1 || !utf8.ValidString(k.LastError) || !strings.Contains(k.LastError, "byte and") {
+		t.Errorf("run with an error of invalid bytes recorded as %+v", k)
 	}
 }

@@ -22,8 +22,12 @@ SET runs = s.runs + 1,
     last_started = greatest(s.last_started, excluded.last_started),
     last_finished = greatest(s.last_finished, excluded.last_finished),
     last_success = greatest(s.last_success, excluded.last_success),
-    last_error = excluded.last_error,
-    last_duration = excluded.last_duration
+    -- The error and duration are the latest run's, whichever order the
+    -- runs are recorded in (a slow run may finish after a later one).
+    last_error = CASE WHEN s.last_finished IS NULL OR excluded.last_finished >= s.last_finished
+                      THEN excluded.last_error ELSE s.last_error END,
+    last_duration = CASE WHEN s.last_finished IS NULL OR excluded.last_finished >= s.last_finished
+                         THEN excluded.last_duration ELSE s.last_duration END
 `
 
 type FinishJobRunParams struct {
@@ -247,9 +251,10 @@ const startJobRun = `-- name: StartJobRun :exec
 INSERT INTO job_status AS s (job, every, last_started, running_until)
 VALUES ($1, make_interval(secs => $2::bigint / 1000000.0), $3, $4)
 ON CONFLICT (job) DO UPDATE
-SET every = excluded.every,
+SET every = CASE WHEN s.last_started IS NULL OR excluded.last_started >= s.last_started THEN excluded.every ELSE s.every END,
     last_started = greatest(s.last_started, excluded.last_started),
-    running_until = excluded.running_until
+    running_until = CASE WHEN s.last_started IS NULL OR excluded.last_started >= s.last_started
+                         THEN excluded.running_until ELSE s.running_until END
 `
 
 type StartJobRunParams struct {

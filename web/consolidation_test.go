@@ -329,7 +329,7 @@ func TestConsolidationChart(t *testing.T) {
 	}
 	doc = parse(t, f.get(t, "/consolidation"))
 	chart = doc.Find(`[data-testid="runs-chart"]`)
-	if chart.Is("figure") && chart.AttrOr("aria-labelledby", "") == "" || !strings.Contains(chart.Find("figcaption").Text(), "What each consolidation run did") {
+	if !chart.Is("figure") || chart.AttrOr("aria-labelledby", "") == "" || !strings.Contains(chart.Find("figcaption").Text(), "What each consolidation run did") {
 		t.Fatal("the chart is not a figure with a caption")
 	}
 	rows := chart.Find(`[data-testid="chart-row"]`)
