@@ -13,7 +13,10 @@ import (
 // healthz says the process is up; it touches nothing else. With standbys
 // (Config.Reads) it also lists each as the read router's checks last saw
 // it: a standby's failure takes it out of rotation, never makes the
-// process unhealthy, so the status stays ok.
+// process unhealthy, so the status stays ok. Anyone may ask, so it tells
+// each standby's name and state, not its address nor its error (a
+// connection error names hosts and users): those are on the console's
+// health page and in the log.
 func (s *Server) healthz(c echo.Context) error {
 	if s.reads == nil {
 		return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
@@ -22,7 +25,7 @@ func (s *Server) healthz(c echo.Context) error {
 	standbys := make([]standbyHealth, len(st.Standbys))
 	for i, sb := range st.Standbys {
 		standbys[i] = standbyHealth{Name: sb.Name, Healthy: sb.Healthy, InRotation: sb.InRotation,
-			ReplayLSN: sb.ReplayLSN.String(), LastError: sb.LastError}
+			ReplayLSN: sb.ReplayLSN.String()}
 		if sb.LagKnown {
 			lag := sb.Lag.Seconds()
 			standbys[i].LagSeconds = &lag
@@ -42,7 +45,6 @@ type standbyHealth struct {
 	LagSeconds *float64   `json:"lag_seconds"` // null while unknown
 	ReplayLSN  string     `json:"replay_lsn"`
 	LastCheck  *time.Time `json:"last_check,omitempty"`
-	LastError  string     `json:"last_error,omitempty"`
 }
 
 // readyz says the process can serve: the database answers a query.

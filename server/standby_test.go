@@ -476,6 +476,8 @@ func TestStandbyKilledUnderRecalls(t *testing.T) {
 	}
 	if h := f.call(t, http.MethodGet, "/healthz", "", ""); h.status != http.StatusOK || !strings.Contains(h.body, `"healthy":false`) {
 		t.Errorf("/healthz with the standby dead = %d %s, want 200 showing it unhealthy", h.status, h.body)
+	} else if strings.Contains(h.body, "error") || strings.Contains(h.body, fmt.Sprint(port)) {
+		t.Errorf("/healthz = %s: it tells anyone the dead standby's error or address", h.body)
 	}
 
 	restarted, err := pgtest.Cluster(t).StartStandby(context.Background(), pglocal.StandbyOptions{

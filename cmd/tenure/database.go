@@ -233,7 +233,9 @@ func openReads(ctx context.Context, cfg readConfig, db *database, application st
 			return nil, fmt.Errorf("read database #%d: %w", i+1, err)
 		}
 		r.pools = append(r.pools, pool)
-		standbys = append(standbys, replica.Standby{Pool: pool})
+		// Named by position, not by address: the name is public in /healthz
+		// and in metrics; the signed-in health page shows the address.
+		standbys = append(standbys, replica.Standby{Name: fmt.Sprintf("standby%d", i+1), Pool: pool})
 		if err := pool.Ping(ctx); err != nil {
 			logger.Warn("serve.read_database_unreachable: reads go to the primary until it answers", "read_database", i+1,
 				"host", pcfg.ConnConfig.Host, "port", pcfg.ConnConfig.Port, "err", err)

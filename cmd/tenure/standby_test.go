@@ -154,7 +154,8 @@ func TestServeWithLocalStandby(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(standbyDir, "standby.signal")); err != nil {
 		t.Fatalf("no standby beside the data folder: %v", err)
 	}
-	if h := waitInRotation(t, url); !h.Standbys[0].Healthy || h.Standbys[0].LagSeconds == nil || h.Standbys[0].LastError != "" {
+	if h := waitInRotation(t, url); !h.Standbys[0].Healthy || h.Standbys[0].LagSeconds == nil || h.Standbys[0].LastError != "" ||
+		h.Standbys[0].Name != "standby1" {
 		t.Errorf("/healthz standby = %+v, want healthy with its lag", h.Standbys[0])
 	}
 	token := newToken(t, env, "standby-agent")
