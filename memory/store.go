@@ -89,14 +89,22 @@ func (s *Store) Now() time.Time { return s.now().UTC().Truncate(time.Microsecond
 // Pool returns the store's connection pool.
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 
-// tx runs fn in one transaction; it commits when fn returns nil. The
-// write is then noted in ctx (replica.NoteWrite), so that the reads that
-// follow under it go to the primary.
+// tx runs fn in one transaction; it commits when fn returns nil. A commit
+// tried (made, or of unknown outcome when the connection failed on it) is
+// then noted in ctx (replica.NoteWrite), so that the reads that follow
+// under it go to the primary; a transaction fn refused wrote nothing and is
+// not noted.
 func (s *Store) tx(ctx context.Context, fn func(q *queries.Queries, tx pgx.Tx) error) error {
-	defer replica.NoteWrite(ctx)
-	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		return fn(s.q.WithTx(tx), tx)
+	committing := false
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		err := fn(s.q.WithTx(tx), tx)
+		committing = err == nil
+		return err
 	})
+	if committing {
+		replica.NoteWrite(ctx)
+	}
+	return err
 }
 
 // ActorKind says who makes a change.

@@ -118,10 +118,11 @@ type standby struct {
 	// lagging is true when the last check found the standby further than
 	// MaxLag behind; it only serves to log the change.
 	lagging bool
-	// down is closed when the standby stops being healthy (a check failed,
-	// or a read on it did), which ends the reads running on it; a new one
-	// is made when it is healthy again.
-	down chan struct{}
+	// down ends when the standby stops being healthy (a check failed, or a
+	// read on it did), which ends the reads running on it; a new one is
+	// made when it is healthy again.
+	down       context.Context
+	markedDown context.CancelFunc
 }
 
 // errLeftRotation ends a read on a standby that left rotation while the
@@ -129,22 +130,22 @@ type standby struct {
 var errLeftRotation = errors.New("replica: the standby left rotation during the read")
 
 // setHealthy records whether s is healthy; s.mu must be held. Going down
-// closes s.down, ending the reads on s.
+// ends s.down, and with it the reads on s.
 func (s *standby) setHealthy(healthy bool) {
 	if healthy == s.healthy {
 		return
 	}
 	s.healthy = healthy
 	if healthy {
-		s.down = make(chan struct{})
+		s.down, s.markedDown = context.WithCancel(context.Background())
 	} else {
-		close(s.down)
+		s.markedDown()
 	}
 }
 
-// downSignal returns the channel closed when s goes down, closed already if
-// it is down.
-func (s *standby) downSignal() <-chan struct{} {
+// downSignal returns the context that ends when s goes down, ended already
+// if it is down.
+func (s *standby) downSignal() context.Context {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.down
@@ -190,9 +191,9 @@ func New(primary *pgxpool.Pool, standbys []Standby, opts Options) (*Router, erro
 			return nil, fmt.Errorf("replica: standby %d repeats the pool of standby %s", i, r.byPool[sb.Pool].name)
 		}
 		cc := sb.Pool.Config().ConnConfig
-		s := &standby{name: sb.Name, addr: net.JoinHostPort(cc.Host, strconv.Itoa(int(cc.Port))), pool: sb.Pool,
-			down: make(chan struct{})}
-		close(s.down) // down until its first check
+		s := &standby{name: sb.Name, addr: net.JoinHostPort(cc.Host, strconv.Itoa(int(cc.Port))), pool: sb.Pool}
+		s.down, s.markedDown = context.WithCancel(context.Background())
+		s.markedDown() // down until its first check
 
 		if s.name == "" {
 			s.name = s.addr
@@ -311,17 +312,9 @@ func (r *Router) Read(ctx context.Context, minLSN LSN, fn func(ctx context.Conte
 func (r *Router) attempt(ctx context.Context, s *standby, fn func(ctx context.Context, db *pgxpool.Pool) error) (err error, left bool) {
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	down := s.downSignal()
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		select {
-		case <-down:
-			cancel(errLeftRotation)
-		case <-stop:
-		case <-actx.Done():
-		}
-	}()
+	// Nothing runs unless the standby goes down during the read.
+	stop := context.AfterFunc(s.downSignal(), func() { cancel(errLeftRotation) })
+	defer stop()
 	err = fn(actx, s.pool)
 	if err != nil && errors.Is(context.Cause(actx), errLeftRotation) {
 		r.opts.Logger.Debug("replica: read ended as its standby left rotation, retrying elsewhere", "standby", s.name, "err", err)
