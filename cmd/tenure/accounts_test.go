@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -317,6 +318,22 @@ func TestBackupAndRestoreAreAudited(t *testing.T) {
 	if n := countOnce(t, dst, `SELECT count(*) FROM audit_log WHERE action = 'backup.restore' AND actor = 'system:cli'
 		AND target_id = current_database() AND after->>'file' = $1 AND after->>'force' = 'false'`, file); n != 1 {
 		t.Errorf("%d backup.restore rows, want 1", n)
+	}
+	// A database that takes no writes (a read-only role, a hot standby) is
+	// backed up all the same, with a warning that the audit row is missing.
+	ro := pgtest.NewURL(t)
+	if _, err := pgtest.Connect(t, ro).Exec(context.Background(),
+		`DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_read_only = on', current_database()); END $$`); err != nil {
+		t.Fatal(err)
+	}
+	roFile := filepath.Join(t.TempDir(), "read-only.dump")
+	stdout, stderr, err := runCmd(t, map[string]string{"DATABASE_URL": ro}, "", "backup", roFile)
+	if err != nil || !strings.Contains(stdout, "Backed up the database to "+roFile) ||
+		!strings.Contains(stderr, "warning: the backup is written, but its audit row could not be") {
+		t.Errorf("backup of a read-only database = %v, stdout %q, stderr %q; want it written, with a warning", err, stdout, stderr)
+	}
+	if fi, err := os.Stat(roFile); err != nil || fi.Size() == 0 {
+		t.Errorf("the read-only database's backup file: %v", err)
 	}
 	// A scheduled backup is audited as the backup job.
 	dir := t.TempDir()

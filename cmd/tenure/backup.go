@@ -54,8 +54,10 @@ func runBackup(ctx context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
+	// The backup is whole whether or not its audit row can be written: a
+	// read-only role or a hot standby is backed up too, and told so.
 	if err := auditBackup(ctx, db.pool, memory.System("cli"), file, n); err != nil {
-		return fmt.Errorf("backup: the backup was written to %s, but its audit row was not: %w", file, err)
+		fmt.Fprintf(env.stderr, "backup: warning: the backup is written, but its audit row could not be: %v\n", err)
 	}
 	fmt.Fprintf(env.stdout, "Backed up the database to %s: %s in %s\n", file, mib(n), time.Since(start).Round(time.Millisecond))
 	return nil
