@@ -33,6 +33,9 @@ type Run struct {
 	// nil if it succeeded.
 	Finished time.Time
 	Err      error
+	// Interrupted is set when the process shutting down cancelled the run:
+	// it is recorded with its error but not counted as a failure.
+	Interrupted bool
 }
 
 // Summary is what the database holds of a job: its totals and its latest
@@ -113,8 +116,13 @@ func (h *History) Finished(ctx context.Context, run Run) error {
 		DurationUs: max(run.Finished.Sub(run.Started), 0).Microseconds(),
 	}
 	if run.Err != nil {
-		p.Failures = 1
-		msg := clip(run.Err.Error(), maxErrorBytes)
+		msg := run.Err.Error()
+		if run.Interrupted {
+			msg = "interrupted as its process shut down: " + msg
+		} else {
+			p.Failures = 1
+		}
+		msg = clip(msg, maxErrorBytes)
 		p.Error = &msg
 	} else {
 		p.SucceededAt = &finished

@@ -181,3 +181,18 @@ func TestHistoryClipsErrors(t *testing.T) {
 		t.Errorf("run with an error of invalid bytes recorded as %+v", k)
 	}
 }
+
+// TestHistoryInterruptedIsNoFailure: a run the process's shutdown cancelled
+// is recorded, with why, but is not counted as a failure.
+func TestHistoryInterruptedIsNoFailure(t *testing.T) {
+	ctx := context.Background()
+	h := NewHistory(pgtest.NewPool(t))
+	run := Run{Job: "j", Interval: time.Minute, Started: epoch, Finished: epoch.Add(time.Second), Err: context.Canceled, Interrupted: true}
+	if err := h.Finished(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	j := summaries(t, h)["j"]
+	if j.Runs != 1 || j.Failures != 0 || !strings.HasPrefix(j.LastError, "interrupted as its process shut down") || !j.LastSuccess.IsZero() {
+		t.Errorf("an interrupted run recorded as %+v, want 1 run, no failure, no success, the interruption named", j)
+	}
+}

@@ -444,8 +444,10 @@ func (s *Scheduler) run(e *entry) {
 	case errors.As(err, &pe):
 		s.logger.Error("job.panic", "job", name, "err", err, "duration", took, "stack", string(pe.stack))
 	case err != nil && s.ctx.Err() != nil && errors.Is(err, context.Canceled):
-		// Shutdown interrupted it; the next process retries.
+		// Shutdown interrupted it; the next process retries. Not a
+		// failure: a rolling restart must not count as one.
 		s.logger.Info("job.cancelled", "job", name, "err", err, "duration", took)
+		rec.Interrupted = true
 	case err != nil:
 		s.logger.Error("job.failed", "job", name, "err", err, "duration", took)
 	default:
@@ -466,7 +468,9 @@ func (s *Scheduler) run(e *entry) {
 	e.status.LastDuration = took
 	e.status.LastError = ""
 	if err != nil {
-		e.status.Failures++
+		if !rec.Interrupted {
+			e.status.Failures++
+		}
 		e.status.LastError = err.Error()
 	}
 	e.mu.Unlock()
