@@ -144,7 +144,10 @@ type Change struct {
 	// fact or decision no longer exists.
 	Status        Status
 	ArchiveReason string
-	Found         bool
+	// FactUpdated is when the fact last changed: after At, the change no
+	// longer holds as it was made.
+	FactUpdated *time.Time `json:"-"`
+	Found       bool
 	Other         *ChangeFact
 	// DecisionState is the recorded decision's state now: locked, open or
 	// reopened.
@@ -226,7 +229,7 @@ func newChange(r queries.ListChangesRow) Change {
 		Cursor: ChangeCursor{AuditID: r.AuditID, Ord: r.Ord}, At: r.At, Actor: r.Actor, Action: r.Action,
 		How: howOf[r.Action], Reason: r.Reason, RunID: r.RunID, Scope: r.Scope, FactID: r.FactID,
 		DecisionID: r.DecisionID, Entity: r.Entity, Key: r.Key, Content: r.Content, Category: r.Category,
-		Status: Status(r.Status), ArchiveReason: r.ArchiveReason, Found: r.Found,
+		Status: Status(r.Status), ArchiveReason: r.ArchiveReason, FactUpdated: r.FactUpdatedAt, Found: r.Found,
 	}
 	for k, actions := range changeActions {
 		if slices.Contains(actions, r.Action) {
@@ -251,8 +254,18 @@ func newChange(r queries.ListChangesRow) Change {
 }
 
 // undoOf says what undoing c does now, or what became of it since when it
-// no longer holds.
+// no longer holds: a fact that changed after c (archived again, restored
+// and archived again, edited) is not c's to undo.
 func undoOf(c Change) (undo, since string) {
+	undo, since = undoOfState(c)
+	if undo != "" && c.Kind != WhatDecision && c.FactUpdated != nil && c.FactUpdated.After(c.At) {
+		return "", "changed since"
+	}
+	return undo, since
+}
+
+// undoOfState is undoOf as the fact's or decision's state alone tells.
+func undoOfState(c Change) (undo, since string) {
 	if !c.Found {
 		return "", "no longer exists"
 	}
@@ -338,7 +351,11 @@ var archiveReasonBy = regexp.MustCompile(`^(superseded by|merged into|fulfilled 
 // A change that no longer holds (the fact restored or archived since for
 // another reason) is a CodeConflict error, and nothing is written. Facts
 // that record decisions are refused: a decision is undone by reopening it.
-func (s *Store) UndoChange(ctx context.Context, actor Actor, kind string, id int64, reason string) (Undone, error) {
+//
+// at is the time of the change undone, as ListChanges gave it: a fact that
+// changed after it is refused (a conflict), so that a page read before a
+// later change cannot undo that one instead. Zero skips the check.
+func (s *Store) UndoChange(ctx context.Context, actor Actor, kind string, id int64, at time.Time, reason string) (Undone, error) {
 	var done Undone
 	if actor.Automated() {
 		return done, errHumansOnly("undo a change")
@@ -370,12 +387,24 @@ func (s *Store) UndoChange(ctx context.Context, actor Actor, kind string, id int
 			return err
 		}
 		fact := facts[0]
+		// Checked after the refusals that say what became of the fact,
+		// which are more telling.
+		overtaken := func() error {
+			if at.IsZero() || !fact.UpdatedAt.After(at) {
+				return nil
+			}
+			return &Error{Code: CodeConflict, Message: fmt.Sprintf("fact %d changed after this change (at %s); nothing was changed: "+
+				"reload What changed to undo its latest change", id, fact.UpdatedAt.UTC().Format(time.RFC3339))}
+		}
 		if err := checkNotDecisionFacts(ctx, q, []int64{id}); err != nil {
 			return err
 		}
 		if kind == WhatRestored {
 			if fact.Status == StatusArchived {
 				return &Error{Code: CodeConflict, Message: fmt.Sprintf("fact %d is archived already (%s); nothing was changed", id, fact.ArchiveReason)}
+			}
+			if err := overtaken(); err != nil {
+				return err
 			}
 			if reason == "" {
 				reason = "undone in What changed: the restore is taken back"
@@ -393,6 +422,9 @@ func (s *Store) UndoChange(ctx context.Context, actor Actor, kind string, id int
 		}
 		if fact.Status != StatusArchived {
 			return &Error{Code: CodeConflict, Message: fmt.Sprintf("fact %d is active: it was restored since; nothing was changed", id)}
+		}
+		if err := overtaken(); err != nil {
+			return err
 		}
 		m := archiveReasonBy.FindStringSubmatch(fact.ArchiveReason)
 		var other int64

@@ -98,10 +98,10 @@ func TestRunChangesListedAndUndone(t *testing.T) {
 
 	// Undo one supersession.
 	c := got[0]
-	if _, err := e.store.UndoChange(ctx, agent, WhatSuperseded, c.FactID, ""); ErrorCode(err) != CodeForbidden {
+	if _, err := e.store.UndoChange(ctx, agent, WhatSuperseded, c.FactID, c.At, ""); ErrorCode(err) != CodeForbidden {
 		t.Errorf("an agent's undo = %v, want forbidden", err)
 	}
-	done, err := e.store.UndoChange(ctx, reviewer, WhatSuperseded, c.FactID, "")
+	done, err := e.store.UndoChange(ctx, reviewer, WhatSuperseded, c.FactID, c.At, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,12 +133,12 @@ func TestRunChangesListedAndUndone(t *testing.T) {
 		latest[1].How != "restored" || latest[1].FactID != c.FactID || latest[1].Undo != UndoArchive {
 		t.Errorf("latest changes = %+v, want the archive of %d and the restore of %d", latest, c.Other.ID, c.FactID)
 	}
-	if _, err := e.store.UndoChange(ctx, reviewer, WhatSuperseded, c.FactID, ""); ErrorCode(err) != CodeConflict {
+	if _, err := e.store.UndoChange(ctx, reviewer, WhatSuperseded, c.FactID, c.At, ""); ErrorCode(err) != CodeConflict {
 		t.Errorf("a second undo = %v, want a conflict", err)
 	}
 
 	// The decision is reopened.
-	if done, err := e.store.UndoChange(ctx, reviewer, WhatDecision, decisions[0].DecisionID, ""); err != nil || done.Reopened != decisions[0].DecisionID {
+	if done, err := e.store.UndoChange(ctx, reviewer, WhatDecision, decisions[0].DecisionID, decisions[0].At, ""); err != nil || done.Reopened != decisions[0].DecisionID {
 		t.Errorf("undo decision = %+v, %v", done, err)
 	}
 	if d := e.changes(t, ChangeFilter{RunID: third.ID, Kind: WhatDecision}); len(d) != 1 || d[0].DecisionState != StateReopened || d[0].Undo != "" {
@@ -146,11 +146,15 @@ func TestRunChangesListedAndUndone(t *testing.T) {
 	}
 
 	// A restore is undone by archiving again.
-	if done, err := e.store.UndoChange(ctx, reviewer, WhatRestored, c.FactID, ""); err != nil || !slices.Equal(done.Archived, []int64{c.FactID}) {
+	if done, err := e.store.UndoChange(ctx, reviewer, WhatRestored, c.FactID, latest[1].At, ""); err != nil || !slices.Equal(done.Archived, []int64{c.FactID}) {
 		t.Errorf("undo restore = %+v, %v", done, err)
 	}
 	// And an archive by restoring.
-	if done, err := e.store.UndoChange(ctx, reviewer, WhatArchived, c.FactID, "wanted after all"); err != nil || !slices.Equal(done.Restored, []int64{c.FactID}) {
+	archived := e.changes(t, ChangeFilter{Limit: 1})
+	if len(archived) != 1 || archived[0].FactID != c.FactID || archived[0].Kind != WhatArchived {
+		t.Fatalf("newest change = %+v, want the archive of fact %d", archived, c.FactID)
+	}
+	if done, err := e.store.UndoChange(ctx, reviewer, WhatArchived, c.FactID, archived[0].At, "wanted after all"); err != nil || !slices.Equal(done.Restored, []int64{c.FactID}) {
 		t.Errorf("undo archive = %+v, %v", done, err)
 	}
 }
@@ -221,10 +225,10 @@ func TestMergeListedAndUndone(t *testing.T) {
 	c := got[0]
 	before := e.count(t, `SELECT extraction_count FROM entity_facts WHERE id = $1`, c.Other.ID)
 	taken := e.count(t, `SELECT extraction_count FROM entity_facts WHERE id = $1`, c.FactID)
-	if _, err := e.store.UndoChange(ctx, reviewer, WhatSuperseded, c.FactID, ""); ErrorCode(err) != CodeConflict {
+	if _, err := e.store.UndoChange(ctx, reviewer, WhatSuperseded, c.FactID, c.At, ""); ErrorCode(err) != CodeConflict {
 		t.Errorf("undoing a merge as a supersession = %v, want a conflict", err)
 	}
-	done, err := e.store.UndoChange(ctx, reviewer, WhatMerged, c.FactID, "")
+	done, err := e.store.UndoChange(ctx, reviewer, WhatMerged, c.FactID, c.At, "")
 	if err != nil || done.Unmerged != c.Other.ID || !slices.Equal(done.Restored, []int64{c.FactID}) {
 		t.Fatalf("undo merge = %+v, %v", done, err)
 	}
@@ -258,5 +262,50 @@ func TestForgettingSoonIsCounted(t *testing.T) {
 		if err != nil || n != tt.want || more != tt.wantMore {
 			t.Errorf("CountForgettingSoon(most %d) = %d, more %t, %v; want %d, more %t", tt.most, n, more, err, tt.want, tt.wantMore)
 		}
+	}
+}
+
+// TestUndoRefusesAChangeOvertaken: a fact archived by hand, restored and
+// archived again is the last archive's to undo: the first archive's row no
+// longer offers an undo ("changed since"), and an undo sent with its time
+// (a page read before the later changes) is refused, changing nothing.
+func TestUndoRefusesAChangeOvertaken(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	id := e.insertFact(t, "long_term", "preference", 0.9, nil)
+	archive := func(reason string) Change {
+		t.Helper()
+		e.clock.Advance(time.Minute)
+		if _, err := e.store.ArchiveFacts(ctx, reviewer, []int64{id}, reason); err != nil {
+			t.Fatal(err)
+		}
+		return e.changes(t, ChangeFilter{Limit: 1})[0]
+	}
+	first := archive("not needed")
+	e.clock.Advance(time.Minute)
+	if _, err := e.store.RestoreFacts(ctx, reviewer, []int64{id}, "needed after all"); err != nil {
+		t.Fatal(err)
+	}
+	last := archive("not needed, really")
+
+	var old *Change
+	for _, c := range e.changes(t, ChangeFilter{}) {
+		if c.FactID == id && c.At.Equal(first.At) && c.Kind == WhatArchived {
+			old = &c
+		}
+	}
+	if old == nil || old.Undo != "" || old.Since != "changed since" {
+		t.Errorf("the first archive's row = %+v, want no undo, changed since", old)
+	}
+	_, err := e.store.UndoChange(ctx, reviewer, WhatArchived, id, first.At, "")
+	wantError(t, "UndoChange(the first archive)", err, CodeConflict, "changed after this change")
+	if got := e.status(t, id); got != "archived" {
+		t.Errorf("after the refused undo the fact is %s, want archived", got)
+	}
+	if last.Undo != UndoRestore {
+		t.Errorf("the last archive's row = %+v, want its undo offered", last)
+	}
+	if done, err := e.store.UndoChange(ctx, reviewer, WhatArchived, id, last.At, ""); err != nil || !slices.Equal(done.Restored, []int64{id}) {
+		t.Errorf("undo of the last archive = %+v, %v", done, err)
 	}
 }

@@ -124,6 +124,7 @@ SELECT i.id AS audit_id, i.ord, i.at, i.actor, i.action, i.reason,
     coalesce(e.name, '')::text AS entity, coalesce(f.key, d.key, '')::text AS key,
     coalesce(f.content, d.decision, '')::text AS content, coalesce(f.category, '')::text AS category,
     coalesce(f.status, '')::text AS status, coalesce(f.archive_reason, '')::text AS archive_reason,
+    f.updated_at AS fact_updated_at,
     (f.id IS NOT NULL OR d.id IS NOT NULL)::bool AS found,
     coalesce(i.other, 0)::bigint AS other_id, coalesce(o.content, '')::text AS other_content,
     coalesce(o.key, '')::text AS other_key, coalesce(o.status, '')::text AS other_status,
@@ -166,6 +167,7 @@ type ListChangesRow struct {
 	Category           string
 	Status             string
 	ArchiveReason      string
+	FactUpdatedAt      *time.Time
 	Found              bool
 	OtherID            int64
 	OtherContent       string
@@ -224,6 +226,7 @@ func (q *Queries) ListChanges(ctx context.Context, arg ListChangesParams) ([]Lis
 			&i.Category,
 			&i.Status,
 			&i.ArchiveReason,
+			&i.FactUpdatedAt,
 			&i.Found,
 			&i.OtherID,
 			&i.OtherContent,

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -133,7 +134,13 @@ func (s *Console) changeUndo(c echo.Context) error {
 	if err != nil || id <= 0 {
 		return s.redirectWithFlash(c, back, "error", "Nothing was changed: the change to undo names no fact or decision.")
 	}
-	done, err := s.store.UndoChange(c.Request().Context(), actor(c), kind, id, strings.TrimSpace(c.FormValue("reason")))
+	// The change's time: a fact changed after it is not this change's to
+	// undo (a page read before a later change).
+	at, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(c.FormValue("at")))
+	if err != nil {
+		return s.redirectWithFlash(c, back, "error", "Nothing was changed: the undo does not say when the change was made; reload What changed and try again.")
+	}
+	done, err := s.store.UndoChange(c.Request().Context(), actor(c), kind, id, at, strings.TrimSpace(c.FormValue("reason")))
 	switch memory.ErrorCode(err) {
 	case memory.CodeConflict, memory.CodeInvalid, memory.CodeNotFound, memory.CodeForbidden:
 		return s.redirectWithFlash(c, back, "error", "Not undone: "+memory.AsError(err).Message+".")

@@ -205,6 +205,18 @@ func TestChangeUndo(t *testing.T) {
 		t.Errorf("an undo with a forged token = %d, want 403", rec.Code)
 	}
 
+	// An undo that does not say when its change was made changes nothing.
+	undated := url.Values{}
+	for k, v := range values {
+		if k != "at" {
+			undated[k] = v
+		}
+	}
+	if _, _, flash := follow(t, f.signedIn, f.signedIn.post(t, "/changes/undo", undated)); !strings.Contains(flash, "does not say when the change was made") ||
+		dbInt(t, f, `SELECT count(*) FROM entity_facts WHERE id = $1 AND status = 'archived'`, old) != 1 {
+		t.Errorf("an undo without the change's time: flash %q, want it refused and the fact left archived", flash)
+	}
+
 	loc, doc, flash := follow(t, f.signedIn, f.signedIn.post(t, "/changes/undo", values))
 	if loc != back {
 		t.Errorf("undo went to %q, want back to %q", loc, back)
