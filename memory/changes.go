@@ -148,7 +148,7 @@ type Change struct {
 	// longer holds as it was made.
 	FactUpdated *time.Time `json:"-"`
 	Found       bool
-	Other         *ChangeFact
+	Other       *ChangeFact
 	// DecisionState is the recorded decision's state now: locked, open or
 	// reopened.
 	DecisionState string
