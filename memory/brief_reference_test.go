@@ -32,7 +32,7 @@ FROM entity_facts f
 JOIN entities e ON e.id = f.entity_id
 WHERE f.status = 'active' AND f.deadline IS NOT NULL AND f.deadline < @due_before::timestamptz
   AND f.category = 'obligation' AND f.scope = @scope
-  AND (f.forget_at IS NULL OR f.forget_at > @now::timestamptz OR f.deadline <= @now::timestamptz)
+  AND (f.forget_at IS NULL OR f.forget_at > @now::timestamptz OR f.deadline <= f.forget_at)
   AND (@entity::text IS NULL OR e.name = @entity::text)
 ORDER BY f.deadline, f.id`
 

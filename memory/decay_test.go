@@ -155,6 +155,19 @@ func TestDecayArchivesObligationsNotHeld(t *testing.T) {
 	if got := e.status(t, expiring); got != "archived" {
 		t.Errorf("obligation that expired before its deadline is %s, want archived", got)
 	}
+	// The same when decay first runs after the deadline (the process was
+	// down): it expired before it was due, so nothing holds it.
+	late := e.insertFact(t, "short_term", "obligation", 0.8, &deadline)
+	if _, err := e.pool.Exec(ctx, `UPDATE entity_facts SET expires_at = $2 WHERE id = $1`, late, start.Add(5*day)); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(10 * day) // past the deadline
+	if _, err := e.store.Decay(ctx, System("decay")); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.status(t, late); got != "archived" {
+		t.Errorf("obligation that expired before its deadline, decayed after it, is %s, want archived", got)
+	}
 	e.clock.Advance(30 * day)
 	if _, err := e.store.Decay(ctx, System("decay")); err != nil {
 		t.Fatal(err)

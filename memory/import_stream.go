@@ -291,7 +291,7 @@ WITH due AS (
     JOIN entity_facts f ON f.id = r.fact_id
     WHERE f.status = 'active' AND f.forget_at <= $1::timestamptz
       -- An overdue obligation is held, as decay holds it (ArchiveDueFacts).
-      AND NOT (f.category = 'obligation' AND f.deadline IS NOT NULL AND f.deadline <= $1::timestamptz)
+      AND NOT (f.category = 'obligation' AND f.deadline IS NOT NULL AND f.deadline <= f.forget_at)
 )
 UPDATE entity_facts f
 SET status = 'archived', archived_at = $1::timestamptz, archive_reason = $2::text,

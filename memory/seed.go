@@ -208,7 +208,7 @@ func (s *Seeder) Settle(ctx context.Context) (Settled, error) {
 		UPDATE entity_facts
 		SET status = 'archived', archived_at = forget_at, archive_reason = 'decayed'
 		WHERE status = 'active' AND forget_at <= $1
-		  AND NOT (category = 'obligation' AND deadline IS NOT NULL AND deadline <= $1)`, s.now)
+		  AND NOT (category = 'obligation' AND deadline IS NOT NULL AND deadline <= forget_at)`, s.now)
 	if err != nil {
 		return out, fmt.Errorf("archive decayed: %w", err)
 	}

@@ -71,7 +71,7 @@ obligation_rows AS (
            OR tenure_brief_len(e.name) + tenure_brief_len(f.content) <= sqlc.narg('obl_max_line')::integer)
       -- An overdue obligation is held until a person settles it (decay
       -- never archives it), so it shows past its forget date too.
-      AND (f.forget_at IS NULL OR f.forget_at > @now::timestamptz OR f.deadline <= @now::timestamptz)
+      AND (f.forget_at IS NULL OR f.forget_at > @now::timestamptz OR f.deadline <= f.forget_at)
       AND (sqlc.narg('entity')::text IS NULL OR f.entity_id = (SELECT id FROM entity_filter))
     ORDER BY f.deadline, f.id
     LIMIT sqlc.arg(obl_rows)::integer

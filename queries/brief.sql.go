@@ -49,7 +49,7 @@ obligation_rows AS (
            OR tenure_brief_len(e.name) + tenure_brief_len(f.content) <= $17::integer)
       -- An overdue obligation is held until a person settles it (decay
       -- never archives it), so it shows past its forget date too.
-      AND (f.forget_at IS NULL OR f.forget_at > $3::timestamptz OR f.deadline <= $3::timestamptz)
+      AND (f.forget_at IS NULL OR f.forget_at > $3::timestamptz OR f.deadline <= f.forget_at)
       AND ($2::text IS NULL OR f.entity_id = (SELECT id FROM entity_filter))
     ORDER BY f.deadline, f.id
     LIMIT $18::integer

@@ -629,13 +629,15 @@ RETURNING node_id, scope, reason;
 -- ArchiveDueFacts archives the next batch of active facts whose forget_at has
 -- passed, through the forget_at index: its cost follows the facts due, not the
 -- size of the table. Nothing is deleted. With scope set, only that scope's
--- facts are archived. An obligation past its deadline is held, however far
--- it decayed: it stays active until a person marks it done or lets it go.
+-- facts are archived. An obligation whose deadline came before its forget
+-- date is held, however far it decayed: it stays active until a person
+-- marks it done or lets it go (memory.Fact.Held; one whose expires_at came
+-- first ends then, whenever decay gets to it).
 WITH due AS (
     SELECT id FROM entity_facts
     WHERE status = 'active' AND forget_at <= sqlc.arg('now')::timestamptz
       AND (sqlc.narg('scope')::text IS NULL OR scope = sqlc.narg('scope'))
-      AND NOT (category = 'obligation' AND deadline IS NOT NULL AND deadline <= sqlc.arg('now')::timestamptz)
+      AND NOT (category = 'obligation' AND deadline IS NOT NULL AND deadline <= forget_at)
     ORDER BY forget_at
     LIMIT @batch_size
     FOR UPDATE SKIP LOCKED

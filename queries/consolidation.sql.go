@@ -18,7 +18,7 @@ WITH due AS (
     SELECT id FROM entity_facts
     WHERE status = 'active' AND forget_at <= $1::timestamptz
       AND ($2::text IS NULL OR scope = $2)
-      AND NOT (category = 'obligation' AND deadline IS NOT NULL AND deadline <= $1::timestamptz)
+      AND NOT (category = 'obligation' AND deadline IS NOT NULL AND deadline <= forget_at)
     ORDER BY forget_at
     LIMIT $3
     FOR UPDATE SKIP LOCKED
@@ -46,8 +46,10 @@ type ArchiveDueFactsRow struct {
 // ArchiveDueFacts archives the next batch of active facts whose forget_at has
 // passed, through the forget_at index: its cost follows the facts due, not the
 // size of the table. Nothing is deleted. With scope set, only that scope's
-// facts are archived. An obligation past its deadline is held, however far
-// it decayed: it stays active until a person marks it done or lets it go.
+// facts are archived. An obligation whose deadline came before its forget
+// date is held, however far it decayed: it stays active until a person
+// marks it done or lets it go (memory.Fact.Held; one whose expires_at came
+// first ends then, whenever decay gets to it).
 func (q *Queries) ArchiveDueFacts(ctx context.Context, arg ArchiveDueFactsParams) ([]ArchiveDueFactsRow, error) {
 	rows, err := q.db.Query(ctx, archiveDueFacts, arg.Now, arg.Scope, arg.BatchSize)
 	if err != nil {

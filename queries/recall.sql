@@ -65,7 +65,7 @@ WHERE f.scope = @scope::text
   AND f.search @@ (@match::text)::tsquery
   AND (sqlc.narg('required')::text IS NULL OR f.search @@ (sqlc.narg('required')::text)::tsquery)
   AND (f.forget_at IS NULL OR f.forget_at > @now::timestamptz
-       OR (f.category = 'obligation' AND f.deadline <= @now::timestamptz))
+       OR (f.category = 'obligation' AND f.deadline <= f.forget_at))
   AND (sqlc.narg('entity')::text IS NULL OR f.entity_id = (
       SELECT x.id FROM entities x WHERE x.scope = @scope::text AND x.name = sqlc.narg('entity')::text))
   AND (sqlc.narg('category')::text IS NULL OR f.category = sqlc.narg('category')::text)
@@ -96,7 +96,7 @@ WHERE f.search @@ (@match::text)::tsquery
   AND (sqlc.narg('required')::text IS NULL OR f.search @@ (sqlc.narg('required')::text)::tsquery)
   AND (f.forget_at IS NULL OR f.forget_at > @now::timestamptz
        OR (f.category = 'obligation' AND EXISTS (
-           SELECT 1 FROM entity_facts h WHERE h.scope = @scope::text AND h.id = f.id AND h.deadline <= @now::timestamptz)))
+           SELECT 1 FROM entity_facts h WHERE h.scope = @scope::text AND h.id = f.id AND h.deadline <= h.forget_at)))
   AND (sqlc.narg('entity')::text IS NULL OR f.entity_id = (
       SELECT x.id FROM entities x WHERE x.scope = @scope::text AND x.name = sqlc.narg('entity')::text))
   AND (sqlc.narg('category')::text IS NULL OR f.category = sqlc.narg('category')::text)
@@ -194,7 +194,7 @@ WITH ranked AS (
       AND f.status = 'active'
       AND (f.forget_at IS NULL OR f.forget_at > @now::timestamptz
            OR (f.category = 'obligation' AND EXISTS (
-               SELECT 1 FROM entity_facts h WHERE h.scope = @scope::text AND h.id = f.id AND h.deadline <= @now::timestamptz)))
+               SELECT 1 FROM entity_facts h WHERE h.scope = @scope::text AND h.id = f.id AND h.deadline <= h.forget_at)))
       AND (sqlc.narg('entity')::text IS NULL OR f.entity_id = (
           SELECT x.id FROM entities x WHERE x.scope = @scope::text AND x.name = sqlc.narg('entity')::text))
       AND (sqlc.narg('category')::text IS NULL OR f.category = sqlc.narg('category')::text)

@@ -45,7 +45,7 @@ WITH ranked AS (
       AND f.status = 'active'
       AND (f.forget_at IS NULL OR f.forget_at > $1::timestamptz
            OR (f.category = 'obligation' AND EXISTS (
-               SELECT 1 FROM entity_facts h WHERE h.scope = $2::text AND h.id = f.id AND h.deadline <= $1::timestamptz)))
+               SELECT 1 FROM entity_facts h WHERE h.scope = $2::text AND h.id = f.id AND h.deadline <= h.forget_at)))
       AND ($3::text IS NULL OR f.entity_id = (
           SELECT x.id FROM entities x WHERE x.scope = $2::text AND x.name = $3::text))
       AND ($4::text IS NULL OR f.category = $4::text)
@@ -185,7 +185,7 @@ WHERE f.scope = $3::text
   AND f.search @@ ($4::text)::tsquery
   AND ($5::text IS NULL OR f.search @@ ($5::text)::tsquery)
   AND (f.forget_at IS NULL OR f.forget_at > $1::timestamptz
-       OR (f.category = 'obligation' AND f.deadline <= $1::timestamptz))
+       OR (f.category = 'obligation' AND f.deadline <= f.forget_at))
   AND ($6::text IS NULL OR f.entity_id = (
       SELECT x.id FROM entities x WHERE x.scope = $3::text AND x.name = $6::text))
   AND ($7::text IS NULL OR f.category = $7::text)
@@ -369,7 +369,7 @@ WHERE f.search @@ ($5::text)::tsquery
   AND ($6::text IS NULL OR f.search @@ ($6::text)::tsquery)
   AND (f.forget_at IS NULL OR f.forget_at > $1::timestamptz
        OR (f.category = 'obligation' AND EXISTS (
-           SELECT 1 FROM entity_facts h WHERE h.scope = $3::text AND h.id = f.id AND h.deadline <= $1::timestamptz)))
+           SELECT 1 FROM entity_facts h WHERE h.scope = $3::text AND h.id = f.id AND h.deadline <= h.forget_at)))
   AND ($7::text IS NULL OR f.entity_id = (
       SELECT x.id FROM entities x WHERE x.scope = $3::text AND x.name = $7::text))
   AND ($8::text IS NULL OR f.category = $8::text)
